@@ -1,0 +1,55 @@
+#!/usr/bin/env node
+// `npm test`: every *.test.ts under test/ and src/, through node's test runner with tsx's loader.
+// With DATABASE_URL set, migrations are applied once first so test files never race on them.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '..');
+const filter = process.argv.slice(2);
+
+function collect(dir) {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : collect(full);
+    return entry.name.endsWith('.test.ts') ? [full] : [];
+  });
+}
+
+let files = [...collect(path.join(root, 'test')), ...collect(path.join(root, 'src'))].sort();
+if (filter.length > 0) files = files.filter((f) => filter.some((part) => f.includes(part)));
+if (files.length === 0) {
+  console.error('no test files matched');
+  process.exit(1);
+}
+
+if (process.env.DATABASE_URL) {
+  const migrated = spawnSync(process.execPath, [path.join(root, 'bin/svc.mjs'), 'migrate'], {
+    stdio: 'inherit',
+  });
+  if (migrated.status !== 0) process.exit(migrated.status ?? 1);
+}
+
+const result = spawnSync(
+  process.execPath,
+  [
+    '--import',
+    'tsx',
+    '--test',
+    `--test-concurrency=${process.env.TEST_CONCURRENCY ?? '2'}`,
+    '--test-timeout=120000',
+    '--test-reporter=spec',
+    ...files.map((f) => path.relative(root, f)),
+  ],
+  {
+    stdio: 'inherit',
+    cwd: root,
+    env: {
+      ...process.env,
+      SVC_ENV: process.env.SVC_ENV ?? 'test',
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    },
+  },
+);
+process.exit(result.status ?? 1);

@@ -1,0 +1,134 @@
+import path from 'node:path';
+
+/** Every setting the service reads, parsed once at boot. Nothing reads process.env after this. */
+export interface Config {
+  env: 'development' | 'production' | 'test';
+  host: string;
+  port: number;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  publicUrl: string;
+  hostedAuth: { jwksUrl: string | undefined; issuer: string | undefined; audience: string | undefined };
+  sessionTtlSeconds: number;
+  webhookRetryScheduleMs: number[];
+  webhookTimeoutMs: number;
+  webhookAllowedHosts: string[];
+  mobileBuild: { dispatchToken: string | undefined; repository: string | undefined; githubApiUrl: string };
+  mcpPort: number | undefined;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  bodyLimitBytes: number;
+  shutdownGraceMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    expected: string,
+    received: string,
+  ) {
+    super(`${variable}: expected ${expected}, got ${JSON.stringify(received)}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function text(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new ConfigError(name, `a whole number from ${min} to ${max}`, raw);
+  }
+  return value;
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(name, `one of ${allowed.join(', ')}`, raw);
+  }
+  return raw as T;
+}
+
+function url(env: Env, name: string, protocols: readonly string[]): string | undefined {
+  const raw = text(env, name);
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `a URL (${protocols.join(', ')})`, raw);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `a URL with scheme ${protocols.join(' or ')}`, raw);
+  }
+  return raw;
+}
+
+function msList(env: Env, name: string, fallback: number[]): number[] {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  const parts = raw.split(',').map((part) => part.trim());
+  const values = parts.map(Number);
+  if (parts.some((part) => !/^\d+$/.test(part)) || values.length === 0 || values.length > 20) {
+    throw new ConfigError(name, 'a comma-separated list of 1 to 20 whole milliseconds', raw);
+  }
+  return values;
+}
+
+export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
+  const svcEnv = oneOf(env, 'SVC_ENV', ['development', 'production', 'test'] as const, 'development');
+  const host = text(env, 'HOST') ?? '127.0.0.1';
+  const port = integer(env, 'PORT', 8080, 0, 65535);
+  const publicUrl = url(env, 'SVC_PUBLIC_URL', ['http:', 'https:']) ?? `http://${host}:${port}`;
+  const jwksUrl = url(env, 'SVC_HOSTED_AUTH_JWKS_URL', ['http:', 'https:']);
+  const issuer = text(env, 'SVC_HOSTED_AUTH_ISSUER');
+  const audience = text(env, 'SVC_HOSTED_AUTH_AUDIENCE');
+  if (jwksUrl !== undefined && issuer === undefined) {
+    throw new ConfigError('SVC_HOSTED_AUTH_ISSUER', 'the issuer when SVC_HOSTED_AUTH_JWKS_URL is set', '');
+  }
+  const mcpPortRaw = text(env, 'SVC_MCP_PORT');
+  return {
+    env: svcEnv,
+    host,
+    port,
+    dataDir: path.resolve(cwd, text(env, 'SVC_DATA_DIR') ?? '.svc-data'),
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    publicUrl: publicUrl.replace(/\/+$/, ''),
+    hostedAuth: { jwksUrl, issuer, audience },
+    sessionTtlSeconds: integer(env, 'SVC_SESSION_TTL_SECONDS', 900, 30, 86_400),
+    webhookRetryScheduleMs: msList(
+      env,
+      'SVC_WEBHOOK_RETRY_SCHEDULE_MS',
+      [1000, 5000, 30000, 300000, 1800000],
+    ),
+    webhookTimeoutMs: integer(env, 'SVC_WEBHOOK_TIMEOUT_MS', 10_000, 1, 120_000),
+    webhookAllowedHosts: (text(env, 'SVC_WEBHOOK_ALLOWED_HOSTS') ?? '')
+      .split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter((h) => h !== ''),
+    mobileBuild: {
+      dispatchToken: text(env, 'SVC_MOBILE_BUILD_DISPATCH_TOKEN'),
+      repository: text(env, 'SVC_MOBILE_BUILD_REPOSITORY'),
+      githubApiUrl: url(env, 'SVC_GITHUB_API_URL', ['http:', 'https:']) ?? 'https://api.github.com',
+    },
+    mcpPort: mcpPortRaw === undefined ? undefined : integer(env, 'SVC_MCP_PORT', 0, 1, 65535),
+    logLevel: oneOf(
+      env,
+      'LOG_LEVEL',
+      ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
+      'info',
+    ),
+    bodyLimitBytes: integer(env, 'SVC_BODY_LIMIT_BYTES', 1_048_576, 1024, 64 * 1_048_576),
+    shutdownGraceMs: integer(env, 'SVC_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+  };
+}

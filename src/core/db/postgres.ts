@@ -1,0 +1,79 @@
+import pg from 'pg';
+import type { Database, Queryable, QueryResult } from './database.ts';
+
+// int8 (count(*), sums of minor units) as JS numbers: the service keeps values below 2^53.
+pg.types.setTypeParser(20, (value) => Number(value));
+
+function wrap(client: pg.Pool | pg.PoolClient): Queryable {
+  return {
+    async query<Row>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<Row>> {
+      const result = await client.query(sql, params as unknown[]);
+      return { rows: result.rows as Row[], rowCount: result.rowCount ?? result.rows.length };
+    },
+    async exec(sql: string): Promise<void> {
+      await client.query(sql);
+    },
+  };
+}
+
+export async function openPostgres(
+  connectionString: string,
+  options: { max?: number } = {},
+): Promise<Database> {
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.max ?? 20,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: 5_000,
+  });
+  // An idle client that errors (server restart) must not crash the process; the pool replaces it.
+  pool.on('error', () => {});
+  const root = wrap(pool);
+  await root.query('select 1');
+
+  async function onClient<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await pool.connect();
+    let broken = false;
+    try {
+      return await fn(client);
+    } catch (error) {
+      broken = (error as { code?: string }).code === undefined;
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  let closed = false;
+  return {
+    kind: 'postgres',
+    query: root.query,
+    exec: root.exec,
+    transaction: (fn) =>
+      onClient(async (client) => {
+        await client.query('BEGIN');
+        try {
+          const result = await fn(wrap(client));
+          await client.query('COMMIT');
+          return result;
+        } catch (error) {
+          await client.query('ROLLBACK').catch(() => {});
+          throw error;
+        }
+      }),
+    withAdvisoryLock: (key, fn) =>
+      onClient(async (client) => {
+        await client.query('select pg_advisory_lock($1)', [key]);
+        try {
+          return await fn(wrap(client));
+        } finally {
+          await client.query('select pg_advisory_unlock($1)', [key]).catch(() => {});
+        }
+      }),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+    },
+  };
+}

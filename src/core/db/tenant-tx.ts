@@ -1,0 +1,32 @@
+import type { Database, Queryable } from './database.ts';
+
+/**
+ * Row-level security is the backstop for tenancy: tenant tables answer only rows whose `tenant_id` equals
+ * `svc.tenant_id`, and only to the `svc_tenant` role, which owns nothing and cannot bypass RLS.
+ * `svc_system` sees every tenant; it is for work no single tenant owns (credential lookup, workers).
+ */
+export const TENANT_ROLE = 'svc_tenant';
+export const SYSTEM_ROLE = 'svc_system';
+
+export interface TenantScope {
+  tenantId: string;
+}
+
+/** One transaction, run as `svc_tenant` with the tenant set: every query inside sees one tenant only. */
+export function tenantTx<T>(db: Database, scope: TenantScope, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    await tx.query(
+      `select set_config('role', '${TENANT_ROLE}', true), set_config('svc.tenant_id', $1, true)`,
+      [scope.tenantId],
+    );
+    return fn(tx);
+  });
+}
+
+/** One transaction across tenants, as `svc_system`. Use only where no tenant is known yet or none applies. */
+export function systemTx<T>(db: Database, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    await tx.query(`select set_config('role', '${SYSTEM_ROLE}', true)`);
+    return fn(tx);
+  });
+}

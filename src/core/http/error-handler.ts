@@ -1,0 +1,112 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import FindMyWay, { type HTTPMethod } from 'find-my-way';
+import { AppError, type ErrorDetail } from './errors.ts';
+
+interface AjvIssue {
+  instancePath?: string;
+  keyword?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+function detailsFromValidation(issues: readonly AjvIssue[], context: string | undefined): ErrorDetail[] {
+  return issues.map((issue) => {
+    let field = `/${context ?? 'body'}${issue.instancePath ?? ''}`;
+    const params = issue.params ?? {};
+    if (issue.keyword === 'required' && typeof params.missingProperty === 'string') {
+      field += `/${params.missingProperty}`;
+    }
+    if (issue.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') {
+      field += `/${params.additionalProperty}`;
+      return { field, message: 'is not a known field', code: 'unknown_field' };
+    }
+    if (issue.keyword === 'required') return { field, message: 'is required', code: 'required' };
+    return { field, message: issue.message ?? 'is invalid', code: issue.keyword ?? 'invalid' };
+  });
+}
+
+/** Any thrown thing becomes one of the closed set of AppErrors. */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  const fe = error as Partial<FastifyError> & { validation?: AjvIssue[]; validationContext?: string };
+  if (Array.isArray(fe.validation)) {
+    const details = detailsFromValidation(fe.validation, fe.validationContext);
+    const first = details[0];
+    const summary = first === undefined ? 'request is invalid' : `${first.field} ${first.message}`;
+    return new AppError('invalid_request', `invalid request: ${summary}`, { details });
+  }
+  switch (fe.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('payload_too_large', 'request body is larger than the limit');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('unsupported_media_type', 'send the body as application/json');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('invalid_request', 'the body is empty but Content-Type says application/json');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('invalid_request', 'Content-Length does not match the body');
+  }
+  if (error instanceof SyntaxError || fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+    return new AppError('invalid_request', `request body is not valid JSON: ${fe.message ?? ''}`.trim());
+  }
+  const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
+  if (status === 413) return new AppError('payload_too_large', 'request body is larger than the limit');
+  if (status === 415) return new AppError('unsupported_media_type', 'unsupported Content-Type');
+  if (status === 404) return new AppError('not_found', 'not found');
+  if (status === 429) return new AppError('rate_limited', 'too many requests');
+  if (status === 503) return new AppError('service_unavailable', 'service unavailable');
+  if (status >= 400 && status < 500) return new AppError('invalid_request', fe.message ?? 'invalid request');
+  return new AppError('internal_error', 'internal error', { cause: error });
+}
+
+export function errorBody(error: AppError, requestId: string) {
+  return {
+    error: error.code,
+    message: error.message,
+    requestId,
+    ...(error.details === undefined ? {} : { details: error.details }),
+  };
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+  if (error.status >= 500) request.log.error({ err: error.cause ?? error }, 'request failed');
+  return reply
+    .status(error.status)
+    .headers(error.headers)
+    .type('application/json; charset=utf-8')
+    .send(errorBody(error, request.id));
+}
+
+const METHODS: HTTPMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/**
+ * One error body for every failure: thrown errors, validation, parser errors and unknown routes.
+ * A path that exists under another method answers 405 with `Allow`.
+ */
+export function installErrorHandling(app: FastifyInstance): void {
+  const knownPaths = FindMyWay();
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      if (METHODS.includes(method as HTTPMethod) && !knownPaths.hasRoute(method as HTTPMethod, route.url)) {
+        knownPaths.on(method as HTTPMethod, route.url, () => {});
+      }
+    }
+  });
+
+  app.setErrorHandler((error, request, reply) => sendError(request, reply, toAppError(error)));
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = METHODS.filter((m) => m !== request.method && knownPaths.find(m, path) !== null);
+    if (allowed.length > 0 && request.method !== 'HEAD' && request.method !== 'OPTIONS') {
+      return sendError(
+        request,
+        reply,
+        new AppError('method_not_allowed', `${request.method} is not allowed on ${path}`, {
+          headers: { allow: allowed.join(', ') },
+        }),
+      );
+    }
+    return sendError(request, reply, new AppError('not_found', `no route ${request.method} ${path}`));
+  });
+}

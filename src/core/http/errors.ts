@@ -1,0 +1,99 @@
+/**
+ * The closed set of error codes the API answers with, each bound to one HTTP status.
+ * Handlers throw `AppError` (or a named subclass); one error handler renders
+ * `{ error, message, requestId, details? }`.
+ */
+export const ERROR_STATUS = {
+  invalid_request: 400,
+  unauthorized: 401,
+  invalid_token: 401,
+  invalid_api_key: 401,
+  insufficient_scope: 403,
+  forbidden: 403,
+  module_disabled: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal_error: 500,
+  service_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+
+export interface ErrorDetail {
+  /** JSON pointer-ish path of the offending field, e.g. `/body/metadata/color`. */
+  field: string;
+  message: string;
+  /** Optional machine-readable reason, e.g. `blocked_word`, `too_long`. */
+  code?: string;
+}
+
+export interface AppErrorOptions {
+  details?: ErrorDetail[];
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+export class AppError extends Error {
+  readonly status: number;
+  readonly details: ErrorDetail[] | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    options: AppErrorOptions = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.name = 'AppError';
+    this.status = ERROR_STATUS[code];
+    this.details = options.details;
+    this.headers = options.headers ?? {};
+  }
+}
+
+export class InvalidRequest extends AppError {
+  constructor(message: string, details?: ErrorDetail[]) {
+    super('invalid_request', message, details === undefined ? {} : { details });
+  }
+}
+
+export class NotFound extends AppError {
+  constructor(resource: string, id?: string) {
+    super('not_found', id === undefined ? `${resource} not found` : `${resource} ${id} not found`);
+  }
+}
+
+export class Conflict extends AppError {
+  constructor(message: string) {
+    super('conflict', message);
+  }
+}
+
+export class Forbidden extends AppError {
+  constructor(message: string) {
+    super('forbidden', message);
+  }
+}
+
+export class RateLimited extends AppError {
+  constructor(message: string, retryAfterSeconds: number) {
+    super('rate_limited', message, {
+      headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
+    });
+  }
+}
+
+export class ServiceUnavailable extends AppError {
+  constructor(message: string) {
+    super('service_unavailable', message);
+  }
+}
+
+export function isAppError(error: unknown): error is AppError {
+  return error instanceof AppError;
+}

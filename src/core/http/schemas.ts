@@ -1,0 +1,26 @@
+import { Type } from 'typebox';
+import { ERROR_CODES } from './errors.ts';
+
+export const ErrorResponse = Type.Object(
+  {
+    error: Type.Union(
+      ERROR_CODES.map((code) => Type.Literal(code)),
+      { description: 'Stable error code' },
+    ),
+    message: Type.String({ description: 'What went wrong and what to change' }),
+    requestId: Type.String({ description: 'Echo of X-Request-Id, for support' }),
+    details: Type.Optional(
+      Type.Array(
+        Type.Object({
+          field: Type.String({ description: 'Where the problem is, e.g. /body/name' }),
+          message: Type.String(),
+          code: Type.Optional(Type.String()),
+        }),
+        { description: 'One entry per field problem (invalid_request)' },
+      ),
+    ),
+  },
+  { $id: 'ErrorResponse', title: 'ErrorResponse', additionalProperties: false },
+);
+
+export const errorRef = (description: string) => ({ $ref: 'ErrorResponse#', description });

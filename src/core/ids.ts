@@ -1,0 +1,89 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * Prefix-style, sortable, URL-safe ids: `<prefix>_<26 chars of Crockford base32>` holding a 48-bit
+ * millisecond timestamp and 80 random bits (the TypeID layout). Ids minted in the same millisecond by one
+ * process increase, so ordering by id is ordering by creation.
+ */
+export const ID_PREFIXES = {
+  tenant: 'ten',
+  user: 'usr',
+  membership: 'mem',
+  invitation: 'inv',
+  apiKey: 'key',
+  productKey: 'pk',
+  actor: 'act',
+  session: 'ses',
+  room: 'room',
+  message: 'msg',
+  auction: 'auc',
+  bid: 'bid',
+  payment: 'pay',
+  event: 'evt',
+  webhookEndpoint: 'whe',
+  webhookDelivery: 'whd',
+  request: 'req',
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIXES;
+export type IdPrefix = (typeof ID_PREFIXES)[IdKind];
+
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+const SUFFIX = /^[0-7][0-9a-hjkmnp-tv-z]{25}$/;
+
+let lastTime = -1;
+let lastRandom = new Uint8Array(10);
+
+function incrementRandom(bytes: Uint8Array): boolean {
+  for (let i = bytes.length - 1; i >= 0; i--) {
+    const byte = bytes[i] ?? 0;
+    if (byte < 255) {
+      bytes[i] = byte + 1;
+      return true;
+    }
+    bytes[i] = 0;
+  }
+  return false;
+}
+
+function encode(time: number, random: Uint8Array): string {
+  // 128 bits: 48 time + 80 random, written as 26 base32 digits (the first carries 3 bits).
+  let value = (BigInt(time) << 80n) | BigInt(`0x${Buffer.from(random).toString('hex')}`);
+  let out = '';
+  for (let i = 0; i < 26; i++) {
+    out = (ALPHABET[Number(value & 31n)] ?? '0') + out;
+    value >>= 5n;
+  }
+  return out;
+}
+
+export function newIdSuffix(now: number = Date.now()): string {
+  if (now <= lastTime && incrementRandom(lastRandom)) {
+    return encode(lastTime, lastRandom);
+  }
+  lastTime = Math.max(now, lastTime + 1);
+  lastRandom = new Uint8Array(randomBytes(10));
+  return encode(lastTime, lastRandom);
+}
+
+export function newId(kind: IdKind, now?: number): string {
+  return `${ID_PREFIXES[kind]}_${newIdSuffix(now)}`;
+}
+
+export function isId(kind: IdKind, value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  const prefix = `${ID_PREFIXES[kind]}_`;
+  return value.startsWith(prefix) && SUFFIX.test(value.slice(prefix.length));
+}
+
+/** JSON-schema pattern for an id of one kind, for route schemas. */
+export function idPattern(kind: IdKind): string {
+  return `^${ID_PREFIXES[kind]}_[0-7][0-9a-hjkmnp-tv-z]{25}$`;
+}
+
+export function idTimestamp(id: string): number {
+  const suffix = id.slice(id.lastIndexOf('_') + 1);
+  let value = 0n;
+  for (const char of suffix) value = (value << 5n) | BigInt(ALPHABET.indexOf(char));
+  return Number(value >> 80n);
+}

@@ -1,0 +1,37 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.ts';
+import type { Config } from './config.ts';
+import { type Clock, systemClock } from './core/clock.ts';
+import type { Database } from './core/db/database.ts';
+import { migrate } from './core/db/migrations.ts';
+import { openPglite } from './core/db/pglite.ts';
+import { openPostgres } from './core/db/postgres.ts';
+
+/** PostgreSQL when DATABASE_URL is set, else PGlite in SVC_DATA_DIR (or in memory when asked). */
+export async function openDatabase(config: Config, options: { inMemory?: boolean } = {}): Promise<Database> {
+  if (config.databaseUrl !== undefined) return openPostgres(config.databaseUrl);
+  return openPglite(options.inMemory === true ? undefined : config.dataDir);
+}
+
+export interface Runtime {
+  app: FastifyInstance;
+  db: Database;
+  close(): Promise<void>;
+}
+
+/** Opens the database, applies migrations and builds the app; closing the app closes the database. */
+export async function createRuntime(
+  config: Config,
+  options: { clock?: Clock; db?: Database; inMemory?: boolean } = {},
+): Promise<Runtime> {
+  const db = options.db ?? (await openDatabase(config, options));
+  try {
+    await migrate(db);
+    const app = await buildApp({ config, db, clock: options.clock ?? systemClock });
+    if (options.db === undefined) app.addHook('onClose', () => db.close());
+    return { app, db, close: () => app.close() };
+  } catch (error) {
+    if (options.db === undefined) await db.close();
+    throw error;
+  }
+}

@@ -1,0 +1,60 @@
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { type Config, loadConfig } from '../src/config.ts';
+import { type Clock, systemClock } from '../src/core/clock.ts';
+import type { Database } from '../src/core/db/database.ts';
+import { createRuntime, openDatabase } from '../src/runtime.ts';
+
+/**
+ * Test configuration: the real database semantics always — in-memory PGlite by default, the PostgreSQL
+ * server when DATABASE_URL is set (CI). Tests never share rows: every test makes its own tenants.
+ */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  const base = loadConfig({
+    SVC_ENV: 'test',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    DATABASE_URL: process.env.DATABASE_URL,
+    REDIS_URL: process.env.REDIS_URL,
+    SVC_DATA_DIR: process.env.SVC_TEST_DATA_DIR ?? '.svc-test-data',
+  });
+  return { ...base, ...overrides };
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  db: Database;
+  config: Config;
+  close(): Promise<void>;
+}
+
+export interface BuildOptions {
+  config?: Partial<Config>;
+  clock?: Clock;
+  /** Reuse an open database (e.g. two app instances on one database). */
+  db?: Database;
+  /** Add routes or hooks before the app is sealed. */
+  extend?: (app: FastifyInstance) => void | Promise<void>;
+}
+
+/** Builds the app the way production does (migrations, all plugins), without listening. */
+export async function buildTestApp(options: BuildOptions = {}): Promise<TestApp> {
+  const config = testConfig(options.config);
+  const db = options.db ?? (await openDatabase(config, { inMemory: true }));
+  const runtime = await createRuntime(config, { db, clock: options.clock ?? systemClock });
+  await options.extend?.(runtime.app);
+  await runtime.app.ready();
+  return {
+    app: runtime.app,
+    db,
+    config,
+    async close() {
+      await runtime.close();
+      if (options.db === undefined) await db.close();
+    },
+  };
+}
+
+export type Response = LightMyRequestResponse & { json<T = Record<string, unknown>>(): T };
+
+export async function call(app: FastifyInstance, options: InjectOptions): Promise<Response> {
+  return (await app.inject(options)) as Response;
+}
