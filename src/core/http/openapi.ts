@@ -39,12 +39,14 @@ type ResponseMap = Record<string, unknown>;
  * 400, a body -> 413/415, security -> 401/403. Routes must name themselves (operationId, summary).
  */
 function addErrorResponses(route: RouteOptions): void {
-  const schema = (route.schema ??= {});
+  route.schema ??= {};
+  const schema = route.schema;
   if (schema.hide === true) return;
   if (typeof schema.operationId !== 'string' || typeof schema.summary !== 'string') {
     throw new Error(`route ${String(route.method)} ${route.url} needs schema.operationId and schema.summary`);
   }
-  const responses = (schema.response ??= {}) as ResponseMap;
+  schema.response ??= {};
+  const responses = schema.response as ResponseMap;
   const add = (status: number, description: string) => {
     responses[status] ??= errorRef(description);
   };
