@@ -1,5 +1,8 @@
 import { type Config, ConfigError, loadConfig } from './config.ts';
+import { DEV_OWNER_EMAIL, DEV_OWNER_SUB, loadDevIssuer, signDevToken } from './core/auth/dev-issuer.ts';
 import { migrate } from './core/db/migrations.ts';
+import { enableAllModules } from './core/modules/enablement.ts';
+import { type DevCredentials, ensureDemoTenant } from './core/tenancy/demo.ts';
 import { createRuntime, openDatabase } from './runtime.ts';
 
 const HELP = `svc — multi-tenant runtime service
@@ -10,6 +13,8 @@ Commands:
   start        run the service (embedded database unless DATABASE_URL is set)
   migrate      apply pending database migrations and exit
   openapi      print the OpenAPI document to stdout
+  dev-token    print a hosted-auth JWT from the development issuer
+               [--sub ID] [--email E] [--ttl SECONDS]  (default: the demo owner)
   --help       this text
 
 Configuration is read from environment variables; see docs/configuration.md.`;
@@ -18,6 +23,12 @@ async function start(config: Config): Promise<number> {
   const runtime = await createRuntime(config);
   const { app } = runtime;
   let stopping = false;
+  // Once stopping, in-flight responses carry `Connection: close`: otherwise their keep-alive sockets stay
+  // open after the answer and hold the shutdown until the deadline.
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (stopping) reply.header('connection', 'close');
+    done(null, payload);
+  });
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
@@ -44,6 +55,10 @@ async function start(config: Config): Promise<number> {
       });
     }
   });
+  const demo =
+    config.env === 'development'
+      ? await ensureDemoTenant(runtime.db, config.dataDir, [enableAllModules], Date.now())
+      : { credentials: undefined, created: false };
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
@@ -57,12 +72,64 @@ async function start(config: Config): Promise<number> {
       `  API reference  ${base}/docs`,
       `  OpenAPI        ${base}/openapi.json`,
       `  Health         curl ${base}/healthz`,
-      '',
+      ...demoLines(demo.credentials, demo.created, base, config.dataDir),
       '',
     ].join('\n'),
   );
   await closed;
   return process.exitCode === 1 ? 1 : 0;
+}
+
+function demoLines(
+  credentials: DevCredentials | undefined,
+  created: boolean,
+  base: string,
+  dataDir: string,
+): string[] {
+  if (credentials === undefined) return [''];
+  return [
+    '',
+    `Demo tenant${created ? ' (created now)' : ''} — credentials in ${dataDir}/dev-credentials.json`,
+    `  tenantId    ${credentials.tenantId}`,
+    `  apiKey      ${credentials.apiKey}`,
+    `  productKey  ${credentials.productKey}`,
+    `  userId      ${credentials.userId}`,
+    '',
+    'Try it:',
+    `  curl -H "Authorization: Bearer ${credentials.apiKey}" ${base}/v1/me`,
+    `  curl -H "Authorization: Bearer $(npx svc dev-token)" ${base}/api/auth/user`,
+    '',
+  ];
+}
+
+function flag(argv: string[], name: string): string | undefined {
+  const index = argv.indexOf(name);
+  if (index === -1) return undefined;
+  const value = argv[index + 1];
+  if (value === undefined || value.startsWith('--')) throw new Error(`${name} needs a value`);
+  return value;
+}
+
+async function devToken(config: Config, argv: string[]): Promise<number> {
+  if (config.env === 'production') {
+    process.stderr.write('svc: dev-token is refused in production (SVC_ENV=production)\n');
+    return 2;
+  }
+  const issuer = await loadDevIssuer(config.dataDir, { create: true });
+  if (issuer === undefined) throw new Error('the dev issuer key could not be created');
+  const sub = flag(argv, '--sub') ?? DEV_OWNER_SUB;
+  const email = flag(argv, '--email') ?? (sub === DEV_OWNER_SUB ? DEV_OWNER_EMAIL : undefined);
+  const ttlRaw = flag(argv, '--ttl');
+  const ttl = ttlRaw === undefined ? 3600 : Number(ttlRaw);
+  if (!Number.isInteger(ttl) || ttl < 1 || ttl > 30 * 86_400)
+    throw new Error('--ttl takes whole seconds, 1 to 2592000');
+  const token = await signDevToken(issuer, {
+    sub,
+    ...(email === undefined ? {} : { email }),
+    ttlSeconds: ttl,
+  });
+  process.stdout.write(`${token}\n`);
+  return 0;
 }
 
 async function runMigrations(config: Config): Promise<number> {
@@ -116,6 +183,8 @@ export async function main(argv: string[]): Promise<number> {
         return await runMigrations(config);
       case 'openapi':
         return await printOpenApi(config);
+      case 'dev-token':
+        return await devToken(config, argv.slice(1));
       default:
         process.stderr.write(`svc: unknown command '${command}'\n\n${HELP}\n`);
         return 2;

@@ -19,6 +19,10 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   bodyLimitBytes: number;
   shutdownGraceMs: number;
+  /** How often each instance looks for revoked credentials (ms). */
+  revocationPollMs: number;
+  /** Failed authentications per address per minute before 429. */
+  authFailureLimit: number;
 }
 
 export class ConfigError extends Error {
@@ -88,7 +92,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const svcEnv = oneOf(env, 'SVC_ENV', ['development', 'production', 'test'] as const, 'development');
   const host = text(env, 'HOST') ?? '127.0.0.1';
   const port = integer(env, 'PORT', 8080, 0, 65535);
-  const publicUrl = url(env, 'SVC_PUBLIC_URL', ['http:', 'https:']) ?? `http://${host}:${port}`;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  const publicUrl = url(env, 'SVC_PUBLIC_URL', ['http:', 'https:']) ?? `http://${urlHost}:${port}`;
   const jwksUrl = url(env, 'SVC_HOSTED_AUTH_JWKS_URL', ['http:', 'https:']);
   const issuer = text(env, 'SVC_HOSTED_AUTH_ISSUER');
   const audience = text(env, 'SVC_HOSTED_AUTH_AUDIENCE');
@@ -130,5 +135,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     ),
     bodyLimitBytes: integer(env, 'SVC_BODY_LIMIT_BYTES', 1_048_576, 1024, 64 * 1_048_576),
     shutdownGraceMs: integer(env, 'SVC_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    revocationPollMs: integer(env, 'SVC_REVOCATION_POLL_MS', 250, 10, 60_000),
+    authFailureLimit: integer(env, 'SVC_AUTH_FAILURE_LIMIT', 30, 1, 1_000_000),
   };
 }

@@ -1,0 +1,48 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Tenant API keys: `svc_<env>_<prefix>_<secret>`, e.g. `svc_live_k3v9d2m1q8xz_<43 chars>`.
+ * The prefix (12 chars) finds the row; the SHA-256 of the whole key proves it. The secret carries 256
+ * random bits, so a fast hash is enough: there is nothing to brute-force.
+ */
+export interface ParsedApiKey {
+  env: 'live' | 'test';
+  prefix: string;
+  full: string;
+}
+
+const KEY = /^svc_(live|test)_([0-9a-z]{12})_([A-Za-z0-9_-]{43})$/;
+const PREFIX_ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
+
+export function looksLikeApiKey(value: string): boolean {
+  return value.startsWith('svc_');
+}
+
+export function parseApiKey(value: string): ParsedApiKey | undefined {
+  const match = KEY.exec(value);
+  if (match === null) return undefined;
+  const [, env, prefix] = match;
+  if (prefix === undefined) return undefined;
+  return { env: env === 'live' ? 'live' : 'test', prefix, full: value };
+}
+
+export function hashApiKey(key: string): Buffer {
+  return createHash('sha256').update(key).digest();
+}
+
+export function sameHash(a: Buffer, b: Buffer): boolean {
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export function generateApiKey(env: 'live' | 'test'): { key: string; prefix: string; hash: Buffer } {
+  const bytes = randomBytes(12);
+  let prefix = '';
+  for (const byte of bytes) prefix += PREFIX_ALPHABET[byte % PREFIX_ALPHABET.length];
+  const key = `svc_${env}_${prefix}_${randomBytes(32).toString('base64url')}`;
+  return { key, prefix, hash: hashApiKey(key) };
+}
+
+/** Publishable product keys (`pk_...`): not secret, they name the product a frontend speaks for. */
+export function generateProductKey(env: 'live' | 'test'): string {
+  return `pk_${env}_${randomBytes(18).toString('base64url')}`;
+}

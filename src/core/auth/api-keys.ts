@@ -1,0 +1,105 @@
+import type { Clock } from '../clock.ts';
+import type { Database } from '../db/database.ts';
+import { systemTx } from '../db/tenant-tx.ts';
+import { AppError } from '../http/errors.ts';
+import { hashApiKey, parseApiKey, sameHash } from './api-key-format.ts';
+import type { Principal } from './principal.ts';
+
+interface KeyRow {
+  id: string;
+  tenant_id: string;
+  secret_hash: Buffer | Uint8Array;
+  scopes: string[];
+  expires_at: Date | null;
+  revoked_at: Date | null;
+}
+
+interface CachedKey {
+  row: KeyRow;
+  hash: Buffer;
+  fetchedAt: number;
+}
+
+const CACHE_TTL_MS = 60_000;
+const CACHE_MAX = 10_000;
+const LAST_USED_FLUSH_MS = 15_000;
+
+function invalidKey(): AppError {
+  return new AppError('invalid_api_key', 'the API key is not valid: unknown, revoked, expired or malformed');
+}
+
+/**
+ * Verifies tenant API keys: prefix lookup, constant-time SHA-256 comparison, revocation and expiry.
+ * Verified rows are cached; revocations evict them (see RevocationList). `lastUsedAt` is collected in
+ * memory and written in batches, never once per request.
+ */
+export class ApiKeyVerifier {
+  private readonly cache = new Map<string, CachedKey>();
+  private readonly lastUsed = new Map<string, number>();
+  private flushTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+  ) {}
+
+  start(onError: (error: unknown) => void): void {
+    this.flushTimer = setInterval(() => this.flushLastUsed().catch(onError), LAST_USED_FLUSH_MS);
+    this.flushTimer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.flushTimer !== undefined) clearInterval(this.flushTimer);
+    await this.flushLastUsed();
+  }
+
+  evict(keyId: string): void {
+    for (const [prefix, entry] of this.cache) if (entry.row.id === keyId) this.cache.delete(prefix);
+  }
+
+  async verify(raw: string): Promise<Principal> {
+    const parsed = parseApiKey(raw);
+    if (parsed === undefined) throw invalidKey();
+    const now = this.clock.now();
+    let entry = this.cache.get(parsed.prefix);
+    if (entry === undefined || now - entry.fetchedAt > CACHE_TTL_MS) {
+      entry = await this.fetch(parsed.prefix, now);
+      if (entry === undefined) throw invalidKey();
+    }
+    const { row } = entry;
+    if (!sameHash(hashApiKey(parsed.full), entry.hash)) throw invalidKey();
+    if (row.revoked_at !== null) throw invalidKey();
+    if (row.expires_at !== null && row.expires_at.getTime() <= now) throw invalidKey();
+    this.lastUsed.set(row.id, now);
+    return { kind: 'api_key', tenantId: row.tenant_id, apiKeyId: row.id, scopes: row.scopes };
+  }
+
+  private async fetch(prefix: string, now: number): Promise<CachedKey | undefined> {
+    const { rows } = await systemTx(this.db, (tx) =>
+      tx.query<KeyRow>(
+        'select id, tenant_id, secret_hash, scopes, expires_at, revoked_at from api_keys where prefix = $1',
+        [prefix],
+      ),
+    );
+    const row = rows[0];
+    if (row === undefined) return undefined;
+    const entry = { row, hash: Buffer.from(row.secret_hash), fetchedAt: now };
+    if (this.cache.size >= CACHE_MAX) this.cache.clear();
+    this.cache.set(prefix, entry);
+    return entry;
+  }
+
+  async flushLastUsed(): Promise<void> {
+    if (this.lastUsed.size === 0) return;
+    const batch = [...this.lastUsed];
+    this.lastUsed.clear();
+    await systemTx(this.db, (tx) =>
+      tx.query(
+        `update api_keys k set last_used_at = greatest(coalesce(k.last_used_at, u.at), u.at)
+           from (select unnest($1::text[]) as id, to_timestamp(unnest($2::float8[]) / 1000.0) as at) u
+          where k.id = u.id`,
+        [batch.map(([id]) => id), batch.map(([, at]) => at)],
+      ),
+    );
+  }
+}

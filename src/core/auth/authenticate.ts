@@ -1,0 +1,129 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError, RateLimited } from '../http/errors.ts';
+import { looksLikeApiKey } from './api-key-format.ts';
+import type { Identity } from './identity.ts';
+import { hasScope, type Principal, type PrincipalKind } from './principal.ts';
+import { isSessionToken } from './session-tokens.ts';
+
+/** What a route declares about who may call it (`config.auth`). Routes without it are public. */
+export interface RouteAuth {
+  credentials: readonly PrincipalKind[];
+  /** Scope the principal must hold (hosted users are governed by console roles instead). */
+  scope?: string;
+  /** A missing credential is fine (public data); a bad one is still refused. */
+  optional?: boolean;
+  /** WebSocket upgrades: also accept `?token=`. */
+  queryToken?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: RouteAuth;
+  }
+  interface FastifyRequest {
+    principal: Principal | undefined;
+  }
+}
+
+const REALM = 'svc';
+const KIND_NAMES: Record<PrincipalKind, string> = {
+  api_key: 'a tenant API key',
+  hosted_user: 'a hosted-auth JWT',
+  session: 'a session token',
+};
+
+function challenge(error?: string, extra: Record<string, string> = {}): string {
+  const parts = [`realm="${REALM}"`];
+  if (error !== undefined) parts.push(`error="${error}"`);
+  for (const [k, v] of Object.entries(extra)) parts.push(`${k}="${v.replaceAll('"', "'")}"`);
+  return `Bearer ${parts.join(', ')}`;
+}
+
+function withChallenge(error: AppError): AppError {
+  if (error.status !== 401 && error.status !== 403) return error;
+  if (error.headers['www-authenticate'] !== undefined) return error;
+  const rfcError =
+    error.code === 'unauthorized'
+      ? undefined
+      : error.code === 'insufficient_scope'
+        ? 'insufficient_scope'
+        : 'invalid_token';
+  error.headers['www-authenticate'] = challenge(
+    rfcError,
+    rfcError === undefined ? {} : { error_description: error.message },
+  );
+  return error;
+}
+
+interface Presented {
+  kind: PrincipalKind;
+  value: string;
+}
+
+function presentedCredential(request: FastifyRequest, auth: RouteAuth): Presented | undefined {
+  const apiKeyHeader = request.headers['x-api-key'];
+  const authorization = request.headers.authorization;
+  if (typeof apiKeyHeader === 'string' && authorization !== undefined) {
+    throw new AppError('invalid_request', 'send one credential: either Authorization or X-API-Key, not both');
+  }
+  if (typeof apiKeyHeader === 'string') return { kind: 'api_key', value: apiKeyHeader.trim() };
+  let bearer: string | undefined;
+  if (authorization !== undefined) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (match === null) {
+      throw new AppError('unauthorized', 'use the Authorization: Bearer <credential> scheme');
+    }
+    bearer = match[1];
+  } else if (auth.queryToken === true) {
+    const token = (request.query as Record<string, unknown> | undefined)?.token;
+    if (typeof token === 'string' && token !== '') bearer = token;
+  }
+  if (bearer === undefined) return undefined;
+  if (looksLikeApiKey(bearer)) return { kind: 'api_key', value: bearer };
+  if (bearer.split('.').length !== 3) {
+    throw new AppError('invalid_token', 'the bearer credential is neither an API key nor a JWT');
+  }
+  return { kind: isSessionToken(bearer) ? 'session' : 'hosted_user', value: bearer };
+}
+
+/** Resolves `request.principal` for every route that declares `config.auth`, then enforces it. */
+export function installAuthentication(app: FastifyInstance, identity: Identity): void {
+  app.decorateRequest('principal', undefined);
+  app.addHook('onRequest', async (request) => {
+    const auth = request.routeOptions.config.auth;
+    if (auth === undefined) return;
+    try {
+      const retryAfter = identity.failures.retryAfterSeconds(request.ip);
+      if (retryAfter > 0)
+        throw new RateLimited('too many failed authentications; try again later', retryAfter);
+      const presented = presentedCredential(request, auth);
+      if (presented === undefined) {
+        if (auth.optional === true) return;
+        throw new AppError('unauthorized', `send ${auth.credentials.map((k) => KIND_NAMES[k]).join(' or ')}`);
+      }
+      if (!auth.credentials.includes(presented.kind)) {
+        throw new AppError(
+          'unauthorized',
+          `this route does not accept ${KIND_NAMES[presented.kind]}; send ${auth.credentials.map((k) => KIND_NAMES[k]).join(' or ')}`,
+        );
+      }
+      let principal: Principal;
+      try {
+        principal = await identity.verify(presented.kind, presented.value);
+      } catch (error) {
+        if (error instanceof AppError && error.status === 401) identity.failures.recordFailure(request.ip);
+        throw error;
+      }
+      request.principal = principal;
+      if (auth.scope !== undefined && principal.kind !== 'hosted_user' && !hasScope(principal, auth.scope)) {
+        throw new AppError('insufficient_scope', `this route requires the scope ${auth.scope}`);
+      }
+      const roomId = (request.params as Record<string, unknown> | undefined)?.roomId;
+      if (principal.roomId !== undefined && typeof roomId === 'string' && roomId !== principal.roomId) {
+        throw new AppError('forbidden', `this session token is limited to room ${principal.roomId}`);
+      }
+    } catch (error) {
+      throw error instanceof AppError ? withChallenge(error) : error;
+    }
+  });
+}

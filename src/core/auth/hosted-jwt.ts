@@ -1,0 +1,109 @@
+import { createRemoteJWKSet, type JWTPayload, jwtVerify } from 'jose';
+import type { Config } from '../../config.ts';
+import { AppError } from '../http/errors.ts';
+import { DEV_AUDIENCE, DEV_ISSUER, type DevIssuer, loadDevIssuer } from './dev-issuer.ts';
+
+/** Asymmetric algorithms only: `none` and HMAC (the public-key-as-secret confusion) are refused. */
+const ASYMMETRIC = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+const CLOCK_SKEW_SECONDS = 60;
+
+export interface HostedIdentity {
+  provider: string;
+  subject: string;
+  email: string | undefined;
+  emailVerified: boolean;
+  name: string | undefined;
+}
+
+export interface HostedJwtVerifier {
+  verify(token: string): Promise<HostedIdentity>;
+  /** The dev issuer, when this process runs one (development and test only). */
+  devIssuer: DevIssuer | undefined;
+}
+
+function invalid(reason: string): AppError {
+  return new AppError('invalid_token', `hosted-auth token rejected: ${reason}`);
+}
+
+function identityFrom(payload: JWTPayload, provider: string): HostedIdentity {
+  if (typeof payload.sub !== 'string' || payload.sub === '') throw invalid('no sub claim');
+  const email = typeof payload.email === 'string' ? payload.email.toLowerCase() : undefined;
+  return {
+    provider,
+    subject: payload.sub,
+    email,
+    emailVerified: payload.email_verified === true || payload.email_verified === 'true',
+    name: typeof payload.name === 'string' ? payload.name : undefined,
+  };
+}
+
+function explain(error: unknown): string {
+  const code = (error as { code?: string }).code;
+  switch (code) {
+    case 'ERR_JWT_EXPIRED':
+      return 'expired';
+    case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
+      return (error as Error).message;
+    case 'ERR_JOSE_ALG_NOT_ALLOWED':
+      return 'algorithm not allowed';
+    case 'ERR_JWKS_NO_MATCHING_KEY':
+      return 'signing key not found';
+    case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
+      return 'bad signature';
+    default:
+      return 'malformed or unverifiable';
+  }
+}
+
+export async function createHostedJwtVerifier(config: Config): Promise<HostedJwtVerifier> {
+  const { jwksUrl, issuer, audience } = config.hostedAuth;
+  if (jwksUrl !== undefined && issuer !== undefined) {
+    const keys = createRemoteJWKSet(new URL(jwksUrl), { cooldownDuration: 30_000, cacheMaxAge: 600_000 });
+    return {
+      devIssuer: undefined,
+      async verify(token) {
+        try {
+          const { payload } = await jwtVerify(token, keys, {
+            issuer,
+            ...(audience === undefined ? {} : { audience }),
+            algorithms: ASYMMETRIC,
+            clockTolerance: CLOCK_SKEW_SECONDS,
+            requiredClaims: ['exp', 'sub'],
+          });
+          return identityFrom(payload, issuer);
+        } catch (error) {
+          if (error instanceof AppError) throw error;
+          throw invalid(explain(error));
+        }
+      },
+    };
+  }
+  if (config.env === 'production') {
+    return {
+      devIssuer: undefined,
+      async verify() {
+        throw invalid('no hosted auth provider is configured (SVC_HOSTED_AUTH_JWKS_URL)');
+      },
+    };
+  }
+  const dev = await loadDevIssuer(config.dataDir, { create: true });
+  if (dev === undefined) throw new Error('dev issuer key could not be created');
+  return {
+    devIssuer: dev,
+    async verify(token) {
+      try {
+        const { payload } = await jwtVerify(token, dev.publicKey, {
+          issuer: DEV_ISSUER,
+          audience: DEV_AUDIENCE,
+          algorithms: ['ES256'],
+          clockTolerance: CLOCK_SKEW_SECONDS,
+          requiredClaims: ['exp', 'sub'],
+        });
+        return identityFrom(payload, DEV_ISSUER);
+      } catch (error) {
+        if (error instanceof AppError) throw error;
+        throw invalid(explain(error));
+      }
+    },
+  };
+}

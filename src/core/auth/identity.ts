@@ -1,0 +1,64 @@
+import type { Config } from '../../config.ts';
+import type { Clock } from '../clock.ts';
+import type { Database } from '../db/database.ts';
+import { resolveHostedUser } from '../tenancy/users.ts';
+import { ApiKeyVerifier } from './api-keys.ts';
+import { FailureLimiter } from './failure-limiter.ts';
+import { createHostedJwtVerifier, type HostedJwtVerifier } from './hosted-jwt.ts';
+import type { Principal, PrincipalKind } from './principal.ts';
+import { RevocationList } from './revocations.ts';
+import { SessionTokens } from './session-tokens.ts';
+import { SessionKeyRing } from './signing-keys.ts';
+
+/** Every credential the service accepts, verified in one place. One instance per running app. */
+export class Identity {
+  private constructor(
+    readonly apiKeys: ApiKeyVerifier,
+    readonly sessions: SessionTokens,
+    readonly hosted: HostedJwtVerifier,
+    readonly keyRing: SessionKeyRing,
+    readonly revocations: RevocationList,
+    readonly failures: FailureLimiter,
+    private readonly db: Database,
+  ) {}
+
+  static async create(deps: { config: Config; db: Database; clock: Clock; onError: (e: unknown) => void }) {
+    const { config, db, clock } = deps;
+    const keyRing = new SessionKeyRing(db);
+    await keyRing.load();
+    const revocations = new RevocationList(db, config.revocationPollMs, deps.onError);
+    const apiKeys = new ApiKeyVerifier(db, clock);
+    revocations.onApiKeyRevoked((keyId) => apiKeys.evict(keyId));
+    const identity = new Identity(
+      apiKeys,
+      new SessionTokens(keyRing, revocations, clock),
+      await createHostedJwtVerifier(config),
+      keyRing,
+      revocations,
+      new FailureLimiter(config.authFailureLimit, 60_000, () => clock.now()),
+      db,
+    );
+    await revocations.start();
+    apiKeys.start(deps.onError);
+    return identity;
+  }
+
+  async verify(kind: PrincipalKind, credential: string): Promise<Principal> {
+    switch (kind) {
+      case 'api_key':
+        return this.apiKeys.verify(credential);
+      case 'session':
+        return this.sessions.verify(credential);
+      case 'hosted_user': {
+        const verified = await this.hosted.verify(credential);
+        const user = await resolveHostedUser(this.db, verified);
+        return { kind: 'hosted_user', tenantId: undefined, userId: user.id, scopes: [] };
+      }
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.revocations.stop();
+    await this.apiKeys.stop();
+  }
+}

@@ -1,0 +1,187 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { Database } from '../db/database.ts';
+import { tenantTx } from '../db/tenant-tx.ts';
+import { listUserTenants } from '../tenancy/tenants.ts';
+import { getUser } from '../tenancy/users.ts';
+import type { Identity } from './identity.ts';
+import type { Principal } from './principal.ts';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
+  Type.Union([schema, Type.Null()]);
+
+const TenantSummary = Type.Object({ id: Type.String(), name: Type.String(), workspaceType: Type.String() });
+const UserSummary = Type.Object({
+  id: Type.String(),
+  email: Nullable(Type.String()),
+  name: Nullable(Type.String()),
+  identityProvider: Type.String(),
+  providerUserId: Type.String(),
+});
+const Membership = Type.Object({
+  tenantId: Type.String(),
+  tenantName: Type.String(),
+  workspaceType: Type.String(),
+  role: Type.String(),
+});
+export const ActorSchema = Type.Object({
+  id: Type.String({ description: 'Internal actor id' }),
+  type: Type.String(),
+  externalId: Type.String({ description: '<provider>:<external_id>' }),
+  identityProvider: Type.String(),
+});
+
+const Me = Type.Object({
+  tenant: Nullable(TenantSummary),
+  principal: Type.Object({
+    kind: Type.String({ description: 'api_key, hosted_user or session' }),
+    scopes: Type.Array(Type.String()),
+    modules: Type.Optional(Type.Array(Type.String())),
+    roomId: Type.Optional(Type.String()),
+    expiresAt: Type.Optional(Type.String({ format: 'date-time' })),
+  }),
+  apiKey: Type.Optional(Type.Object({ id: Type.String(), name: Type.String(), prefix: Type.String() })),
+  actor: Type.Optional(ActorSchema),
+  user: Type.Optional(UserSummary),
+  memberships: Type.Optional(Type.Array(Membership)),
+});
+
+async function tenantAndKey(db: Database, principal: Principal) {
+  const tenantId = principal.tenantId;
+  if (tenantId === undefined) return { tenant: null, apiKey: undefined };
+  return tenantTx(db, { tenantId }, async (tx) => {
+    const { rows } = await tx.query<{
+      id: string;
+      name: string;
+      workspace_type: string;
+      key_id: string | null;
+      key_name: string | null;
+      key_prefix: string | null;
+    }>(
+      `select t.id, t.name, t.workspace_type, k.id as key_id, k.name as key_name, k.prefix as key_prefix
+         from tenants t left join api_keys k on k.id = $1
+        where t.id = $2`,
+      [principal.apiKeyId ?? null, tenantId],
+    );
+    const row = rows[0];
+    if (row === undefined) return { tenant: null, apiKey: undefined };
+    return {
+      tenant: { id: row.id, name: row.name, workspaceType: row.workspace_type },
+      apiKey:
+        row.key_id === null
+          ? undefined
+          : { id: row.key_id, name: row.key_name ?? '', prefix: row.key_prefix ?? '' },
+    };
+  });
+}
+
+async function userWithMemberships(db: Database, userId: string) {
+  const [user, memberships] = await Promise.all([getUser(db, userId), listUserTenants(db, userId)]);
+  return {
+    user:
+      user === undefined
+        ? undefined
+        : {
+            id: user.id,
+            email: user.email,
+            name: user.name,
+            identityProvider: user.identityProvider,
+            providerUserId: user.providerUserId,
+          },
+    memberships: memberships.map((m) => ({
+      tenantId: m.tenant.id,
+      tenantName: m.tenant.name,
+      workspaceType: m.tenant.workspaceType,
+      role: m.role,
+    })),
+  };
+}
+
+export async function identityRoutes(
+  app: FastifyInstance,
+  { db, identity }: { db: Database; identity: Identity },
+) {
+  app.get(
+    '/v1/me',
+    {
+      config: { auth: { credentials: ['api_key', 'session', 'hosted_user'] } },
+      schema: {
+        operationId: 'getMe',
+        summary: 'Who the credential is: tenant, principal, and the key, actor or user behind it',
+        tags: ['identity'],
+        security: [{ apiKey: [] }, { apiKeyHeader: [] }, { sessionToken: [] }, { hostedJwt: [] }],
+        response: { 200: Me },
+      },
+    },
+    async (request) => {
+      const principal = request.principal as Principal;
+      const base = {
+        principal: {
+          kind: principal.kind,
+          scopes: [...principal.scopes],
+          ...(principal.modules === undefined ? {} : { modules: [...principal.modules] }),
+          ...(principal.roomId === undefined ? {} : { roomId: principal.roomId }),
+          ...(principal.expiresAt === undefined
+            ? {}
+            : { expiresAt: new Date(principal.expiresAt).toISOString() }),
+        },
+      };
+      if (principal.kind === 'hosted_user' && principal.userId !== undefined) {
+        const { user, memberships } = await userWithMemberships(db, principal.userId);
+        // A console user has no single tenant on /v1: it is named only when they belong to exactly one.
+        const only = memberships.length === 1 ? memberships[0] : undefined;
+        return {
+          ...base,
+          tenant:
+            only === undefined
+              ? null
+              : { id: only.tenantId, name: only.tenantName, workspaceType: only.workspaceType },
+          user,
+          memberships,
+        };
+      }
+      const { tenant, apiKey } = await tenantAndKey(db, principal);
+      return {
+        ...base,
+        tenant,
+        ...(apiKey === undefined ? {} : { apiKey }),
+        ...(principal.actor ? { actor: principal.actor } : {}),
+      };
+    },
+  );
+
+  app.get(
+    '/api/auth/user',
+    {
+      config: { auth: { credentials: ['hosted_user'] } },
+      schema: {
+        operationId: 'getAuthUser',
+        summary: 'The signed-in console user and their tenant memberships',
+        tags: ['identity'],
+        security: [{ hostedJwt: [] }],
+        response: { 200: Type.Object({ user: UserSummary, memberships: Type.Array(Membership) }) },
+      },
+    },
+    async (request) => {
+      const userId = request.principal?.userId ?? '';
+      const { user, memberships } = await userWithMemberships(db, userId);
+      if (user === undefined) throw new Error('authenticated user vanished');
+      return { user, memberships };
+    },
+  );
+
+  app.get(
+    '/.well-known/jwks.json',
+    {
+      schema: {
+        operationId: 'getJwks',
+        summary: 'Public keys that verify session tokens',
+        tags: ['identity'],
+        response: {
+          200: Type.Object({ keys: Type.Array(Type.Object({}, { additionalProperties: true })) }),
+        },
+      },
+    },
+    async () => identity.keyRing.jwks(),
+  );
+}

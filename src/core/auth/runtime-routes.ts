@@ -1,0 +1,203 @@
+import type { FastifyInstance } from 'fastify';
+import { type Static, Type } from 'typebox';
+import type { Config } from '../../config.ts';
+import type { Clock } from '../clock.ts';
+import type { Database } from '../db/database.ts';
+import { tenantTx } from '../db/tenant-tx.ts';
+import { AppError, InvalidRequest, NotFound } from '../http/errors.ts';
+import { assertModulesEnabled } from '../modules/enablement.ts';
+import { ACTOR_EXTERNAL_ID, ACTOR_TYPES, upsertActor } from '../tenancy/actors.ts';
+import type { Identity } from './identity.ts';
+import type { Principal } from './principal.ts';
+import { ActorSchema } from './routes.ts';
+import { MODULE_NAMES, runtimeScopesFor } from './scopes.ts';
+
+/** Room ids are prefix-style (`room_...`) or a client's own URL-safe id. */
+export const ROOM_ID_PATTERN = '^[A-Za-z0-9_-]{1,128}$';
+
+const ConnectBody = Type.Object(
+  {
+    modules: Type.Array(Type.String({ minLength: 1, maxLength: 40 }), {
+      minItems: 1,
+      maxItems: 16,
+      uniqueItems: true,
+      description: `Modules the token is minted for: ${MODULE_NAMES.join(', ')}`,
+    }),
+    actor: Type.Object(
+      {
+        type: Type.Union(
+          ACTOR_TYPES.map((t) => Type.Literal(t)),
+          { description: 'end_user, agent or guest' },
+        ),
+        id: Type.String({
+          pattern: ACTOR_EXTERNAL_ID,
+          description: 'Provider-qualified external id, `<provider>:<external_id>`, e.g. `acme-oidc:user_42`',
+        }),
+        identityProvider: Type.String({ minLength: 1, maxLength: 100 }),
+        displayName: Type.Optional(Type.String({ maxLength: 200 })),
+        avatarUrl: Type.Optional(Type.String({ format: 'uri', maxLength: 2000 })),
+      },
+      { additionalProperties: false },
+    ),
+    roomId: Type.Optional(
+      Type.String({ pattern: ROOM_ID_PATTERN, description: 'Limit the token to one room' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const ConnectResponse = Type.Object({
+  token: Type.String(),
+  tokenType: Type.Literal('Bearer'),
+  expiresAt: Type.String({ format: 'date-time' }),
+  expiresIn: Type.Integer({ description: 'Seconds until the token expires' }),
+  sessionId: Type.String({ description: 'The token id (jti), for revocation' }),
+  actor: ActorSchema,
+  modules: Type.Array(Type.String()),
+  roomId: Type.Union([Type.String(), Type.Null()]),
+  scopes: Type.Array(Type.String()),
+});
+
+const RevokeBody = Type.Object(
+  {
+    sessionId: Type.Optional(
+      Type.String({ pattern: '^ses_[0-9a-z]{26}$', description: 'One token, by its id' }),
+    ),
+    actorId: Type.Optional(
+      Type.String({ format: 'uuid', description: 'Every token of one actor issued so far' }),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1, maxProperties: 1 },
+);
+
+interface Deps {
+  db: Database;
+  identity: Identity;
+  config: Config;
+  clock: Clock;
+}
+
+export async function runtimeRoutes(app: FastifyInstance, { db, identity, config, clock }: Deps) {
+  app.post(
+    '/v1/runtime/connect',
+    {
+      config: { auth: { credentials: ['api_key'], scope: 'sessions:manage' } },
+      schema: {
+        operationId: 'runtimeConnect',
+        summary: 'Mint a short-lived session token for an end user, guest or agent',
+        tags: ['runtime'],
+        security: [{ apiKey: [] }, { apiKeyHeader: [] }],
+        body: ConnectBody,
+        response: { 201: ConnectResponse },
+      },
+    },
+    async (request, reply) => {
+      const principal = request.principal as Principal;
+      const tenantId = principal.tenantId as string;
+      const body = request.body as Static<typeof ConnectBody>;
+      const unknown = body.modules.filter((m) => !(MODULE_NAMES as readonly string[]).includes(m));
+      if (unknown.length > 0) {
+        throw new InvalidRequest(
+          `unknown module: ${unknown.join(', ')}`,
+          unknown.map((m) => ({
+            field: `/body/modules/${body.modules.indexOf(m)}`,
+            message: `unknown module ${m}; known: ${MODULE_NAMES.join(', ')}`,
+            code: 'unknown_module',
+          })),
+        );
+      }
+      await assertModulesEnabled(db, tenantId, body.modules);
+      const actor = await tenantTx(db, { tenantId }, (tx) => upsertActor(tx, tenantId, body.actor));
+      const scopes = runtimeScopesFor(body.modules);
+      const minted = await identity.sessions.mint({
+        tenantId,
+        actor,
+        modules: body.modules,
+        roomId: body.roomId,
+        scopes,
+        ttlSeconds: config.sessionTtlSeconds,
+      });
+      reply.status(201);
+      return {
+        token: minted.token,
+        tokenType: 'Bearer' as const,
+        expiresAt: new Date(minted.expiresAt).toISOString(),
+        expiresIn: Math.round((minted.expiresAt - clock.now()) / 1000),
+        sessionId: minted.jti,
+        actor,
+        modules: body.modules,
+        roomId: body.roomId ?? null,
+        scopes,
+      };
+    },
+  );
+
+  app.post(
+    '/v1/runtime/sessions/revoke',
+    {
+      config: { auth: { credentials: ['api_key'], scope: 'sessions:manage' } },
+      schema: {
+        operationId: 'revokeSessions',
+        summary: 'Revoke one session token, or every token of an actor; effective within a second everywhere',
+        tags: ['runtime'],
+        security: [{ apiKey: [] }, { apiKeyHeader: [] }],
+        body: RevokeBody,
+        response: { 200: Type.Object({ revoked: Type.Literal(true) }) },
+      },
+    },
+    async (request) => {
+      const tenantId = (request.principal as Principal).tenantId as string;
+      const body = request.body as Static<typeof RevokeBody>;
+      if (body.actorId !== undefined) {
+        const actorId = body.actorId;
+        await tenantTx(db, { tenantId }, async (tx) => {
+          const { rows } = await tx.query('select 1 from actors where id = $1', [actorId]);
+          if (rows.length === 0) throw new NotFound('actor', actorId);
+          await tx.query(
+            `insert into credential_revocations (tenant_id, kind, subject, expires_at)
+             values ($1, 'actor_sessions', $2, now() + make_interval(secs => $3))`,
+            [tenantId, actorId, config.sessionTtlSeconds + 60],
+          );
+        });
+        identity.revocations.apply('actor_sessions', actorId, clock.now());
+      } else if (body.sessionId !== undefined) {
+        await revokeSession(db, tenantId, body.sessionId, config.sessionTtlSeconds);
+        identity.revocations.apply('session', body.sessionId, clock.now());
+      } else {
+        throw new AppError('invalid_request', 'send sessionId or actorId');
+      }
+      return { revoked: true as const };
+    },
+  );
+
+  app.delete(
+    '/v1/runtime/session',
+    {
+      config: { auth: { credentials: ['session'] } },
+      schema: {
+        operationId: 'endSession',
+        summary: 'Sign out: revoke the session token that makes this call',
+        tags: ['runtime'],
+        security: [{ sessionToken: [] }],
+        response: { 200: Type.Object({ revoked: Type.Literal(true) }) },
+      },
+    },
+    async (request) => {
+      const principal = request.principal as Principal;
+      const sessionId = principal.sessionId as string;
+      await revokeSession(db, principal.tenantId as string, sessionId, config.sessionTtlSeconds);
+      identity.revocations.apply('session', sessionId, clock.now());
+      return { revoked: true as const };
+    },
+  );
+}
+
+async function revokeSession(db: Database, tenantId: string, sessionId: string, ttlSeconds: number) {
+  await tenantTx(db, { tenantId }, (tx) =>
+    tx.query(
+      `insert into credential_revocations (tenant_id, kind, subject, expires_at)
+       values ($1, 'session', $2, now() + make_interval(secs => $3))`,
+      [tenantId, sessionId, ttlSeconds + 60],
+    ),
+  );
+}

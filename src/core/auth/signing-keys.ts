@@ -1,0 +1,98 @@
+import { exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+import type { Database } from '../db/database.ts';
+import { systemTx } from '../db/tenant-tx.ts';
+import { newIdSuffix } from '../ids.ts';
+
+type SigningKey = Awaited<ReturnType<typeof importJWK>>;
+
+export const SESSION_ALG = 'EdDSA';
+
+interface KeyEntry {
+  kid: string;
+  privateKey: SigningKey;
+  publicKey: SigningKey;
+  publicJwk: JWK;
+  createdAt: number;
+}
+
+/**
+ * The service's own keys for session tokens, shared by every instance through the database so a token
+ * minted on one verifies on all. The newest key signs; every unretired key verifies.
+ */
+export class SessionKeyRing {
+  private keys = new Map<string, KeyEntry>();
+  private lastReload = 0;
+
+  constructor(private readonly db: Database) {}
+
+  async load(): Promise<void> {
+    await this.reload();
+    if (this.keys.size === 0) {
+      const { privateKey, publicKey } = await generateKeyPair(SESSION_ALG, {
+        extractable: true,
+        crv: 'Ed25519',
+      });
+      const kid = `sk_${newIdSuffix()}`;
+      const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: SESSION_ALG, use: 'sig' };
+      const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: SESSION_ALG, use: 'sig' };
+      await systemTx(this.db, (tx) =>
+        tx.query('insert into signing_keys (kid, alg, private_jwk, public_jwk) values ($1, $2, $3, $4)', [
+          kid,
+          SESSION_ALG,
+          JSON.stringify(privateJwk),
+          JSON.stringify(publicJwk),
+        ]),
+      );
+      await this.reload();
+    }
+  }
+
+  private async reload(): Promise<void> {
+    this.lastReload = Date.now();
+    const { rows } = await systemTx(this.db, (tx) =>
+      tx.query<{ kid: string; private_jwk: JWK; public_jwk: JWK; created_at: Date }>(
+        'select kid, private_jwk, public_jwk, created_at from signing_keys where retired_at is null',
+      ),
+    );
+    const next = new Map<string, KeyEntry>();
+    for (const row of rows) {
+      next.set(row.kid, {
+        kid: row.kid,
+        privateKey: await importJWK(row.private_jwk, SESSION_ALG),
+        publicKey: await importJWK(row.public_jwk, SESSION_ALG),
+        publicJwk: row.public_jwk,
+        createdAt: new Date(row.created_at).getTime(),
+      });
+    }
+    this.keys = next;
+  }
+
+  signingKey(): KeyEntry {
+    let newest: KeyEntry | undefined;
+    for (const key of this.keys.values()) {
+      if (
+        newest === undefined ||
+        key.createdAt > newest.createdAt ||
+        (key.createdAt === newest.createdAt && key.kid > newest.kid)
+      ) {
+        newest = key;
+      }
+    }
+    if (newest === undefined) throw new Error('session signing keys are not loaded');
+    return newest;
+  }
+
+  /** A kid minted by another instance after our last load triggers one reload (at most every 5 s). */
+  async verificationKey(kid: string | undefined): Promise<SigningKey | undefined> {
+    if (kid === undefined) return undefined;
+    const known = this.keys.get(kid);
+    if (known !== undefined) return known.publicKey;
+    if (Date.now() - this.lastReload < 5_000) return undefined;
+    await this.reload();
+    return this.keys.get(kid)?.publicKey;
+  }
+
+  jwks(): { keys: JWK[] } {
+    return { keys: [...this.keys.values()].map((k) => k.publicJwk) };
+  }
+}

@@ -1,0 +1,45 @@
+import type { ActorRef } from '../auth/principal.ts';
+import type { Queryable } from '../db/database.ts';
+
+export const ACTOR_TYPES = ['end_user', 'agent', 'guest'] as const;
+export type ActorType = (typeof ACTOR_TYPES)[number];
+
+/** `<provider>:<external_id>`: provider is a short slug, the rest is the provider's own id. */
+export const ACTOR_EXTERNAL_ID = '^[a-z0-9][a-z0-9_.-]{0,63}:[^\\s:][^\\s]{0,254}$';
+
+export interface ActorInput {
+  type: ActorType;
+  id: string;
+  identityProvider: string;
+  displayName?: string | undefined;
+  avatarUrl?: string | undefined;
+}
+
+/** Same external id in one tenant -> same actor; its type, provider and profile follow the latest connect. */
+export async function upsertActor(tx: Queryable, tenantId: string, input: ActorInput): Promise<ActorRef> {
+  const { rows } = await tx.query<{
+    id: string;
+    type: ActorType;
+    external_id: string;
+    identity_provider: string;
+  }>(
+    `insert into actors (tenant_id, type, external_id, identity_provider, display_name, avatar_url)
+     values ($1, $2, $3, $4, $5, $6)
+     on conflict (tenant_id, external_id) do update
+       set type = excluded.type, identity_provider = excluded.identity_provider,
+           display_name = coalesce(excluded.display_name, actors.display_name),
+           avatar_url = coalesce(excluded.avatar_url, actors.avatar_url), updated_at = now()
+     returning id, type, external_id, identity_provider`,
+    [
+      tenantId,
+      input.type,
+      input.id,
+      input.identityProvider,
+      input.displayName ?? null,
+      input.avatarUrl ?? null,
+    ],
+  );
+  const row = rows[0];
+  if (row === undefined) throw new Error('actor upsert returned nothing');
+  return { id: row.id, type: row.type, externalId: row.external_id, identityProvider: row.identity_provider };
+}

@@ -1,0 +1,121 @@
+import { generateApiKey } from '../auth/api-key-format.ts';
+import { isKnownScope } from '../auth/scopes.ts';
+import type { Database } from '../db/database.ts';
+import { tenantTx } from '../db/tenant-tx.ts';
+import { InvalidRequest, NotFound } from '../http/errors.ts';
+import { newId } from '../ids.ts';
+
+export interface ApiKeyRecord {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: string[];
+  createdAt: string;
+  lastUsedAt: string | null;
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
+
+interface ApiKeyRow {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: string[];
+  created_at: Date;
+  last_used_at: Date | null;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+}
+
+const COLUMNS = 'id, name, prefix, scopes, created_at, last_used_at, expires_at, revoked_at';
+const iso = (d: Date | null) => (d === null ? null : d.toISOString());
+
+function toApiKey(row: ApiKeyRow): ApiKeyRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    scopes: row.scopes,
+    createdAt: row.created_at.toISOString(),
+    lastUsedAt: iso(row.last_used_at),
+    expiresAt: iso(row.expires_at),
+    revokedAt: iso(row.revoked_at),
+  };
+}
+
+export interface CreateApiKeyInput {
+  name: string;
+  scopes: string[];
+  expiresAt?: string | undefined;
+  createdBy?: string | undefined;
+  env?: 'live' | 'test';
+}
+
+/** Returns the key's secret exactly once; only its SHA-256 is stored. */
+export async function createApiKey(
+  db: Database,
+  tenantId: string,
+  input: CreateApiKeyInput,
+  now: number,
+): Promise<ApiKeyRecord & { key: string }> {
+  const unknown = input.scopes.filter((s) => !isKnownScope(s));
+  if (unknown.length > 0) {
+    throw new InvalidRequest(
+      `unknown scope: ${unknown.join(', ')}`,
+      unknown.map((s) => ({
+        field: `/body/scopes/${input.scopes.indexOf(s)}`,
+        message: `unknown scope ${s}`,
+        code: 'unknown_scope',
+      })),
+    );
+  }
+  if (input.expiresAt !== undefined && Date.parse(input.expiresAt) <= now) {
+    throw new InvalidRequest('expiresAt must be in the future', [
+      { field: '/body/expiresAt', message: 'must be in the future', code: 'in_past' },
+    ]);
+  }
+  const { key, prefix, hash } = generateApiKey(input.env ?? 'live');
+  const { rows } = await tenantTx(db, { tenantId }, (tx) =>
+    tx.query<ApiKeyRow>(
+      `insert into api_keys (id, tenant_id, name, prefix, secret_hash, scopes, created_by, expires_at)
+       values ($1, $2, $3, $4, $5, $6, $7, $8) returning ${COLUMNS}`,
+      [
+        newId('apiKey'),
+        tenantId,
+        input.name,
+        prefix,
+        hash,
+        [...new Set(input.scopes)],
+        input.createdBy ?? null,
+        input.expiresAt ?? null,
+      ],
+    ),
+  );
+  const row = rows[0];
+  if (row === undefined) throw new Error('api key insert returned nothing');
+  return { ...toApiKey(row), key };
+}
+
+export async function listApiKeys(db: Database, tenantId: string): Promise<ApiKeyRecord[]> {
+  const { rows } = await tenantTx(db, { tenantId }, (tx) =>
+    tx.query<ApiKeyRow>(`select ${COLUMNS} from api_keys order by created_at desc, id desc`),
+  );
+  return rows.map(toApiKey);
+}
+
+/** Idempotent: revoking a revoked key returns it unchanged. Every instance drops it within a second. */
+export async function revokeApiKey(db: Database, tenantId: string, keyId: string): Promise<ApiKeyRecord> {
+  return tenantTx(db, { tenantId }, async (tx) => {
+    const { rows } = await tx.query<ApiKeyRow>(
+      `update api_keys set revoked_at = coalesce(revoked_at, now()) where id = $1 returning ${COLUMNS}`,
+      [keyId],
+    );
+    const row = rows[0];
+    if (row === undefined) throw new NotFound('api key', keyId);
+    await tx.query(
+      `insert into credential_revocations (tenant_id, kind, subject) values ($1, 'api_key', $2)`,
+      [tenantId, keyId],
+    );
+    return toApiKey(row);
+  });
+}

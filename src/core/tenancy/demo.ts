@@ -1,0 +1,70 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { DEV_ISSUER, DEV_OWNER_EMAIL, DEV_OWNER_SUB } from '../auth/dev-issuer.ts';
+import type { Database } from '../db/database.ts';
+import { systemTx } from '../db/tenant-tx.ts';
+import { createApiKey } from './api-keys.ts';
+import { createProductKey } from './product-keys.ts';
+import { createTenant, type TenantSetupStep } from './tenants.ts';
+import { resolveHostedUser } from './users.ts';
+
+/** The contract outside scripts read (ARCHITECTURE §9): keep these four names. */
+export interface DevCredentials {
+  tenantId: string;
+  apiKey: string;
+  productKey: string;
+  userId: string;
+}
+
+export const DEV_CREDENTIALS_FILE = 'dev-credentials.json';
+
+/**
+ * First start in development on an empty database: a demo tenant with every module, its owner (the dev
+ * issuer's `demo-owner`), an all-scopes API key and a product key, written to SVC_DATA_DIR.
+ * Later starts return what the file holds.
+ */
+export async function ensureDemoTenant(
+  db: Database,
+  dataDir: string,
+  setupSteps: readonly TenantSetupStep[],
+  now: number,
+): Promise<{ credentials: DevCredentials | undefined; created: boolean }> {
+  const file = path.join(dataDir, DEV_CREDENTIALS_FILE);
+  const { rows } = await systemTx(db, (tx) =>
+    tx.query<{ n: number }>('select count(*)::int as n from tenants'),
+  );
+  if ((rows[0]?.n ?? 0) > 0) {
+    const credentials = fs.existsSync(file)
+      ? (JSON.parse(fs.readFileSync(file, 'utf8')) as DevCredentials)
+      : undefined;
+    return { credentials, created: false };
+  }
+  const owner = await resolveHostedUser(db, {
+    provider: DEV_ISSUER,
+    subject: DEV_OWNER_SUB,
+    email: DEV_OWNER_EMAIL,
+    emailVerified: true,
+    name: 'Demo Owner',
+  });
+  const tenant = await createTenant(
+    db,
+    { name: 'Demo', workspaceType: 'commerce', ownerUserId: owner.id },
+    setupSteps,
+  );
+  const apiKey = await createApiKey(
+    db,
+    tenant.id,
+    { name: 'Demo key (all scopes)', scopes: ['*'], createdBy: owner.id, env: 'test' },
+    now,
+  );
+  const productKey = await createProductKey(db, tenant.id, 'Demo storefront');
+  const credentials: DevCredentials = {
+    tenantId: tenant.id,
+    apiKey: apiKey.key,
+    productKey: productKey.key,
+    userId: owner.id,
+  };
+  fs.mkdirSync(dataDir, { recursive: true });
+  fs.writeFileSync(file, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
+  return { credentials, created: true };
+}

@@ -1,0 +1,47 @@
+import type { FastifyInstance } from 'fastify';
+import type { Principal } from '../../core/auth/principal.ts';
+import type { Database } from '../../core/db/database.ts';
+import { AppError, NotFound } from '../../core/http/errors.ts';
+import { atLeast, type Role } from '../../core/tenancy/roles.ts';
+import { membershipRole } from '../../core/tenancy/tenants.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Console tenant routes: the least role that may call. */
+    minRole?: Role;
+  }
+  interface FastifyRequest {
+    membershipRole: Role | undefined;
+  }
+}
+
+/**
+ * Tenant routes under /api/console/tenants/:tenantId: the caller's membership decides. Not a member ->
+ * 404 (the tenant's existence is not revealed); a member with too low a role -> 403 forbidden.
+ * The checked tenant becomes the principal's tenant for everything the handler does.
+ */
+export function installConsoleGuard(app: FastifyInstance, db: Database): void {
+  app.decorateRequest('membershipRole', undefined);
+  app.addHook('preHandler', async (request) => {
+    const minRole = request.routeOptions.config.minRole;
+    if (minRole === undefined) return;
+    const principal = request.principal as Principal;
+    const tenantId = (request.params as { tenantId?: string }).tenantId;
+    if (tenantId === undefined || principal.userId === undefined) throw new NotFound('tenant');
+    const role = await membershipRole(db, tenantId, principal.userId);
+    if (role === undefined) throw new NotFound('tenant', tenantId);
+    if (!atLeast(role, minRole)) {
+      throw new AppError('forbidden', `this needs the ${minRole} role or higher; you are ${role}`);
+    }
+    request.membershipRole = role;
+    request.principal = { ...principal, tenantId };
+  });
+}
+
+export const consoleSecurity = [{ hostedJwt: [] }];
+export const consoleAuth = { auth: { credentials: ['hosted_user'] as const } };
+export const TenantParams = {
+  type: 'object',
+  required: ['tenantId'],
+  properties: { tenantId: { type: 'string', pattern: '^ten_[0-9a-z]{26}$' } },
+} as const;

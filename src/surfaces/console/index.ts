@@ -1,0 +1,26 @@
+import type { FastifyInstance } from 'fastify';
+import type { Identity } from '../../core/auth/identity.ts';
+import type { Clock } from '../../core/clock.ts';
+import type { Database } from '../../core/db/database.ts';
+import type { TenantSetupStep } from '../../core/tenancy/tenants.ts';
+import { apiKeyRoutes } from './api-keys.ts';
+import { installConsoleGuard } from './guard.ts';
+import { productKeyRoutes } from './product-keys.ts';
+import { teamRoutes } from './team.ts';
+import { tenantRoutes } from './tenants.ts';
+
+export interface ConsoleDeps {
+  db: Database;
+  identity: Identity;
+  clock: Clock;
+  setupSteps: readonly TenantSetupStep[];
+}
+
+/** /api/console/*: hosted-auth JWT only; tenant routes pass the membership guard first. */
+export async function consoleSurface(app: FastifyInstance, deps: ConsoleDeps) {
+  installConsoleGuard(app, deps.db);
+  await app.register(tenantRoutes, deps);
+  await app.register(apiKeyRoutes, deps);
+  await app.register(teamRoutes, deps);
+  await app.register(productKeyRoutes, deps);
+}

@@ -1,0 +1,48 @@
+import { Type } from 'typebox';
+import { ROLES, WORKSPACE_TYPES } from '../../core/tenancy/roles.ts';
+
+export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(s: T) =>
+  Type.Union([s, Type.Null()]);
+export const RoleSchema = Type.Union(
+  ROLES.map((r) => Type.Literal(r)),
+  { description: 'owner > admin > developer > viewer' },
+);
+export const WorkspaceTypeSchema = Type.Union(
+  WORKSPACE_TYPES.map((w) => Type.Literal(w)),
+  { description: 'commerce, community or sandbox' },
+);
+export const TenantSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  workspaceType: Type.String(),
+  createdAt: Type.String({ format: 'date-time' }),
+  role: RoleSchema,
+});
+export const ApiKeySchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  prefix: Type.String(),
+  scopes: Type.Array(Type.String()),
+  createdAt: Type.String({ format: 'date-time' }),
+  lastUsedAt: Nullable(Type.String({ format: 'date-time' })),
+  expiresAt: Nullable(Type.String({ format: 'date-time' })),
+  revokedAt: Nullable(Type.String({ format: 'date-time' })),
+});
+export const ProductKeySchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  key: Type.String({ description: 'Publishable; send as X-SVC-Product-Key' }),
+  createdAt: Type.String({ format: 'date-time' }),
+  revokedAt: Nullable(Type.String({ format: 'date-time' })),
+});
+export const TeamEntrySchema = Type.Object({
+  status: Type.Union([Type.Literal('active'), Type.Literal('pending')]),
+  userId: Nullable(Type.String()),
+  invitationId: Nullable(Type.String()),
+  email: Nullable(Type.String()),
+  name: Nullable(Type.String()),
+  role: RoleSchema,
+  createdAt: Type.String({ format: 'date-time' }),
+});
+export const listOf = <T extends Parameters<typeof Type.Array>[0]>(item: T) =>
+  Type.Object({ data: Type.Array(item) });

@@ -1,0 +1,128 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Database } from '../../src/core/db/database.ts';
+import { migrate } from '../../src/core/db/migrations.ts';
+import { SYSTEM_ROLE, systemTx, TENANT_ROLE, tenantTx } from '../../src/core/db/tenant-tx.ts';
+import { newId } from '../../src/core/ids.ts';
+import { openDatabase } from '../../src/runtime.ts';
+import { testConfig } from '../helper.ts';
+
+/**
+ * Tables that hold no tenant's rows. Every other table must carry row-level security, enabled and forced.
+ * Adding a table here needs a reason.
+ */
+const GLOBAL_TABLES: Record<string, string> = {
+  svc_migrations: 'migration bookkeeping, owned by the migrating role; the tenant role has no grant on it',
+  signing_keys: 'the service-wide session-token signing keys; the tenant role has no grant on it',
+};
+
+describe('row-level security guard', () => {
+  let db: Database;
+  before(async () => {
+    db = await openDatabase(testConfig(), { inMemory: true });
+    await migrate(db);
+  });
+  after(() => db.close());
+
+  test('every table but the listed global ones has RLS enabled and forced, with both policies', async () => {
+    const { rows } = await db.query<{ table: string; enabled: boolean; forced: boolean; policies: string[] }>(
+      `select c.relname as table, c.relrowsecurity as enabled, c.relforcerowsecurity as forced,
+              coalesce(array_agg(p.polname::text) filter (where p.polname is not null), '{}') as policies
+         from pg_class c join pg_namespace n on n.oid = c.relnamespace
+         left join pg_policy p on p.polrelid = c.oid
+        where n.nspname = 'public' and c.relkind in ('r', 'p')
+        group by c.relname, c.relrowsecurity, c.relforcerowsecurity`,
+    );
+    assert.ok(rows.length > 1, 'expected tables to check');
+    const escaped = rows
+      .filter((r) => !(r.table in GLOBAL_TABLES))
+      .filter(
+        (r) =>
+          !r.enabled ||
+          !r.forced ||
+          !r.policies.includes('tenant_isolation') ||
+          !r.policies.includes('system_access'),
+      )
+      .map((r) => r.table);
+    assert.deepEqual(escaped, [], `tables without forced row-level security: ${escaped.join(', ')}`);
+  });
+
+  test('the global tables are out of the tenant role’s reach', async () => {
+    for (const table of Object.keys(GLOBAL_TABLES)) {
+      const { rows } = await db.query<{ exists: boolean; allowed: boolean | null }>(
+        `select to_regclass($1) is not null as exists,
+                case when to_regclass($1) is null then null
+                     else has_table_privilege($2, $1, 'select') end as allowed`,
+        [table, TENANT_ROLE],
+      );
+      if (rows[0]?.exists === true) assert.equal(rows[0]?.allowed, false, `${TENANT_ROLE} can read ${table}`);
+    }
+  });
+
+  test('the tenant and system roles own nothing and cannot bypass RLS', async () => {
+    for (const role of [TENANT_ROLE, SYSTEM_ROLE]) {
+      const { rows } = await db.query<{ super: boolean; bypass: boolean; login: boolean; owned: number }>(
+        `select r.rolsuper as super, r.rolbypassrls as bypass, r.rolcanlogin as login,
+                (select count(*)::int from pg_class c where c.relowner = r.oid) as owned
+           from pg_roles r where r.rolname = $1`,
+        [role],
+      );
+      assert.deepEqual(rows[0], { super: false, bypass: false, login: false, owned: 0 }, role);
+    }
+  });
+
+  test("tenant A's transaction can neither read nor write tenant B's rows, even by hand-written SQL", async () => {
+    const a = newId('tenant');
+    const b = newId('tenant');
+    await systemTx(db, async (tx) => {
+      await tx.query(
+        `insert into tenants (id, name, workspace_type) values ($1, 'A', 'sandbox'), ($2, 'B', 'sandbox')`,
+        [a, b],
+      );
+    });
+
+    await tenantTx(db, { tenantId: a }, async (tx) => {
+      const all = await tx.query<{ id: string }>('select id from tenants');
+      assert.deepEqual(
+        all.rows.map((r) => r.id),
+        [a],
+      );
+      const byId = await tx.query('select id from tenants where id = $1', [b]);
+      assert.equal(byId.rows.length, 0);
+      const updated = await tx.query(`update tenants set name = 'hijacked' where id = $1`, [b]);
+      assert.equal(updated.rowCount, 0);
+      const deleted = await tx.query('delete from tenants where id = $1', [b]);
+      assert.equal(deleted.rowCount, 0);
+      const { rows } = await tx.query<{ role: string }>('select current_user as role');
+      assert.equal(rows[0]?.role, TENANT_ROLE);
+    });
+
+    await assert.rejects(
+      tenantTx(db, { tenantId: a }, (tx) =>
+        tx.query(`insert into tenants (id, name, workspace_type) values ($1, 'forged', 'sandbox')`, [
+          newId('tenant'),
+        ]),
+      ),
+      /row-level security/,
+    );
+    await assert.rejects(
+      tenantTx(db, { tenantId: a }, (tx) =>
+        tx.query(`update tenants set id = $1 where id = $2`, [newId('tenant'), a]),
+      ),
+      /row-level security/,
+    );
+
+    const after = await systemTx(db, (tx) =>
+      tx.query<{ name: string }>('select name from tenants where id = $1', [b]),
+    );
+    assert.equal(after.rows[0]?.name, 'B');
+  });
+
+  test('without a tenant set, the tenant role sees nothing', async () => {
+    const seen = await db.transaction(async (tx) => {
+      await tx.query(`select set_config('role', '${TENANT_ROLE}', true)`);
+      return tx.query('select id from tenants');
+    });
+    assert.equal(seen.rows.length, 0);
+  });
+});
