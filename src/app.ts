@@ -5,13 +5,26 @@ import { Identity } from './core/auth/identity.ts';
 import { identityRoutes } from './core/auth/routes.ts';
 import { runtimeRoutes } from './core/auth/runtime-routes.ts';
 import type { Clock } from './core/clock.ts';
+import type { Services } from './core/context.ts';
 import type { Database } from './core/db/database.ts';
+import { type EventBus, MemoryEventBus } from './core/events/bus.ts';
+import { eventRoutes } from './core/events/routes.ts';
+import { EventStore } from './core/events/store.ts';
 import { installErrorHandling } from './core/http/error-handler.ts';
 import { registerOpenApi } from './core/http/openapi.ts';
 import { requestIdFrom, type TraceContext, traceFrom } from './core/http/request-id.ts';
-import { enableAllModules } from './core/modules/enablement.ts';
+import { installValidation } from './core/http/validation.ts';
+import { enableAllModules, ModuleEnablement } from './core/modules/enablement.ts';
+import { installModuleGuard } from './core/modules/guard.ts';
+import type { ModuleManifest } from './core/modules/manifest.ts';
+import { ModuleRegistry } from './core/modules/registry.ts';
+import { moduleRoutes } from './core/modules/routes.ts';
 import { healthRoutes } from './core/ops/health.ts';
+import { roomsModule } from './modules/rooms/manifest.ts';
 import { consoleSurface } from './surfaces/console/index.ts';
+
+/** The modules this service runs. A new module is its own folder plus one line here. */
+export const MODULES: readonly ModuleManifest[] = [roomsModule];
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -19,6 +32,7 @@ declare module 'fastify' {
   }
   interface FastifyInstance {
     identity: Identity;
+    services: Services;
   }
 }
 
@@ -26,11 +40,12 @@ export interface AppDeps {
   config: Config;
   db: Database;
   clock: Clock;
+  bus?: EventBus;
 }
 
-/** The whole service as one Fastify instance: core first, then each module, in one explicit list. */
+/** The whole service as one Fastify instance: core first, then surfaces, then each module. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const { config } = deps;
+  const { config, db, clock } = deps;
   const app = Fastify({
     logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
     bodyLimit: config.bodyLimitBytes,
@@ -40,11 +55,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace',
     }),
     return503OnClosing: true,
-    ajv: {
-      customOptions: { removeAdditional: false, allErrors: true, coerceTypes: 'array', useDefaults: true },
-    },
   });
 
+  installValidation(app);
   // JSON only: any other body type answers 415.
   app.removeContentTypeParser('text/plain');
   app.decorateRequest('trace');
@@ -53,26 +66,48 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
   });
 
+  const reportError = (context: string) => (err: unknown) => app.log.error({ err }, context);
+  const bus = deps.bus ?? new MemoryEventBus(reportError('event subscriber failed'));
+  const services: Services = {
+    config,
+    db,
+    clock,
+    events: new EventStore(bus, clock),
+    registry: new ModuleRegistry(MODULES),
+    enablement: new ModuleEnablement(db),
+  };
   const identity = await Identity.create({
-    ...deps,
-    onError: (err) => app.log.error({ err }, 'identity background task'),
+    config,
+    db,
+    clock,
+    onError: reportError('identity background task'),
   });
   app.decorate('identity', identity);
-  app.addHook('onClose', () => identity.stop());
-  const setupSteps = [enableAllModules];
+  app.decorate('services', services);
+  app.addHook('onClose', async () => {
+    await identity.stop();
+    await bus.close();
+  });
 
   // Core.
   installErrorHandling(app);
   await registerOpenApi(app, config);
   installAuthentication(app, identity);
-  await app.register(healthRoutes, { db: deps.db });
-  await app.register(identityRoutes, { db: deps.db, identity });
-  await app.register(runtimeRoutes, { ...deps, identity });
+  installModuleGuard(app, services.enablement);
+  await app.register(healthRoutes, { db });
+  await app.register(identityRoutes, { db, identity });
+  await app.register(runtimeRoutes, { ...services, identity });
+  await app.register(moduleRoutes, services);
+  await app.register(eventRoutes, services);
 
   // Surfaces.
-  await app.register(consoleSurface, { ...deps, identity, setupSteps });
+  await app.register(consoleSurface, { ...services, identity, setupSteps: [enableAllModules] });
 
   // Modules.
+  for (const module of MODULES) {
+    const routes = module.routes;
+    if (routes !== undefined) await app.register(async (scope) => routes(scope, services));
+  }
 
   return app;
 }

@@ -2,22 +2,78 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Principal } from './auth/principal.ts';
 import type { Clock } from './clock.ts';
-import type { Database } from './db/database.ts';
+import type { Database, Queryable } from './db/database.ts';
+import { tenantTx } from './db/tenant-tx.ts';
+import type { EventStore } from './events/store.ts';
+import type { TenantEvent, TraceMetadata } from './events/types.ts';
 import type { TraceContext } from './http/request-id.ts';
+import type { ModuleEnablement } from './modules/enablement.ts';
+import type { ModuleRegistry } from './modules/registry.ts';
 
-/** What a verb may touch: passed down explicitly, never read from globals. */
-export interface Deps {
+/** Long-lived services the app is built from; passed down explicitly, never read from globals. */
+export interface Services {
   config: Config;
   db: Database;
   clock: Clock;
+  events: EventStore;
+  registry: ModuleRegistry;
+  enablement: ModuleEnablement;
 }
 
 export type Origin = 'api' | 'console' | 'realtime' | 'mcp' | 'system';
 
-export interface ServiceContext extends Deps {
+/** One call of a verb: who, for which tenant, from where. */
+export interface ServiceContext extends Services {
   log: FastifyBaseLogger;
+  tenantId: string;
+  principal: Principal | undefined;
   requestId: string;
   trace: TraceContext;
   origin: Origin;
-  principal: Principal | undefined;
+}
+
+export type Emit = (type: string, data: Record<string, unknown>) => Promise<TenantEvent | undefined>;
+
+export function traceMetadata(ctx: ServiceContext): TraceMetadata {
+  const p = ctx.principal;
+  const actor: TraceMetadata['actor'] =
+    p === undefined
+      ? undefined
+      : p.kind === 'session' && p.actor !== undefined
+        ? { kind: 'actor', id: p.actor.id, type: p.actor.type, externalId: p.actor.externalId }
+        : p.kind === 'api_key' && p.apiKeyId !== undefined
+          ? { kind: 'api_key', id: p.apiKeyId }
+          : p.userId !== undefined
+            ? { kind: 'user', id: p.userId }
+            : undefined;
+  return {
+    traceId: ctx.trace.traceId,
+    spanId: ctx.trace.spanId,
+    requestId: ctx.requestId,
+    origin: ctx.origin,
+    ...(actor === undefined ? {} : { actor }),
+  };
+}
+
+/**
+ * One tenant transaction for a verb: its rows and its events commit together, and the events are
+ * published only after the commit. Events of a module the tenant has disabled are not emitted.
+ */
+export async function inTenant<T>(
+  ctx: ServiceContext,
+  fn: (tx: Queryable, emit: Emit) => Promise<T>,
+): Promise<T> {
+  const committed: TenantEvent[] = [];
+  const enabled = await ctx.enablement.enabledModules(ctx.tenantId);
+  const result = await tenantTx(ctx.db, { tenantId: ctx.tenantId }, (tx) =>
+    fn(tx, async (type, data) => {
+      const module = ctx.registry.moduleOfEvent(type);
+      if (module !== undefined && !enabled.has(module)) return undefined;
+      const event = await ctx.events.insert(tx, ctx.tenantId, type, data, traceMetadata(ctx));
+      committed.push(event);
+      return event;
+    }),
+  );
+  ctx.events.publishCommitted(committed);
+  return result;
 }

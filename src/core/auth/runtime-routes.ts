@@ -5,7 +5,7 @@ import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import { tenantTx } from '../db/tenant-tx.ts';
 import { AppError, InvalidRequest, NotFound } from '../http/errors.ts';
-import { assertModulesEnabled } from '../modules/enablement.ts';
+import type { ModuleEnablement } from '../modules/enablement.ts';
 import { ACTOR_EXTERNAL_ID, ACTOR_TYPES, upsertActor } from '../tenancy/actors.ts';
 import type { Identity } from './identity.ts';
 import type { Principal } from './principal.ts';
@@ -75,9 +75,10 @@ interface Deps {
   identity: Identity;
   config: Config;
   clock: Clock;
+  enablement: ModuleEnablement;
 }
 
-export async function runtimeRoutes(app: FastifyInstance, { db, identity, config, clock }: Deps) {
+export async function runtimeRoutes(app: FastifyInstance, { db, identity, config, clock, enablement }: Deps) {
   app.post(
     '/v1/runtime/connect',
     {
@@ -106,7 +107,7 @@ export async function runtimeRoutes(app: FastifyInstance, { db, identity, config
           })),
         );
       }
-      await assertModulesEnabled(db, tenantId, body.modules);
+      await enablement.assertEnabled(tenantId, body.modules);
       const actor = await tenantTx(db, { tenantId }, (tx) => upsertActor(tx, tenantId, body.actor));
       const scopes = runtimeScopesFor(body.modules);
       const minted = await identity.sessions.mint({

@@ -2,14 +2,17 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { AppError, type ErrorDetail } from './errors.ts';
 
-interface AjvIssue {
+export interface AjvIssue {
   instancePath?: string;
   keyword?: string;
   message?: string;
   params?: Record<string, unknown>;
 }
 
-function detailsFromValidation(issues: readonly AjvIssue[], context: string | undefined): ErrorDetail[] {
+export function detailsFromValidation(
+  issues: readonly AjvIssue[],
+  context: string | undefined,
+): ErrorDetail[] {
   return issues.map((issue) => {
     let field = `/${context ?? 'body'}${issue.instancePath ?? ''}`;
     const params = issue.params ?? {};

@@ -104,3 +104,21 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
     reply.type('application/json; charset=utf-8').send(app.swagger()),
   );
 }
+
+/** OpenAPI security requirements for the credential kinds a route accepts. */
+export function securityFor(
+  ...kinds: ('api_key' | 'session' | 'hosted_user' | 'none')[]
+): Record<string, string[]>[] {
+  return kinds.flatMap((kind) => {
+    switch (kind) {
+      case 'api_key':
+        return [{ apiKey: [] }, { apiKeyHeader: [] }];
+      case 'session':
+        return [{ sessionToken: [] }];
+      case 'hosted_user':
+        return [{ hostedJwt: [] }];
+      case 'none':
+        return [{}];
+    }
+  });
+}

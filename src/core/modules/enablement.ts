@@ -13,20 +13,51 @@ export async function enableAllModules(tx: Queryable, tenantId: string): Promise
   );
 }
 
-export async function enabledModules(tx: Queryable): Promise<Set<string>> {
-  const { rows } = await tx.query<{ module: string }>('select module from tenant_modules where enabled');
-  return new Set(rows.map((r) => r.module));
+export interface ModuleState {
+  enabled: boolean;
+  config: Record<string, unknown>;
 }
 
-/** Refuses with 403 module_disabled naming the first module the tenant has switched off. */
-export async function assertModulesEnabled(
-  db: Database,
-  tenantId: string,
-  modules: readonly string[],
-): Promise<void> {
-  const enabled = await tenantTx(db, { tenantId }, enabledModules);
-  const disabled = modules.find((m) => !enabled.has(m));
-  if (disabled !== undefined) {
-    throw new AppError('module_disabled', `the ${disabled} module is disabled for this tenant`);
+const TTL_MS = 1_000;
+
+/**
+ * Which modules each tenant has on, cached for a second: a change made on one instance reaches the
+ * others within that second, and the instance that made it sees it at once.
+ */
+export class ModuleEnablement {
+  private readonly cache = new Map<string, { at: number; states: Map<string, ModuleState> }>();
+
+  constructor(private readonly db: Database) {}
+
+  async states(tenantId: string): Promise<Map<string, ModuleState>> {
+    const hit = this.cache.get(tenantId);
+    if (hit !== undefined && Date.now() - hit.at < TTL_MS) return hit.states;
+    const { rows } = await tenantTx(this.db, { tenantId }, (tx) =>
+      tx.query<{ module: string; enabled: boolean; config: Record<string, unknown> }>(
+        'select module, enabled, config from tenant_modules',
+      ),
+    );
+    const states = new Map(rows.map((r) => [r.module, { enabled: r.enabled, config: r.config }]));
+    if (this.cache.size > 50_000) this.cache.clear();
+    this.cache.set(tenantId, { at: Date.now(), states });
+    return states;
+  }
+
+  async enabledModules(tenantId: string): Promise<Set<string>> {
+    const states = await this.states(tenantId);
+    return new Set([...states].filter(([, s]) => s.enabled).map(([name]) => name));
+  }
+
+  invalidate(tenantId: string): void {
+    this.cache.delete(tenantId);
+  }
+
+  /** 403 module_disabled naming the first of `modules` the tenant has switched off. */
+  async assertEnabled(tenantId: string, modules: readonly string[]): Promise<void> {
+    const enabled = await this.enabledModules(tenantId);
+    const disabled = modules.find((m) => !enabled.has(m));
+    if (disabled !== undefined) {
+      throw new AppError('module_disabled', `the ${disabled} module is disabled for this tenant`);
+    }
   }
 }

@@ -1,18 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import type { Identity } from '../../core/auth/identity.ts';
-import type { Clock } from '../../core/clock.ts';
-import type { Database } from '../../core/db/database.ts';
+import type { Services } from '../../core/context.ts';
 import type { TenantSetupStep } from '../../core/tenancy/tenants.ts';
 import { apiKeyRoutes } from './api-keys.ts';
+import { consoleEventRoutes } from './events.ts';
 import { installConsoleGuard } from './guard.ts';
+import { moduleSettingsRoutes } from './modules.ts';
 import { productKeyRoutes } from './product-keys.ts';
 import { teamRoutes } from './team.ts';
 import { tenantRoutes } from './tenants.ts';
 
-export interface ConsoleDeps {
-  db: Database;
+export interface ConsoleDeps extends Services {
   identity: Identity;
-  clock: Clock;
   setupSteps: readonly TenantSetupStep[];
 }
 
@@ -23,4 +22,6 @@ export async function consoleSurface(app: FastifyInstance, deps: ConsoleDeps) {
   await app.register(apiKeyRoutes, deps);
   await app.register(teamRoutes, deps);
   await app.register(productKeyRoutes, deps);
+  await app.register(moduleSettingsRoutes, deps);
+  await app.register(consoleEventRoutes, deps);
 }

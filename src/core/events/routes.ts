@@ -1,0 +1,124 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { Services } from '../context.ts';
+import { requestContext } from '../http/context.ts';
+import { securityFor } from '../http/openapi.ts';
+import { idPattern } from '../ids.ts';
+import { eventToWire } from './store.ts';
+import { getEvent, type ListEventsInput, listEvents, publishEvent } from './verbs.ts';
+
+export const EventSchema = Type.Object({
+  id: Type.String({ pattern: idPattern('event') }),
+  type: Type.String(),
+  data: Type.Object({}, { additionalProperties: true }),
+  created_at: Type.String({ format: 'date-time' }),
+  trace: Type.Object(
+    {
+      traceId: Type.String(),
+      spanId: Type.String(),
+      requestId: Type.String(),
+      origin: Type.String({ description: 'api, console, realtime, mcp or system' }),
+      actor: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    },
+    { additionalProperties: true },
+  ),
+});
+
+export const EventListQuery = Type.Object(
+  {
+    type: Type.Optional(
+      Type.String({
+        pattern: '^[a-z][a-z0-9_]*(\\.[a-z0-9_]+)*(\\.\\*)?$',
+        description: 'Exact type (room.created) or a prefix ending in .* (room.*)',
+      }),
+    ),
+    since: Type.Optional(Type.String({ format: 'date-time', description: 'created_at >= since' })),
+    until: Type.Optional(Type.String({ format: 'date-time', description: 'created_at < until' })),
+    cursor: Type.Optional(Type.String({ maxLength: 500 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+    order: Type.Optional(Type.Union([Type.Literal('desc'), Type.Literal('asc')], { default: 'desc' })),
+  },
+  { additionalProperties: false },
+);
+
+export const EventPage = Type.Object({
+  data: Type.Array(EventSchema),
+  nextCursor: Type.Union([Type.String(), Type.Null()]),
+});
+
+const PublishBody = Type.Object(
+  {
+    type: Type.String({
+      pattern: '^app\\.[a-z0-9_]+(\\.[a-z0-9_]+)*$',
+      maxLength: 100,
+      description: 'app.<name>',
+    }),
+    data: Type.Object({}, { additionalProperties: true }),
+  },
+  { additionalProperties: false },
+);
+
+const security = securityFor('api_key');
+
+export async function eventRoutes(app: FastifyInstance, services: Services) {
+  app.get(
+    '/v1/events',
+    {
+      config: { auth: { credentials: ['api_key'], scope: 'events:read' } },
+      schema: {
+        operationId: 'listEvents',
+        summary: 'Tenant events, newest first, with type and time filters and cursor pages',
+        tags: ['events'],
+        security,
+        querystring: EventListQuery,
+        response: { 200: EventPage },
+      },
+    },
+    async (request) => {
+      const page = await listEvents(requestContext(request, services), request.query as ListEventsInput);
+      return { data: page.data.map(eventToWire), nextCursor: page.nextCursor };
+    },
+  );
+
+  app.get(
+    '/v1/events/:eventId',
+    {
+      config: { auth: { credentials: ['api_key'], scope: 'events:read' } },
+      schema: {
+        operationId: 'getEvent',
+        summary: 'One tenant event',
+        tags: ['events'],
+        security,
+        params: Type.Object({ eventId: Type.String({ pattern: idPattern('event') }) }),
+        response: { 200: EventSchema },
+      },
+    },
+    async (request) =>
+      eventToWire(
+        await getEvent(requestContext(request, services), (request.params as { eventId: string }).eventId),
+      ),
+  );
+
+  app.post(
+    '/v1/events',
+    {
+      config: { auth: { credentials: ['api_key'], scope: 'events:write' } },
+      schema: {
+        operationId: 'publishEvent',
+        summary: 'Publish a custom app.* event (data up to 64 KiB)',
+        tags: ['events'],
+        security,
+        body: PublishBody,
+        response: { 201: EventSchema },
+      },
+    },
+    async (request, reply) => {
+      const event = await publishEvent(
+        requestContext(request, services),
+        request.body as { type: string; data: Record<string, unknown> },
+      );
+      reply.status(201);
+      return eventToWire(event);
+    },
+  );
+}

@@ -1,0 +1,79 @@
+import type { Clock } from '../clock.ts';
+import type { Queryable } from '../db/database.ts';
+import { newId } from '../ids.ts';
+import type { EventBus } from './bus.ts';
+import type { InTransactionHandler, TenantEvent, TraceMetadata } from './types.ts';
+
+export interface EventRow {
+  id: string;
+  tenant_id: string;
+  type: string;
+  data: Record<string, unknown>;
+  trace: TraceMetadata;
+  created_at: Date;
+}
+
+export function toEvent(row: EventRow): TenantEvent {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    type: row.type,
+    data: row.data,
+    createdAt: new Date(row.created_at).toISOString(),
+    trace: row.trace,
+  };
+}
+
+/** Writes events into the caller's transaction and hands them to in-transaction handlers (outbox). */
+export class EventStore {
+  private readonly inTransaction: InTransactionHandler[] = [];
+
+  constructor(
+    readonly bus: EventBus,
+    private readonly clock: Clock,
+  ) {}
+
+  /** e.g. webhook fan-out: one delivery row per matching endpoint, committed with the event. */
+  onEventInTransaction(handler: InTransactionHandler): void {
+    this.inTransaction.push(handler);
+  }
+
+  async insert(
+    tx: Queryable,
+    tenantId: string,
+    type: string,
+    data: Record<string, unknown>,
+    trace: TraceMetadata,
+  ): Promise<TenantEvent> {
+    const createdAt = this.clock.now();
+    const event: TenantEvent = {
+      id: newId('event', createdAt),
+      tenantId,
+      type,
+      data,
+      createdAt: new Date(createdAt).toISOString(),
+      trace,
+    };
+    await tx.query(
+      'insert into events (id, tenant_id, type, data, trace, created_at) values ($1, $2, $3, $4, $5, $6)',
+      [event.id, tenantId, type, JSON.stringify(data), JSON.stringify(trace), event.createdAt],
+    );
+    for (const handler of this.inTransaction) await handler(tx, event);
+    return event;
+  }
+
+  publishCommitted(events: readonly TenantEvent[]): void {
+    for (const event of events) this.bus.publish(event);
+  }
+}
+
+/** The event as the API and webhooks show it. */
+export function eventToWire(event: TenantEvent) {
+  return {
+    id: event.id,
+    type: event.type,
+    data: event.data,
+    created_at: event.createdAt,
+    trace: event.trace,
+  };
+}

@@ -1,0 +1,91 @@
+import { inTenant, type ServiceContext } from '../context.ts';
+import { tenantTx } from '../db/tenant-tx.ts';
+import { decodeCursor, encodeCursor, likePrefix } from '../http/cursor.ts';
+import { InvalidRequest, NotFound } from '../http/errors.ts';
+import { type EventRow, toEvent } from './store.ts';
+import type { TenantEvent } from './types.ts';
+
+export interface ListEventsInput {
+  type?: string | undefined;
+  since?: string | undefined;
+  until?: string | undefined;
+  cursor?: string | undefined;
+  limit?: number | undefined;
+  order?: 'asc' | 'desc' | undefined;
+}
+
+export interface Page<T> {
+  data: T[];
+  nextCursor: string | null;
+}
+
+const COLUMNS = 'id, tenant_id, type, data, trace, created_at';
+
+/** Newest first by default; keyset pages by id, so events arriving meanwhile never shift a page. */
+export async function listEvents(ctx: ServiceContext, input: ListEventsInput): Promise<Page<TenantEvent>> {
+  const order = input.order ?? 'desc';
+  const limit = input.limit ?? 50;
+  const cursor = decodeCursor(input.cursor);
+  if (cursor !== undefined && cursor.order !== order) {
+    throw new InvalidRequest('the cursor belongs to a listing in the other order', [
+      {
+        field: '/querystring/order',
+        message: `the cursor was issued for order=${cursor.order}`,
+        code: 'cursor_mismatch',
+      },
+    ]);
+  }
+  const type = input.type;
+  const exact = type !== undefined && !type.endsWith('.*') ? type : null;
+  const prefix = type?.endsWith('.*') === true ? likePrefix(type.slice(0, -1)) : null;
+  const { rows } = await tenantTx(ctx.db, { tenantId: ctx.tenantId }, (tx) =>
+    tx.query<EventRow>(
+      `select ${COLUMNS} from events
+        where ($1::text is null or type = $1)
+          and ($2::text is null or type like $2)
+          and ($3::timestamptz is null or created_at >= $3)
+          and ($4::timestamptz is null or created_at < $4)
+          and ($5::text is null or (case when $6 = 'desc' then id < $5 else id > $5 end))
+        order by id ${order === 'desc' ? 'desc' : 'asc'}
+        limit $7`,
+      [exact, prefix, input.since ?? null, input.until ?? null, cursor?.after ?? null, order, limit + 1],
+    ),
+  );
+  const page = rows.slice(0, limit).map(toEvent);
+  const last = page.at(-1);
+  return {
+    data: page,
+    nextCursor: rows.length > limit && last !== undefined ? encodeCursor({ after: last.id, order }) : null,
+  };
+}
+
+export async function getEvent(ctx: ServiceContext, id: string): Promise<TenantEvent> {
+  const { rows } = await tenantTx(ctx.db, { tenantId: ctx.tenantId }, (tx) =>
+    tx.query<EventRow>(`select ${COLUMNS} from events where id = $1`, [id]),
+  );
+  const row = rows[0];
+  if (row === undefined) throw new NotFound('event', id);
+  return toEvent(row);
+}
+
+export const MAX_CUSTOM_EVENT_BYTES = 64 * 1024;
+
+/** Custom application events (`app.<name>`), delivered like any other tenant event. */
+export async function publishEvent(
+  ctx: ServiceContext,
+  input: { type: string; data: Record<string, unknown> },
+): Promise<TenantEvent> {
+  const size = Buffer.byteLength(JSON.stringify(input.data));
+  if (size > MAX_CUSTOM_EVENT_BYTES) {
+    throw new InvalidRequest(`data is ${size} bytes; the limit is ${MAX_CUSTOM_EVENT_BYTES}`, [
+      {
+        field: '/body/data',
+        message: `must be at most ${MAX_CUSTOM_EVENT_BYTES} bytes of JSON`,
+        code: 'too_large',
+      },
+    ]);
+  }
+  const event = await inTenant(ctx, (_tx, emit) => emit(input.type, input.data));
+  if (event === undefined) throw new Error('custom event was not emitted');
+  return event;
+}

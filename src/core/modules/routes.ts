@@ -1,0 +1,161 @@
+import type { FastifyInstance } from 'fastify';
+import { type Static, Type } from 'typebox';
+import type { Principal } from '../auth/principal.ts';
+import type { Services } from '../context.ts';
+import { requestContext } from '../http/context.ts';
+import { NotFound } from '../http/errors.ts';
+import { securityFor } from '../http/openapi.ts';
+import { getTenant } from '../tenancy/tenants.ts';
+import { type ActionAudience, actionRefusal } from './access.ts';
+import { validated } from './validate.ts';
+
+const CatalogEntry = Type.Object({
+  name: Type.String(),
+  title: Type.String(),
+  description: Type.String(),
+  version: Type.String(),
+  eventTypes: Type.Array(Type.String()),
+  scopes: Type.Array(Type.String()),
+  actions: Type.Array(Type.String(), {
+    description: 'Names of the actions (and MCP tools) the module offers',
+  }),
+  enabled: Type.Optional(
+    Type.Boolean({ description: 'Only with a credential: whether the tenant has it on' }),
+  ),
+  config: Type.Optional(
+    Type.Object(
+      {},
+      { additionalProperties: true, description: "Only with a credential: the tenant's configuration" },
+    ),
+  ),
+});
+
+export const ActionInfo = Type.Object({
+  name: Type.String(),
+  title: Type.String(),
+  description: Type.String(),
+  module: Type.String(),
+  access: Type.Union([Type.Literal('read'), Type.Literal('write'), Type.Literal('destructive')]),
+  confirmation: Type.Union([Type.Literal('never'), Type.Literal('destructive'), Type.Literal('always')]),
+  scope: Type.String(),
+  workspaceTypes: Type.Array(Type.String()),
+  inputSchema: Type.Object({}, { additionalProperties: true }),
+  outputSchema: Type.Object({}, { additionalProperties: true }),
+});
+
+const CallBody = Type.Object(
+  { arguments: Type.Optional(Type.Object({}, { additionalProperties: true })) },
+  { additionalProperties: false },
+);
+
+const runtimeCredentials = ['api_key', 'session'] as const;
+const runtimeSecurity = securityFor('api_key', 'session');
+
+export async function audienceFor(services: Services, principal: Principal): Promise<ActionAudience> {
+  const tenantId = principal.tenantId as string;
+  const [enabledModules, tenant] = await Promise.all([
+    services.enablement.enabledModules(tenantId),
+    getTenant(services.db, tenantId),
+  ]);
+  if (tenant === undefined) throw new NotFound('tenant', tenantId);
+  return { principal, enabledModules, workspaceType: tenant.workspaceType };
+}
+
+export async function moduleRoutes(app: FastifyInstance, services: Services) {
+  const { registry, enablement } = services;
+
+  app.get(
+    '/v1/modules/catalog',
+    {
+      config: { auth: { credentials: runtimeCredentials, optional: true } },
+      schema: {
+        operationId: 'getModuleCatalog',
+        summary: 'Every module: public metadata, plus enablement and configuration with a credential',
+        tags: ['modules'],
+        security: securityFor('none', 'api_key', 'session'),
+        response: { 200: Type.Object({ data: Type.Array(CatalogEntry) }) },
+      },
+    },
+    async (request) => {
+      const tenantId = request.principal?.tenantId;
+      const states = tenantId === undefined ? undefined : await enablement.states(tenantId);
+      return {
+        data: registry.modules.map((m) => {
+          const state = states?.get(m.name);
+          const config = validated<Record<string, unknown>>(m.configSchema, state?.config ?? {}, 'config');
+          return {
+            name: m.name,
+            title: m.title,
+            description: m.description,
+            version: m.version,
+            eventTypes: [...m.eventTypes],
+            scopes: [...m.scopes],
+            actions: m.actions.map((a) => a.name),
+            ...(states === undefined ? {} : { enabled: state?.enabled === true, config }),
+          };
+        }),
+      };
+    },
+  );
+
+  app.get(
+    '/v1/actions',
+    {
+      config: { auth: { credentials: runtimeCredentials } },
+      schema: {
+        operationId: 'listActions',
+        summary: 'The actions this credential may call now',
+        tags: ['modules'],
+        security: runtimeSecurity,
+        response: { 200: Type.Object({ data: Type.Array(ActionInfo) }) },
+      },
+    },
+    async (request) => {
+      const audience = await audienceFor(services, request.principal as Principal);
+      const data = registry
+        .allActions()
+        .filter(({ module, action }) => actionRefusal(module, action, audience) === undefined)
+        .map(({ module, action }) => ({
+          name: action.name,
+          title: action.title,
+          description: action.description,
+          module: module.name,
+          access: action.access,
+          confirmation: action.confirmation,
+          scope: action.scope,
+          workspaceTypes: [...action.workspaceTypes],
+          inputSchema: action.input,
+          outputSchema: action.output,
+        }));
+      return { data };
+    },
+  );
+
+  app.post(
+    '/v1/actions/:name',
+    {
+      config: { auth: { credentials: runtimeCredentials } },
+      schema: {
+        operationId: 'callAction',
+        summary: 'Call a module action with the same checks and events as its REST route',
+        tags: ['modules'],
+        security: runtimeSecurity,
+        params: Type.Object({ name: Type.String({ pattern: '^[a-z][a-z0-9_]{0,63}$' }) }),
+        body: CallBody,
+        response: { 200: Type.Object({ action: Type.String(), result: Type.Unknown() }) },
+      },
+    },
+    async (request) => {
+      const { name } = request.params as { name: string };
+      const entry = registry.action(name);
+      if (entry === undefined) throw new NotFound('action', name);
+      const principal = request.principal as Principal;
+      const refusal = actionRefusal(entry.module, entry.action, await audienceFor(services, principal));
+      if (refusal !== undefined) throw refusal;
+      const body = request.body as Static<typeof CallBody>;
+      const input = validated(entry.action.input, body.arguments ?? {}, 'body/arguments');
+      const result = await entry.action.run(requestContext(request, services), input);
+      return { action: name, result };
+    },
+  );
+}

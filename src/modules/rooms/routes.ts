@@ -1,0 +1,150 @@
+import type { FastifyInstance } from 'fastify';
+import { type Static, Type } from 'typebox';
+import type { Services } from '../../core/context.ts';
+import { requestContext } from '../../core/http/context.ts';
+import { InvalidRequest } from '../../core/http/errors.ts';
+import { securityFor } from '../../core/http/openapi.ts';
+import { CreateRoomInput, Deleted, MetadataPatch, Room, RoomId, RoomPage } from './schema.ts';
+import { createRoom } from './verbs/create-room.ts';
+import { deleteRoom } from './verbs/delete-room.ts';
+import { getRoom } from './verbs/get-room.ts';
+import { listRooms } from './verbs/list-rooms.ts';
+import { updateRoom } from './verbs/update-room.ts';
+
+const read = { module: 'rooms', auth: { credentials: ['api_key', 'session'] as const, scope: 'rooms:read' } };
+const write = { module: 'rooms', auth: { credentials: ['api_key'] as const, scope: 'rooms:write' } };
+const readSecurity = securityFor('api_key', 'session');
+const writeSecurity = securityFor('api_key');
+const Params = Type.Object({ roomId: RoomId });
+const META = /^metadata\.([A-Za-z0-9_.:-]{1,40})$/;
+
+const ListQuery = Type.Object(
+  {
+    cursor: Type.Optional(Type.String({ maxLength: 500 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+  },
+  {
+    patternProperties: { '^metadata\\.[A-Za-z0-9_.:-]{1,40}$': Type.String({ maxLength: 256 }) },
+    additionalProperties: false,
+    description: 'Filter with metadata.<key>=<value> (ANDed)',
+  },
+);
+
+const PatchBody = Type.Object(
+  {
+    name: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()])),
+    metadata: Type.Optional(MetadataPatch),
+  },
+  { additionalProperties: false },
+);
+
+export async function roomRoutes(app: FastifyInstance, services: Services) {
+  app.post(
+    '/v1/rooms',
+    {
+      config: write,
+      schema: {
+        operationId: 'createRoom',
+        summary: 'Create a room',
+        tags: ['rooms'],
+        security: writeSecurity,
+        body: CreateRoomInput,
+        response: { 201: Room },
+      },
+    },
+    async (request, reply) => {
+      const room = await createRoom(
+        requestContext(request, services),
+        request.body as Static<typeof CreateRoomInput>,
+      );
+      reply.status(201);
+      return room;
+    },
+  );
+
+  app.get(
+    '/v1/rooms',
+    {
+      config: read,
+      schema: {
+        operationId: 'listRooms',
+        summary: 'List rooms, newest first; filter by metadata.<key>=<value>',
+        tags: ['rooms'],
+        security: readSecurity,
+        querystring: ListQuery,
+        response: { 200: RoomPage },
+      },
+    },
+    async (request) => {
+      const query = request.query as Record<string, string | number | undefined>;
+      const metadata: Record<string, string> = {};
+      for (const [key, value] of Object.entries(query)) {
+        const match = META.exec(key);
+        if (match?.[1] !== undefined && typeof value === 'string') metadata[match[1]] = value;
+      }
+      if (Object.keys(metadata).length > 10) {
+        throw new InvalidRequest('at most 10 metadata filters', [
+          { field: '/querystring', message: 'at most 10 metadata.<key> filters', code: 'too_many_filters' },
+        ]);
+      }
+      return listRooms(requestContext(request, services), {
+        metadata,
+        cursor: typeof query.cursor === 'string' ? query.cursor : undefined,
+        limit: typeof query.limit === 'number' ? query.limit : undefined,
+      });
+    },
+  );
+
+  app.get(
+    '/v1/rooms/:roomId',
+    {
+      config: read,
+      schema: {
+        operationId: 'getRoom',
+        summary: 'Get a room',
+        tags: ['rooms'],
+        security: readSecurity,
+        params: Params,
+        response: { 200: Room },
+      },
+    },
+    async (request) => getRoom(requestContext(request, services), request.params as Static<typeof Params>),
+  );
+
+  app.patch(
+    '/v1/rooms/:roomId',
+    {
+      config: write,
+      schema: {
+        operationId: 'updateRoom',
+        summary: 'Rename a room or merge its metadata (null removes a key)',
+        tags: ['rooms'],
+        security: writeSecurity,
+        params: Params,
+        body: PatchBody,
+        response: { 200: Room },
+      },
+    },
+    async (request) =>
+      updateRoom(requestContext(request, services), {
+        ...(request.body as Static<typeof PatchBody>),
+        ...(request.params as Static<typeof Params>),
+      }),
+  );
+
+  app.delete(
+    '/v1/rooms/:roomId',
+    {
+      config: write,
+      schema: {
+        operationId: 'deleteRoom',
+        summary: 'Delete a room',
+        tags: ['rooms'],
+        security: writeSecurity,
+        params: Params,
+        response: { 200: Deleted },
+      },
+    },
+    async (request) => deleteRoom(requestContext(request, services), request.params as Static<typeof Params>),
+  );
+}

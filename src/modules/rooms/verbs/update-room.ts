@@ -1,0 +1,50 @@
+import type { Static } from 'typebox';
+import { inTenant, type ServiceContext } from '../../../core/context.ts';
+import { InvalidRequest, NotFound } from '../../../core/http/errors.ts';
+import { METADATA_LIMITS, type Room, type UpdateRoomInput } from '../schema.ts';
+import { assertRoomAllowed } from './room-access.ts';
+import { ROOM_COLUMNS, type RoomRow, toRoom } from './room-row.ts';
+
+/** Metadata merges: given keys are set, keys given as null are removed, others stay. */
+export async function updateRoom(
+  ctx: ServiceContext,
+  input: Static<typeof UpdateRoomInput>,
+): Promise<Static<typeof Room>> {
+  assertRoomAllowed(ctx, input.roomId);
+  return inTenant(ctx, async (tx, emit) => {
+    const { rows: current } = await tx.query<RoomRow>(
+      `select ${ROOM_COLUMNS} from rooms where id = $1 for update`,
+      [input.roomId],
+    );
+    const before = current[0];
+    if (before === undefined) throw new NotFound('room', input.roomId);
+    const metadata: Record<string, unknown> = { ...before.metadata };
+    for (const [key, value] of Object.entries(input.metadata ?? {})) {
+      if (value === null) delete metadata[key];
+      else metadata[key] = value;
+    }
+    if (Object.keys(metadata).length > METADATA_LIMITS.keys) {
+      throw new InvalidRequest(`metadata would have more than ${METADATA_LIMITS.keys} keys`, [
+        {
+          field: '/body/metadata',
+          message: `at most ${METADATA_LIMITS.keys} keys after the merge`,
+          code: 'too_many_keys',
+        },
+      ]);
+    }
+    const name = input.name === undefined ? before.name : input.name;
+    const { rows } = await tx.query<RoomRow>(
+      `update rooms set name = $2, metadata = $3, updated_at = now() where id = $1 returning ${ROOM_COLUMNS}`,
+      [input.roomId, name, JSON.stringify(metadata)],
+    );
+    const row = rows[0];
+    if (row === undefined) throw new NotFound('room', input.roomId);
+    const room = toRoom(row);
+    await emit('room.updated', {
+      roomId: room.id,
+      room,
+      changes: { name: input.name, metadata: input.metadata },
+    });
+    return room;
+  });
+}

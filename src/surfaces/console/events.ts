@@ -1,0 +1,32 @@
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../../core/context.ts';
+import { EventListQuery, EventPage } from '../../core/events/routes.ts';
+import { eventToWire } from '../../core/events/store.ts';
+import { type ListEventsInput, listEvents } from '../../core/events/verbs.ts';
+import { requestContext } from '../../core/http/context.ts';
+import { consoleAuth, consoleSecurity, TenantParams } from './guard.ts';
+
+export async function consoleEventRoutes(app: FastifyInstance, services: Services) {
+  app.get(
+    '/api/console/tenants/:tenantId/events',
+    {
+      config: { ...consoleAuth, minRole: 'viewer' },
+      schema: {
+        operationId: 'listConsoleEvents',
+        summary: "The tenant's events, as GET /v1/events shows them",
+        tags: ['console'],
+        security: consoleSecurity,
+        params: TenantParams,
+        querystring: EventListQuery,
+        response: { 200: EventPage },
+      },
+    },
+    async (request) => {
+      const page = await listEvents(
+        requestContext(request, services, 'console'),
+        request.query as ListEventsInput,
+      );
+      return { data: page.data.map(eventToWire), nextCursor: page.nextCursor };
+    },
+  );
+}

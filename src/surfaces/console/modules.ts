@@ -1,0 +1,113 @@
+import type { FastifyInstance } from 'fastify';
+import { type Static, Type } from 'typebox';
+import type { Services } from '../../core/context.ts';
+import { tenantTx } from '../../core/db/tenant-tx.ts';
+import { NotFound } from '../../core/http/errors.ts';
+import { validated } from '../../core/modules/validate.ts';
+import { consoleAuth, consoleSecurity, TenantParams } from './guard.ts';
+import { listOf } from './schemas.ts';
+
+const ModuleSetting = Type.Object({
+  module: Type.String(),
+  title: Type.String(),
+  enabled: Type.Boolean(),
+  config: Type.Object({}, { additionalProperties: true }),
+  configSchema: Type.Object({}, { additionalProperties: true }),
+});
+const PutModule = Type.Object(
+  {
+    enabled: Type.Boolean(),
+    config: Type.Optional(
+      Type.Object(
+        {},
+        { additionalProperties: true, description: "Validated against the module's configSchema" },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+const ModuleParams = {
+  type: 'object',
+  required: ['tenantId', 'module'],
+  properties: { ...TenantParams.properties, module: { type: 'string', pattern: '^[a-z]{1,40}$' } },
+} as const;
+
+export async function moduleSettingsRoutes(app: FastifyInstance, services: Services) {
+  const { registry, enablement, db } = services;
+
+  app.get(
+    '/api/console/tenants/:tenantId/modules',
+    {
+      config: { ...consoleAuth, minRole: 'viewer' },
+      schema: {
+        operationId: 'listTenantModules',
+        summary: 'Each module with its enablement and configuration for this tenant',
+        tags: ['console'],
+        security: consoleSecurity,
+        params: TenantParams,
+        response: { 200: listOf(ModuleSetting) },
+      },
+    },
+    async (request) => {
+      const tenantId = request.principal?.tenantId as string;
+      const states = await enablement.states(tenantId);
+      return {
+        data: registry.modules.map((m) => ({
+          module: m.name,
+          title: m.title,
+          enabled: states.get(m.name)?.enabled === true,
+          config: validated<Record<string, unknown>>(
+            m.configSchema,
+            states.get(m.name)?.config ?? {},
+            'config',
+          ),
+          configSchema: m.configSchema,
+        })),
+      };
+    },
+  );
+
+  app.put(
+    '/api/console/tenants/:tenantId/modules/:module',
+    {
+      config: { ...consoleAuth, minRole: 'admin' },
+      schema: {
+        operationId: 'configureTenantModule',
+        summary: 'Enable or disable a module and set its configuration',
+        tags: ['console'],
+        security: consoleSecurity,
+        params: ModuleParams,
+        body: PutModule,
+        response: { 200: ModuleSetting },
+      },
+    },
+    async (request) => {
+      const tenantId = request.principal?.tenantId as string;
+      const { module: name } = request.params as { module: string };
+      const manifest = registry.module(name);
+      if (manifest === undefined) throw new NotFound('module', name);
+      const body = request.body as Static<typeof PutModule>;
+      const config = validated<Record<string, unknown>>(
+        manifest.configSchema,
+        body.config ?? {},
+        'body/config',
+      );
+      await tenantTx(db, { tenantId }, (tx) =>
+        tx.query(
+          `insert into tenant_modules (tenant_id, module, enabled, config) values ($1, $2, $3, $4)
+           on conflict (tenant_id, module) do update
+             set enabled = excluded.enabled, config = excluded.config, updated_at = now()`,
+          [tenantId, name, body.enabled, JSON.stringify(config)],
+        ),
+      );
+      enablement.invalidate(tenantId);
+      return {
+        module: name,
+        title: manifest.title,
+        enabled: body.enabled,
+        config,
+        configSchema: manifest.configSchema,
+      };
+    },
+  );
+}

@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import { DEV_ISSUER, signDevToken } from '../src/core/auth/dev-issuer.ts';
+import { enableAllModules } from '../src/core/modules/enablement.ts';
+import { createApiKey as createKeyVerb } from '../src/core/tenancy/api-keys.ts';
+import type { WorkspaceType } from '../src/core/tenancy/roles.ts';
+import { createTenant } from '../src/core/tenancy/tenants.ts';
+import { resolveHostedUser } from '../src/core/tenancy/users.ts';
+import { call, type TestApp } from './helper.ts';
+
+/** A hosted-auth JWT from the dev issuer the test app trusts. */
+export async function hostedToken(
+  t: TestApp,
+  sub: string = `user-${randomUUID()}`,
+  options: { email?: string; ttlSeconds?: number } = {},
+): Promise<string> {
+  const issuer = t.app.identity.hosted.devIssuer;
+  if (issuer === undefined) throw new Error('the test app runs no dev issuer');
+  return signDevToken(issuer, { sub, ...options });
+}
+
+export interface TestTenant {
+  tenantId: string;
+  ownerUserId: string;
+  ownerSub: string;
+  ownerToken: string;
+  /** An API key with every scope. */
+  apiKey: string;
+}
+
+/** A fresh tenant with every module enabled, its owner (and their console token) and a full API key. */
+export async function createTestTenant(
+  t: TestApp,
+  options: { workspaceType?: WorkspaceType; name?: string } = {},
+): Promise<TestTenant> {
+  const ownerSub = `owner-${randomUUID()}`;
+  const owner = await resolveHostedUser(t.db, {
+    provider: DEV_ISSUER,
+    subject: ownerSub,
+    email: `${ownerSub}@example.test`,
+    emailVerified: true,
+    name: 'Owner',
+  });
+  const tenant = await createTenant(
+    t.db,
+    {
+      name: options.name ?? 'Test tenant',
+      workspaceType: options.workspaceType ?? 'sandbox',
+      ownerUserId: owner.id,
+    },
+    [enableAllModules],
+  );
+  const apiKey = await createApiKey(t, tenant.id, ['*']);
+  return {
+    tenantId: tenant.id,
+    ownerUserId: owner.id,
+    ownerSub,
+    ownerToken: await hostedToken(t, ownerSub),
+    apiKey,
+  };
+}
+
+export async function createApiKey(
+  t: TestApp,
+  tenantId: string,
+  scopes: string[],
+  options: { expiresAt?: string } = {},
+): Promise<string> {
+  const created = await createKeyVerb(
+    t.db,
+    tenantId,
+    { name: `key ${scopes.join(' ')}`, scopes, expiresAt: options.expiresAt },
+    Date.now(),
+  );
+  return created.key;
+}
+
+export interface ConnectOptions {
+  modules?: string[];
+  actorId?: string;
+  type?: 'end_user' | 'agent' | 'guest';
+  roomId?: string;
+}
+
+/** A session token through the real POST /v1/runtime/connect. */
+export async function connectSession(
+  t: TestApp,
+  apiKey: string,
+  options: ConnectOptions = {},
+): Promise<{ token: string; sessionId: string; actorId: string }> {
+  const res = await call(t.app, {
+    method: 'POST',
+    url: '/v1/runtime/connect',
+    headers: { 'x-api-key': apiKey },
+    payload: {
+      modules: options.modules ?? ['rooms', 'presence', 'chat'],
+      actor: {
+        type: options.type ?? 'end_user',
+        id: options.actorId ?? `test:${randomUUID()}`,
+        identityProvider: 'test',
+      },
+      ...(options.roomId === undefined ? {} : { roomId: options.roomId }),
+    },
+  });
+  if (res.statusCode !== 201) throw new Error(`connect failed: ${res.statusCode} ${res.body}`);
+  const body = res.json<{ token: string; sessionId: string; actor: { id: string } }>();
+  return { token: body.token, sessionId: body.sessionId, actorId: body.actor.id };
+}
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
