@@ -117,7 +117,7 @@ export function securityFor(
         return [{ sessionToken: [] }];
       case 'hosted_user':
         return [{ hostedJwt: [] }];
-      case 'none':
+      default:
         return [{}];
     }
   });
