@@ -79,6 +79,13 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
     .send(errorBody(error, request.id));
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every registered route, for the contract and tenant-isolation suites. */
+    routeList: readonly { method: string; url: string }[];
+  }
+}
+
 const METHODS: HTTPMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 /**
@@ -87,9 +94,12 @@ const METHODS: HTTPMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
  */
 export function installErrorHandling(app: FastifyInstance): void {
   const knownPaths = FindMyWay();
+  const routeList: { method: string; url: string }[] = [];
+  app.decorate('routeList', routeList);
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) {
+      if (method !== 'HEAD') routeList.push({ method, url: route.url });
       if (METHODS.includes(method as HTTPMethod) && !knownPaths.hasRoute(method as HTTPMethod, route.url)) {
         knownPaths.on(method as HTTPMethod, route.url, () => {});
       }
