@@ -21,7 +21,7 @@ interface Fixture {
 type Case = (b: Fixture) => {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   url: string;
-  payload?: unknown;
+  payload?: Record<string, unknown>;
 };
 
 describe('tenant isolation', () => {
