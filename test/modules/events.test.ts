@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { inTenant } from '../../src/core/context.ts';
+import { traceFrom } from '../../src/core/http/request-id.ts';
 import { createApiKey, createTestTenant, type TestTenant } from '../factories.ts';
 import { buildTestApp, call, type TestApp } from '../helper.ts';
 
@@ -242,6 +244,37 @@ describe('tenant events', () => {
     } finally {
       unsubscribe();
     }
+  });
+
+  test('a disabled module emits no events, even from system work', async () => {
+    const own = await createTestTenant(t);
+    const put = await call(t.app, {
+      method: 'PUT',
+      url: `/api/console/tenants/${own.tenantId}/modules/rooms`,
+      headers: { authorization: `Bearer ${own.ownerToken}` },
+      payload: { enabled: false },
+    });
+    assert.equal(put.statusCode, 200);
+    const ctx = {
+      ...t.app.services,
+      log: t.app.log,
+      tenantId: own.tenantId,
+      principal: undefined,
+      requestId: 'system-test',
+      trace: traceFrom(undefined),
+      origin: 'system' as const,
+    };
+    const emitted = await inTenant(ctx, async (_tx, emit) => ({
+      room: await emit('room.created', { roomId: 'x' }),
+      app: await emit('app.still.allowed', {}),
+    }));
+    assert.equal(emitted.room, undefined);
+    assert.equal(emitted.app?.type, 'app.still.allowed');
+    const listed = await events('', { 'x-api-key': own.apiKey });
+    assert.deepEqual(
+      listed.data.map((e) => e.type),
+      ['app.still.allowed'],
+    );
   });
 
   test('the console lists the same events for members', async () => {
