@@ -1,0 +1,26 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+
+const shas = new Map<string, string>();
+
+function shaOf(script: string): string {
+  let sha = shas.get(script);
+  if (sha === undefined) {
+    sha = createHash('sha1').update(script).digest('hex');
+    shas.set(script, sha);
+  }
+  return sha;
+}
+
+/**
+ * EVALSHA, falling back to EVAL once when the server does not have the script (first use, or after a
+ * restart or SCRIPT FLUSH); EVAL caches it for the next call. All arguments go in ARGV.
+ */
+export async function runScript(redis: Redis, script: string, args: (string | number)[]): Promise<unknown> {
+  try {
+    return await redis.evalsha(shaOf(script), 0, ...args);
+  } catch (error) {
+    if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+    return redis.eval(script, 0, ...args);
+  }
+}
