@@ -4,8 +4,8 @@
 // (default postgres://postgres@127.0.0.1:5432/postgres); it is skipped with a note when unreachable.
 import pg from 'pg';
 import { DEV_ISSUER } from '../src/core/auth/dev-issuer.ts';
-import { enableAllModules } from '../src/core/modules/enablement.ts';
 import { newId } from '../src/core/ids.ts';
+import { enableAllModules } from '../src/core/modules/enablement.ts';
 import { createApiKey } from '../src/core/tenancy/api-keys.ts';
 import { createTenant } from '../src/core/tenancy/tenants.ts';
 import { resolveHostedUser } from '../src/core/tenancy/users.ts';
@@ -15,7 +15,11 @@ import { startService } from './lib/targets.ts';
 
 const settings = loadSettings({ connections: 10, durationSeconds: 5, warmupSeconds: 1 });
 
-async function insertLoop(db: import('../src/core/db/database.ts').Database, tenantId: string, concurrency: number) {
+async function insertLoop(
+  db: import('../src/core/db/database.ts').Database,
+  tenantId: string,
+  concurrency: number,
+) {
   const until = Date.now() + settings.durationSeconds * 1000;
   let count = 0;
   await Promise.all(
@@ -52,8 +56,16 @@ async function run(label: string, env: Record<string, string | undefined>) {
     const { key } = await createApiKey(service.db, tenant.id, { name: 'bench', scopes: ['*'] }, Date.now());
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
 
-    const create = await measure(service.baseUrl, { method: 'POST', path: '/v1/rooms', headers, body: '{}' }, settings);
-    const list = await measure(service.baseUrl, { method: 'GET', path: '/v1/rooms?limit=20', headers }, settings);
+    const create = await measure(
+      service.baseUrl,
+      { method: 'POST', path: '/v1/rooms', headers, body: '{}' },
+      settings,
+    );
+    const list = await measure(
+      service.baseUrl,
+      { method: 'GET', path: '/v1/rooms?limit=20', headers },
+      settings,
+    );
     const inserts = await insertLoop(service.db, tenant.id, settings.connections);
     const fmt = (n: number) => n.toFixed(0).padStart(8);
     process.stdout.write(

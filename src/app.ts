@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { Config } from './config.ts';
 import { installAuthentication } from './core/auth/authenticate.ts';
@@ -11,6 +12,7 @@ import { type EventBus, MemoryEventBus } from './core/events/bus.ts';
 import { eventRoutes } from './core/events/routes.ts';
 import { EventStore } from './core/events/store.ts';
 import { installErrorHandling } from './core/http/error-handler.ts';
+import { ServiceUnavailable } from './core/http/errors.ts';
 import { registerOpenApi } from './core/http/openapi.ts';
 import { requestIdFrom, type TraceContext, traceFrom } from './core/http/request-id.ts';
 import { installValidation } from './core/http/validation.ts';
@@ -20,11 +22,19 @@ import type { ModuleManifest } from './core/modules/manifest.ts';
 import { ModuleRegistry } from './core/modules/registry.ts';
 import { moduleRoutes } from './core/modules/routes.ts';
 import { healthRoutes } from './core/ops/health.ts';
+import { createRealtimeBackplane, type RealtimeBackplane } from './core/realtime/index.ts';
+import { chatModule } from './modules/chat/manifest.ts';
+import { presenceModule } from './modules/presence/manifest.ts';
 import { roomsModule } from './modules/rooms/manifest.ts';
+import { enqueueDeliveries, WebhookWorker } from './modules/webhooks/index.ts';
+import { webhooksModule } from './modules/webhooks/manifest.ts';
+import { installConsoleGuard } from './surfaces/console/guard.ts';
 import { consoleSurface } from './surfaces/console/index.ts';
+import { mcpSurface } from './surfaces/mcp/index.ts';
+import { type GatewayLimits, realtimeGateway } from './surfaces/realtime/index.ts';
 
 /** The modules this service runs. A new module is its own folder plus one line here. */
-export const MODULES: readonly ModuleManifest[] = [roomsModule];
+export const MODULES: readonly ModuleManifest[] = [roomsModule, presenceModule, chatModule, webhooksModule];
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -41,6 +51,8 @@ export interface AppDeps {
   db: Database;
   clock: Clock;
   bus?: EventBus;
+  /** Tests: a backplane to use (the app closes it) and shorter gateway limits. */
+  realtime?: { backplane?: RealtimeBackplane; limits?: Partial<GatewayLimits> };
 }
 
 /** The whole service as one Fastify instance: core first, then surfaces, then each module. */
@@ -54,27 +66,62 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       requestIdLogLabel: 'requestId',
       disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace',
     }),
-    return503OnClosing: true,
+    // Refused during shutdown by the hook below, so the 503 has the service's error shape.
+    return503OnClosing: false,
   });
 
   installValidation(app);
   // JSON only: any other body type answers 415.
   app.removeContentTypeParser('text/plain');
   app.decorateRequest('trace');
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onRequest', async (request, reply) => {
     request.trace = traceFrom(request.headers.traceparent);
     reply.header('x-request-id', request.id);
+    if (closing) {
+      reply.header('connection', 'close');
+      throw new ServiceUnavailable('the service is shutting down; retry on another instance');
+    }
   });
 
   const reportError = (context: string) => (err: unknown) => app.log.error({ err }, context);
   const bus = deps.bus ?? new MemoryEventBus(reportError('event subscriber failed'));
+  const backplane =
+    deps.realtime?.backplane ??
+    createRealtimeBackplane(config, clock, { report: (err, context) => app.log.error({ err }, context) });
+  const events = new EventStore(bus, clock);
+  const webhookWorker = new WebhookWorker({
+    db,
+    config,
+    clock,
+    log: app.log,
+    // Dead-lettering records a tenant event in the worker's tenant-scoped transaction; the fan-out skips
+    // the endpoint that failed.
+    emitTenantEvent: async (tx, tenantId, type, data) => {
+      await events.insert(tx, tenantId, type, data, {
+        traceId: randomBytes(16).toString('hex'),
+        spanId: randomBytes(8).toString('hex'),
+        requestId: 'webhook-worker',
+        origin: 'system',
+      });
+    },
+  });
+  // Outbox: every event gets its deliveries in the transaction that records it.
+  events.onEventInTransaction(async (tx, event) => {
+    await enqueueDeliveries(tx, event);
+  });
   const services: Services = {
     config,
     db,
     clock,
-    events: new EventStore(bus, clock),
+    events,
+    wakeWebhooks: () => webhookWorker.wake(),
     registry: new ModuleRegistry(MODULES),
     enablement: new ModuleEnablement(db),
+    realtime: backplane,
   };
   const identity = await Identity.create({
     config,
@@ -84,9 +131,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.decorate('identity', identity);
   app.decorate('services', services);
+  bus.subscribe(() => webhookWorker.wake());
+  app.addHook('onReady', async () => webhookWorker.start());
+  app.addHook('preClose', async () => webhookWorker.stop({ graceMs: config.shutdownGraceMs }));
   app.addHook('onClose', async () => {
     await identity.stop();
     await bus.close();
+    await backplane.close();
   });
 
   // Core.
@@ -94,6 +145,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerOpenApi(app, config);
   installAuthentication(app, identity);
   installModuleGuard(app, services.enablement);
+  installConsoleGuard(app, db);
   await app.register(healthRoutes, { db });
   await app.register(identityRoutes, { db, identity });
   await app.register(runtimeRoutes, { ...services, identity });
@@ -102,6 +154,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Surfaces.
   await app.register(consoleSurface, { ...services, identity, setupSteps: [enableAllModules] });
+  await app.register(realtimeGateway, { services, identity, backplane, limits: deps.realtime?.limits });
+  await app.register(mcpSurface, services);
 
   // Modules.
   for (const module of MODULES) {

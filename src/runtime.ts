@@ -19,7 +19,7 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-/** Opens the database, applies migrations and builds the app; closing the app closes the database. */
+/** Opens the database, applies migrations and builds the app; `close()` closes the app, then the database. */
 export async function createRuntime(
   config: Config,
   options: { clock?: Clock; db?: Database; inMemory?: boolean } = {},
@@ -28,8 +28,15 @@ export async function createRuntime(
   try {
     await migrate(db);
     const app = await buildApp({ config, db, clock: options.clock ?? systemClock });
-    if (options.db === undefined) app.addHook('onClose', () => db.close());
-    return { app, db, close: () => app.close() };
+    // The database closes after the app, so onClose hooks (e.g. flushing usage) can still write.
+    const close = async () => {
+      try {
+        await app.close();
+      } finally {
+        if (options.db === undefined) await db.close();
+      }
+    };
+    return { app, db, close };
   } catch (error) {
     if (options.db === undefined) await db.close();
     throw error;

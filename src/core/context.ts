@@ -9,6 +9,7 @@ import type { TenantEvent, TraceMetadata } from './events/types.ts';
 import type { TraceContext } from './http/request-id.ts';
 import type { ModuleEnablement } from './modules/enablement.ts';
 import type { ModuleRegistry } from './modules/registry.ts';
+import type { RealtimeBackplane } from './realtime/index.ts';
 
 /** Long-lived services the app is built from; passed down explicitly, never read from globals. */
 export interface Services {
@@ -18,6 +19,10 @@ export interface Services {
   events: EventStore;
   registry: ModuleRegistry;
   enablement: ModuleEnablement;
+  /** Pub/sub and presence across instances; absent only where an app is built without realtime. */
+  realtime?: RealtimeBackplane;
+  /** Tells this instance's webhook worker that deliveries were queued (after commit). */
+  wakeWebhooks: () => void;
 }
 
 export type Origin = 'api' | 'console' | 'realtime' | 'mcp' | 'system';

@@ -15,6 +15,9 @@ interface Fixture {
   productKeyId: string;
   memberUserId: string;
   invitationId: string;
+  messageId: string;
+  webhookId: string;
+  deliveryId: string;
   secretMarker: string;
 }
 
@@ -69,6 +72,27 @@ describe('tenant isolation', () => {
       headers: bearer(b.ownerToken),
       payload: { email: `${marker}@example.test`, role: 'viewer' },
     });
+    const message = await call(t.app, {
+      method: 'POST',
+      url: '/v1/rooms/shared-name/messages',
+      headers: bKey,
+      payload: { text: marker, actor: { id: 'b:author' } },
+    });
+    assert.equal(message.statusCode, 201, message.body);
+    const hook = await call(t.app, {
+      method: 'POST',
+      url: '/v1/webhooks',
+      headers: bKey,
+      payload: {
+        url: `https://example.test/${marker}`,
+        secret: `${marker}-secret-0123456789`,
+        eventTypes: ['app.*'],
+      },
+    });
+    assert.equal(hook.statusCode, 201, hook.body);
+    const webhookId = hook.json<{ id: string }>().id;
+    const test = await call(t.app, { method: 'POST', url: `/v1/webhooks/${webhookId}/test`, headers: bKey });
+    assert.equal(test.statusCode, 202, test.body);
     fixture = {
       roomId: 'shared-name',
       eventId: ev.json<{ data: { id: string }[] }>().data[0]?.id ?? '',
@@ -76,6 +100,9 @@ describe('tenant isolation', () => {
       productKeyId: pk.json<{ id: string }>().id,
       memberUserId: b.ownerUserId,
       invitationId: inv.json<{ invitationId: string }>().invitationId,
+      messageId: message.json<{ id: string }>().id,
+      webhookId,
+      deliveryId: test.json<{ id: string }>().id,
       secretMarker: marker,
     };
     aSession = (await connectSession(t, a.apiKey, { modules: ['rooms'] })).token;
@@ -92,7 +119,73 @@ describe('tenant isolation', () => {
     }),
     'DELETE /v1/rooms/:roomId': (f) => ({ method: 'DELETE', url: `/v1/rooms/${f.roomId}` }),
     'GET /v1/events/:eventId': (f) => ({ method: 'GET', url: `/v1/events/${f.eventId}` }),
+    'GET /v1/rooms/:roomId/presence': (f) => ({ method: 'GET', url: `/v1/rooms/${f.roomId}/presence` }),
+    'POST /v1/rooms/:roomId/messages': (f) => ({
+      method: 'POST',
+      url: `/v1/rooms/${f.roomId}/messages`,
+      payload: { text: 'intrusion', actor: { id: 'a:intruder' } },
+    }),
+    'GET /v1/rooms/:roomId/messages': (f) => ({ method: 'GET', url: `/v1/rooms/${f.roomId}/messages` }),
+    'PATCH /v1/rooms/:roomId/messages/:messageId': (f) => ({
+      method: 'PATCH',
+      url: `/v1/rooms/${f.roomId}/messages/${f.messageId}`,
+      payload: { text: 'edited by A' },
+    }),
+    'DELETE /v1/rooms/:roomId/messages/:messageId': (f) => ({
+      method: 'DELETE',
+      url: `/v1/rooms/${f.roomId}/messages/${f.messageId}`,
+    }),
+    'POST /v1/rooms/:roomId/messages/:messageId/reactions/:emoji': (f) => ({
+      method: 'POST',
+      url: `/v1/rooms/${f.roomId}/messages/${f.messageId}/reactions/${encodeURIComponent('👍')}?actor=a:intruder`,
+    }),
+    'DELETE /v1/rooms/:roomId/messages/:messageId/reactions/:emoji': (f) => ({
+      method: 'DELETE',
+      url: `/v1/rooms/${f.roomId}/messages/${f.messageId}/reactions/${encodeURIComponent('👍')}?actor=b:author`,
+    }),
+    ...webhookCases('/v1'),
   };
+
+  /** The webhook routes, the same under /v1 and the console. */
+  function webhookCases(prefix: string): Record<string, Case> {
+    const at = () => (prefix === '/v1' ? '/v1' : `/api/console/tenants/${b.tenantId}`);
+    return {
+      [`GET ${prefix}/webhooks/:webhookId`]: (f) => ({
+        method: 'GET',
+        url: `${at()}/webhooks/${f.webhookId}`,
+      }),
+      [`PATCH ${prefix}/webhooks/:webhookId`]: (f) => ({
+        method: 'PATCH',
+        url: `${at()}/webhooks/${f.webhookId}`,
+        payload: { enabled: false },
+      }),
+      [`DELETE ${prefix}/webhooks/:webhookId`]: (f) => ({
+        method: 'DELETE',
+        url: `${at()}/webhooks/${f.webhookId}`,
+      }),
+      [`POST ${prefix}/webhooks/:webhookId/rotate-secret`]: (f) => ({
+        method: 'POST',
+        url: `${at()}/webhooks/${f.webhookId}/rotate-secret`,
+        payload: { secret: 'a-new-secret-of-tenant-a' },
+      }),
+      [`POST ${prefix}/webhooks/:webhookId/test`]: (f) => ({
+        method: 'POST',
+        url: `${at()}/webhooks/${f.webhookId}/test`,
+      }),
+      [`GET ${prefix}/webhooks/:webhookId/deliveries`]: (f) => ({
+        method: 'GET',
+        url: `${at()}/webhooks/${f.webhookId}/deliveries`,
+      }),
+      [`GET ${prefix}/webhook-deliveries/:deliveryId`]: (f) => ({
+        method: 'GET',
+        url: `${at()}/webhook-deliveries/${f.deliveryId}`,
+      }),
+      [`POST ${prefix}/webhook-deliveries/:deliveryId/redeliver`]: (f) => ({
+        method: 'POST',
+        url: `${at()}/webhook-deliveries/${f.deliveryId}/redeliver`,
+      }),
+    };
+  }
 
   /** Console routes: tenant A's owner aims at tenant B's tenant id. */
   const consoleCases: Record<string, Case> = {
@@ -161,6 +254,25 @@ describe('tenant isolation', () => {
       method: 'GET',
       url: `/api/console/tenants/${b.tenantId}/events`,
     }),
+    'GET /api/console/tenants/:tenantId/mcp-policy': () => ({
+      method: 'GET',
+      url: `/api/console/tenants/${b.tenantId}/mcp-policy`,
+    }),
+    'PUT /api/console/tenants/:tenantId/mcp-policy': () => ({
+      method: 'PUT',
+      url: `/api/console/tenants/${b.tenantId}/mcp-policy`,
+      payload: { confirm: 'required_only' },
+    }),
+    'POST /api/console/tenants/:tenantId/webhooks': () => ({
+      method: 'POST',
+      url: `/api/console/tenants/${b.tenantId}/webhooks`,
+      payload: { url: 'https://example.test/a', secret: 'tenant-a-secret-0123' },
+    }),
+    'GET /api/console/tenants/:tenantId/webhooks': () => ({
+      method: 'GET',
+      url: `/api/console/tenants/${b.tenantId}/webhooks`,
+    }),
+    ...webhookCases('/api/console/tenants/:tenantId'),
   };
 
   /** Parameterised routes that name no tenant resource. */

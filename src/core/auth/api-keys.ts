@@ -8,6 +8,8 @@ import type { Principal } from './principal.ts';
 interface KeyRow {
   id: string;
   tenant_id: string;
+  name: string;
+  prefix: string;
   secret_hash: Buffer | Uint8Array;
   scopes: string[];
   expires_at: Date | null;
@@ -36,6 +38,8 @@ function invalidKey(): AppError {
 export class ApiKeyVerifier {
   private readonly cache = new Map<string, CachedKey>();
   private readonly lastUsed = new Map<string, number>();
+  /** Bumped by every eviction: a lookup that raced one must not cache what it read before it. */
+  private evictions = 0;
   private flushTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -54,6 +58,7 @@ export class ApiKeyVerifier {
   }
 
   evict(keyId: string): void {
+    this.evictions += 1;
     for (const [prefix, entry] of this.cache) if (entry.row.id === keyId) this.cache.delete(prefix);
   }
 
@@ -71,19 +76,27 @@ export class ApiKeyVerifier {
     if (row.revoked_at !== null) throw invalidKey();
     if (row.expires_at !== null && row.expires_at.getTime() <= now) throw invalidKey();
     this.lastUsed.set(row.id, now);
-    return { kind: 'api_key', tenantId: row.tenant_id, apiKeyId: row.id, scopes: row.scopes };
+    return {
+      kind: 'api_key',
+      tenantId: row.tenant_id,
+      apiKeyId: row.id,
+      apiKey: { id: row.id, name: row.name, prefix: row.prefix },
+      scopes: row.scopes,
+    };
   }
 
   private async fetch(prefix: string, now: number): Promise<CachedKey | undefined> {
+    const evictionsBefore = this.evictions;
     const { rows } = await systemTx(this.db, (tx) =>
       tx.query<KeyRow>(
-        'select id, tenant_id, secret_hash, scopes, expires_at, revoked_at from api_keys where prefix = $1',
+        'select id, tenant_id, name, prefix, secret_hash, scopes, expires_at, revoked_at from api_keys where prefix = $1',
         [prefix],
       ),
     );
     const row = rows[0];
     if (row === undefined) return undefined;
     const entry = { row, hash: Buffer.from(row.secret_hash), fetchedAt: now };
+    if (this.evictions !== evictionsBefore) return entry;
     if (this.cache.size >= CACHE_MAX) this.cache.clear();
     this.cache.set(prefix, entry);
     return entry;

@@ -39,21 +39,41 @@ function challenge(error?: string, extra: Record<string, string> = {}): string {
   return `Bearer ${parts.join(', ')}`;
 }
 
+/**
+ * RFC 6750 challenge for every refusal the guard makes: no `error` when no credential came, `invalid_request`
+ * for a malformed request, `insufficient_scope` for a 403, `invalid_token` for any credential that failed.
+ */
 function withChallenge(error: AppError): AppError {
-  if (error.status !== 401 && error.status !== 403) return error;
+  if (error.status !== 400 && error.status !== 401 && error.status !== 403) return error;
   if (error.headers['www-authenticate'] !== undefined) return error;
   const rfcError =
     error.code === 'unauthorized'
       ? undefined
-      : error.code === 'insufficient_scope'
-        ? 'insufficient_scope'
-        : 'invalid_token';
+      : error.status === 400
+        ? 'invalid_request'
+        : error.status === 403
+          ? 'insufficient_scope'
+          : 'invalid_token';
   error.headers['www-authenticate'] = challenge(
     rfcError,
     rfcError === undefined ? {} : { error_description: error.message },
   );
   return error;
 }
+
+function insufficientScope(scope: string): AppError {
+  return new AppError('insufficient_scope', `this route requires the scope ${scope}`, {
+    headers: {
+      'www-authenticate': challenge('insufficient_scope', {
+        scope,
+        error_description: `this route requires the scope ${scope}`,
+      }),
+    },
+  });
+}
+
+/** Failures that count toward the per-address limit: a credential was presented and did not verify. */
+const GUESSES = new Set(['invalid_token', 'invalid_api_key']);
 
 interface Presented {
   kind: PrincipalKind;
@@ -107,23 +127,19 @@ export function installAuthentication(app: FastifyInstance, identity: Identity):
           `this route does not accept ${KIND_NAMES[presented.kind]}; send ${auth.credentials.map((k) => KIND_NAMES[k]).join(' or ')}`,
         );
       }
-      let principal: Principal;
-      try {
-        principal = await identity.verify(presented.kind, presented.value);
-      } catch (error) {
-        if (error instanceof AppError && error.status === 401) identity.failures.recordFailure(request.ip);
-        throw error;
-      }
+      const principal = await identity.verify(presented.kind, presented.value);
       request.principal = principal;
       if (auth.scope !== undefined && principal.kind !== 'hosted_user' && !hasScope(principal, auth.scope)) {
-        throw new AppError('insufficient_scope', `this route requires the scope ${auth.scope}`);
+        throw insufficientScope(auth.scope);
       }
       const roomId = (request.params as Record<string, unknown> | undefined)?.roomId;
       if (principal.roomId !== undefined && typeof roomId === 'string' && roomId !== principal.roomId) {
         throw new AppError('forbidden', `this session token is limited to room ${principal.roomId}`);
       }
     } catch (error) {
-      throw error instanceof AppError ? withChallenge(error) : error;
+      if (!(error instanceof AppError)) throw error;
+      if (GUESSES.has(error.code)) identity.failures.recordFailure(request.ip);
+      throw withChallenge(error);
     }
   });
 }

@@ -1,11 +1,23 @@
-import { createRemoteJWKSet, type JWTPayload, jwtVerify } from 'jose';
+import { createRemoteJWKSet, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import type { Config } from '../../config.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError, ServiceUnavailable } from '../http/errors.ts';
 import { DEV_AUDIENCE, DEV_ISSUER, type DevIssuer, loadDevIssuer } from './dev-issuer.ts';
 
 /** Asymmetric algorithms only: `none` and HMAC (the public-key-as-secret confusion) are refused. */
 const ASYMMETRIC = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 const CLOCK_SKEW_SECONDS = 60;
+/**
+ * An unknown `kid` refetches the JWKS (the provider rotated its keys), but at most once per this interval:
+ * tokens naming random kids must not turn the service into a request amplifier against the provider.
+ */
+const JWKS_REFRESH_COOLDOWN_MS = 5_000;
+const JWKS_MAX_AGE_MS = 600_000;
+/** Key-resolution failures that are the token's fault; anything else means the provider could not be read. */
+const TOKEN_KEY_ERRORS = new Set([
+  'ERR_JWKS_NO_MATCHING_KEY',
+  'ERR_JWKS_MULTIPLE_MATCHING_KEYS',
+  'ERR_JOSE_NOT_SUPPORTED',
+]);
 
 export interface HostedIdentity {
   provider: string;
@@ -58,7 +70,21 @@ function explain(error: unknown): string {
 export async function createHostedJwtVerifier(config: Config): Promise<HostedJwtVerifier> {
   const { jwksUrl, issuer, audience } = config.hostedAuth;
   if (jwksUrl !== undefined && issuer !== undefined) {
-    const keys = createRemoteJWKSet(new URL(jwksUrl), { cooldownDuration: 30_000, cacheMaxAge: 600_000 });
+    const remote = createRemoteJWKSet(new URL(jwksUrl), {
+      cooldownDuration: JWKS_REFRESH_COOLDOWN_MS,
+      cacheMaxAge: JWKS_MAX_AGE_MS,
+    });
+    // A provider outage is the service's problem, not the caller's: 503, and no strike against the address.
+    const keys: JWTVerifyGetKey = async (header, token) => {
+      try {
+        return await remote(header, token);
+      } catch (error) {
+        if (TOKEN_KEY_ERRORS.has((error as { code?: string }).code ?? '')) throw error;
+        throw new ServiceUnavailable(
+          "the hosted auth provider's signing keys cannot be fetched; try again shortly",
+        );
+      }
+    };
     return {
       devIssuer: undefined,
       async verify(token) {

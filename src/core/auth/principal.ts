@@ -17,6 +17,8 @@ export interface Principal {
   scopes: readonly string[];
   userId?: string;
   apiKeyId?: string;
+  /** API keys: how the console names the key (from the verified, cached key row). */
+  apiKey?: { id: string; name: string; prefix: string };
   actor?: ActorRef;
   /** Session tokens: the modules and room the token was minted for. */
   modules?: readonly string[];

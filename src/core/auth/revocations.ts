@@ -1,19 +1,42 @@
 import type { Database } from '../db/database.ts';
 import { systemTx } from '../db/tenant-tx.ts';
 
+export type RevocationKind = 'api_key' | 'session' | 'actor_sessions';
+
+/**
+ * How long a skipped sequence number is looked for again. PostgreSQL hands out `seq` at insert but the row
+ * becomes visible at commit, so a revocation can commit after a later one was already read; a rolled-back
+ * insert leaves a gap forever. A revocation transaction is one short insert: a minute is ample.
+ */
+const GAP_WAIT_MS = 60_000;
+/** A jump larger than this (e.g. a fresh instance reading old rows) is not tracked gap by gap. */
+const MAX_TRACKED_GAP = 1_000;
+/** Expired rows are deleted by whichever instance gets there; once in a while is enough. */
+const CLEANUP_EVERY_MS = 10 * 60_000;
+
+interface Entry {
+  /** When the entry stops mattering (ms); Infinity = never. */
+  until: number;
+}
+
 /**
  * Every instance keeps the live revocations in memory and polls `credential_revocations` for rows past
- * the last sequence it saw. A revocation therefore reaches every instance within one poll interval,
- * with or without Redis, and the instance that revoked applies it at once.
+ * the last sequence it saw, plus the skipped sequence numbers that may still commit. A revocation
+ * therefore reaches every instance within one poll interval, with or without Redis, and the instance
+ * that revoked applies it at once. Entries are dropped once the tokens they void have expired anyway.
  */
 export class RevocationList {
   private lastSeq = 0;
-  private readonly revokedSessions = new Set<string>();
-  /** Actor id -> time (ms) before which its session tokens are void. */
-  private readonly actorCutoffs = new Map<string, number>();
+  /** Skipped sequence number -> when it was first noticed missing (ms). */
+  private readonly gaps = new Map<number, number>();
+  /** `<tenantId>/<jti>`: a session id is only meaningful within its tenant. */
+  private readonly revokedSessions = new Map<string, Entry>();
+  /** Actor id -> time (ms) at or before which its session tokens are void. */
+  private readonly actorCutoffs = new Map<string, Entry & { cutoff: number }>();
   private readonly keyListeners: ((keyId: string) => void)[] = [];
   private timer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
+  private lastCleanup = Date.now();
 
   constructor(
     private readonly db: Database,
@@ -26,9 +49,10 @@ export class RevocationList {
   }
 
   async start(): Promise<void> {
-    await this.poll();
+    // The backlog at start-up: its holes are expired or rolled-back rows, not commits still to come.
+    await this.poll(false);
     this.timer = setInterval(() => {
-      this.polling ??= this.poll()
+      this.polling ??= this.poll(true)
         .catch(this.onError)
         .finally(() => {
           this.polling = undefined;
@@ -42,31 +66,71 @@ export class RevocationList {
     await this.polling;
   }
 
-  isSessionRevoked(jti: string, actorId: string, issuedAtMs: number): boolean {
-    if (this.revokedSessions.has(jti)) return true;
-    const cutoff = this.actorCutoffs.get(actorId);
+  isSessionRevoked(tenantId: string, jti: string, actorId: string, issuedAtMs: number): boolean {
+    if (this.revokedSessions.has(`${tenantId}/${jti}`)) return true;
+    const cutoff = this.actorCutoffs.get(actorId)?.cutoff;
     return cutoff !== undefined && issuedAtMs <= cutoff;
   }
 
-  apply(kind: string, subject: string, revokedAtMs: number): void {
-    if (kind === 'session') this.revokedSessions.add(subject);
-    else if (kind === 'actor_sessions') {
-      this.actorCutoffs.set(subject, Math.max(this.actorCutoffs.get(subject) ?? 0, revokedAtMs));
+  /** `untilMs`: when the revocation stops mattering (the longest a voided token could still live). */
+  apply(
+    kind: RevocationKind | string,
+    tenantId: string,
+    subject: string,
+    revokedAtMs: number,
+    untilMs: number,
+  ): void {
+    if (kind === 'session') {
+      const key = `${tenantId}/${subject}`;
+      this.revokedSessions.set(key, { until: Math.max(this.revokedSessions.get(key)?.until ?? 0, untilMs) });
+    } else if (kind === 'actor_sessions') {
+      const known = this.actorCutoffs.get(subject);
+      this.actorCutoffs.set(subject, {
+        cutoff: Math.max(known?.cutoff ?? 0, revokedAtMs),
+        until: Math.max(known?.until ?? 0, untilMs),
+      });
     } else if (kind === 'api_key') for (const listener of this.keyListeners) listener(subject);
   }
 
-  private async poll(): Promise<void> {
+  private prune(now: number): void {
+    for (const [seq, since] of this.gaps) if (now - since > GAP_WAIT_MS) this.gaps.delete(seq);
+    for (const [key, entry] of this.revokedSessions) if (entry.until <= now) this.revokedSessions.delete(key);
+    for (const [key, entry] of this.actorCutoffs) if (entry.until <= now) this.actorCutoffs.delete(key);
+  }
+
+  private async poll(trackGaps: boolean): Promise<void> {
+    const now = Date.now();
+    this.prune(now);
     const { rows } = await systemTx(this.db, (tx) =>
-      tx.query<{ seq: number | string; kind: string; subject: string; revoked_at: Date }>(
-        `select seq, kind, subject, revoked_at from credential_revocations
-          where seq > $1 and (expires_at is null or expires_at > now())
+      tx.query<{
+        seq: number | string;
+        kind: string;
+        tenant_id: string;
+        subject: string;
+        revoked_at: Date;
+        expires_at: Date | null;
+      }>(
+        `select seq, kind, tenant_id, subject, revoked_at, expires_at from credential_revocations
+          where (seq > $1 or seq = any($2::bigint[])) and (expires_at is null or expires_at > now())
           order by seq limit 10000`,
-        [this.lastSeq],
+        [this.lastSeq, [...this.gaps.keys()]],
       ),
     );
     for (const row of rows) {
-      this.apply(row.kind, row.subject, new Date(row.revoked_at).getTime());
-      this.lastSeq = Math.max(this.lastSeq, Number(row.seq));
+      const seq = Number(row.seq);
+      const until = row.expires_at === null ? Number.POSITIVE_INFINITY : new Date(row.expires_at).getTime();
+      this.apply(row.kind, row.tenant_id, row.subject, new Date(row.revoked_at).getTime(), until);
+      if (this.gaps.delete(seq)) continue;
+      if (trackGaps && seq - this.lastSeq - 1 <= MAX_TRACKED_GAP) {
+        for (let missing = this.lastSeq + 1; missing < seq; missing++) this.gaps.set(missing, now);
+      }
+      this.lastSeq = Math.max(this.lastSeq, seq);
+    }
+    if (now - this.lastCleanup >= CLEANUP_EVERY_MS) {
+      this.lastCleanup = now;
+      await systemTx(this.db, (tx) =>
+        tx.query(`delete from credential_revocations where expires_at < now() - interval '1 hour'`),
+      );
     }
   }
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Database } from '../db/database.ts';
-import { tenantTx } from '../db/tenant-tx.ts';
+import { TenantDirectory } from '../tenancy/tenant-directory.ts';
 import { listUserTenants } from '../tenancy/tenants.ts';
 import { getUser } from '../tenancy/users.ts';
 import type { Identity } from './identity.ts';
@@ -46,35 +46,6 @@ const Me = Type.Object({
   memberships: Type.Optional(Type.Array(Membership)),
 });
 
-async function tenantAndKey(db: Database, principal: Principal) {
-  const tenantId = principal.tenantId;
-  if (tenantId === undefined) return { tenant: null, apiKey: undefined };
-  return tenantTx(db, { tenantId }, async (tx) => {
-    const { rows } = await tx.query<{
-      id: string;
-      name: string;
-      workspace_type: string;
-      key_id: string | null;
-      key_name: string | null;
-      key_prefix: string | null;
-    }>(
-      `select t.id, t.name, t.workspace_type, k.id as key_id, k.name as key_name, k.prefix as key_prefix
-         from tenants t left join api_keys k on k.id = $1
-        where t.id = $2`,
-      [principal.apiKeyId ?? null, tenantId],
-    );
-    const row = rows[0];
-    if (row === undefined) return { tenant: null, apiKey: undefined };
-    return {
-      tenant: { id: row.id, name: row.name, workspaceType: row.workspace_type },
-      apiKey:
-        row.key_id === null
-          ? undefined
-          : { id: row.key_id, name: row.key_name ?? '', prefix: row.key_prefix ?? '' },
-    };
-  });
-}
-
 async function userWithMemberships(db: Database, userId: string) {
   const [user, memberships] = await Promise.all([getUser(db, userId), listUserTenants(db, userId)]);
   return {
@@ -101,6 +72,7 @@ export async function identityRoutes(
   app: FastifyInstance,
   { db, identity }: { db: Database; identity: Identity },
 ) {
+  const tenants = new TenantDirectory(db);
   app.get(
     '/v1/me',
     {
@@ -140,11 +112,12 @@ export async function identityRoutes(
           memberships,
         };
       }
-      const { tenant, apiKey } = await tenantAndKey(db, principal);
+      // The hot path of every integration's first call: no transaction per request (see TenantDirectory).
+      const tenant = principal.tenantId === undefined ? undefined : await tenants.summary(principal.tenantId);
       return {
         ...base,
-        tenant,
-        ...(apiKey === undefined ? {} : { apiKey }),
+        tenant: tenant ?? null,
+        ...(principal.apiKey === undefined ? {} : { apiKey: principal.apiKey }),
         ...(principal.actor ? { actor: principal.actor } : {}),
       };
     },

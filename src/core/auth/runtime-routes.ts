@@ -79,6 +79,9 @@ interface Deps {
 }
 
 export async function runtimeRoutes(app: FastifyInstance, { db, identity, config, clock, enablement }: Deps) {
+  // A revocation matters until every token it voids has expired (the same bound as its row's expires_at).
+  const retainUntil = () => Date.now() + (config.sessionTtlSeconds + 60) * 1000;
+
   app.post(
     '/v1/runtime/connect',
     {
@@ -160,10 +163,10 @@ export async function runtimeRoutes(app: FastifyInstance, { db, identity, config
             [tenantId, actorId, config.sessionTtlSeconds + 60],
           );
         });
-        identity.revocations.apply('actor_sessions', actorId, clock.now());
+        identity.revocations.apply('actor_sessions', tenantId, actorId, clock.now(), retainUntil());
       } else if (body.sessionId !== undefined) {
         await revokeSession(db, tenantId, body.sessionId, config.sessionTtlSeconds);
-        identity.revocations.apply('session', body.sessionId, clock.now());
+        identity.revocations.apply('session', tenantId, body.sessionId, clock.now(), retainUntil());
       } else {
         throw new AppError('invalid_request', 'send sessionId or actorId');
       }
@@ -186,8 +189,9 @@ export async function runtimeRoutes(app: FastifyInstance, { db, identity, config
     async (request) => {
       const principal = request.principal as Principal;
       const sessionId = principal.sessionId as string;
-      await revokeSession(db, principal.tenantId as string, sessionId, config.sessionTtlSeconds);
-      identity.revocations.apply('session', sessionId, clock.now());
+      const tenantId = principal.tenantId as string;
+      await revokeSession(db, tenantId, sessionId, config.sessionTtlSeconds);
+      identity.revocations.apply('session', tenantId, sessionId, clock.now(), retainUntil());
       return { revoked: true as const };
     },
   );

@@ -30,6 +30,9 @@ interface SessionClaims {
   mods: string[];
   room?: string;
   scp: string[];
+  /** Issue time in milliseconds: `iat` has whole seconds, too coarse to tell a token minted just after
+   * "revoke every token of this actor" from one minted just before it. */
+  iat_ms: number;
 }
 
 /** Whether a bearer JWT claims to be one of ours (verification decides whether it is). */
@@ -41,11 +44,30 @@ export function isSessionToken(token: string): boolean {
   }
 }
 
+const CLOCK_TOLERANCE_SECONDS = 5;
+/**
+ * Verified tokens are remembered so a client's every request does not pay for an Ed25519 verification
+ * (the costliest step of a session-token request). Revocation and expiry are still checked on each use;
+ * an entry is re-verified after a minute so a retired signing key stops its tokens soon.
+ */
+const VERIFIED_MAX = 10_000;
+const VERIFIED_MAX_AGE_MS = 60_000;
+
+interface VerifiedSession {
+  principal: Principal;
+  issuedAtMs: number;
+  /** `exp` claim, in seconds. */
+  exp: number;
+  verifiedAt: number;
+}
+
 function invalid(reason: string): AppError {
   return new AppError('invalid_token', `session token rejected: ${reason}`);
 }
 
 export class SessionTokens {
+  private readonly verified = new Map<string, VerifiedSession>();
+
   constructor(
     private readonly keys: SessionKeyRing,
     private readonly revocations: RevocationList,
@@ -55,7 +77,8 @@ export class SessionTokens {
   async mint(grant: SessionGrant): Promise<MintedSession> {
     const key = this.keys.signingKey();
     const jti = newId('session');
-    const issuedAt = Math.floor(this.clock.now() / 1000);
+    const issuedAtMs = this.clock.now();
+    const issuedAt = Math.floor(issuedAtMs / 1000);
     const expiresAt = issuedAt + grant.ttlSeconds;
     const claims: SessionClaims = {
       tid: grant.tenantId,
@@ -68,6 +91,7 @@ export class SessionTokens {
       mods: [...grant.modules],
       ...(grant.roomId === undefined ? {} : { room: grant.roomId }),
       scp: [...grant.scopes],
+      iat_ms: issuedAtMs,
     };
     const token = await new SignJWT({ ...claims })
       .setProtectedHeader({ alg: SESSION_ALG, kid: key.kid, typ: 'JWT' })
@@ -82,6 +106,16 @@ export class SessionTokens {
   }
 
   async verify(token: string): Promise<Principal> {
+    const now = this.clock.now();
+    const hit = this.verified.get(token);
+    if (hit !== undefined && now - hit.verifiedAt < VERIFIED_MAX_AGE_MS) {
+      // Same expiry rule as jwtVerify below: whole seconds, with the clock tolerance.
+      if (hit.exp <= Math.floor(now / 1000) - CLOCK_TOLERANCE_SECONDS) {
+        this.verified.delete(token);
+        throw invalid('expired');
+      }
+      return this.unlessRevoked(hit);
+    }
     let kid: string | undefined;
     try {
       kid = decodeProtectedHeader(token).kid;
@@ -96,30 +130,49 @@ export class SessionTokens {
         issuer: SESSION_ISSUER,
         audience: SESSION_AUDIENCE,
         algorithms: [SESSION_ALG],
-        currentDate: new Date(this.clock.now()),
-        clockTolerance: 5,
+        currentDate: new Date(now),
+        clockTolerance: CLOCK_TOLERANCE_SECONDS,
         requiredClaims: ['exp', 'iat', 'jti', 'sub'],
       }));
     } catch (error) {
       throw invalid((error as { code?: string }).code === 'ERR_JWT_EXPIRED' ? 'expired' : 'not verifiable');
     }
     const claims = payload as unknown as SessionClaims & { jti: string; iat: number; exp: number };
-    if (this.revocations.isSessionRevoked(claims.jti, claims.act.id, claims.iat * 1000))
-      throw invalid('revoked');
-    return {
-      kind: 'session',
-      tenantId: claims.tid,
-      scopes: claims.scp,
-      actor: {
-        id: claims.act.id,
-        type: claims.act.type,
-        externalId: claims.act.ext,
-        identityProvider: claims.act.idp,
+    const verified: VerifiedSession = {
+      principal: {
+        kind: 'session',
+        tenantId: claims.tid,
+        scopes: claims.scp,
+        actor: {
+          id: claims.act.id,
+          type: claims.act.type,
+          externalId: claims.act.ext,
+          identityProvider: claims.act.idp,
+        },
+        modules: claims.mods,
+        ...(claims.room === undefined ? {} : { roomId: claims.room }),
+        sessionId: claims.jti,
+        expiresAt: claims.exp * 1000,
       },
-      modules: claims.mods,
-      ...(claims.room === undefined ? {} : { roomId: claims.room }),
-      sessionId: claims.jti,
-      expiresAt: claims.exp * 1000,
+      issuedAtMs: typeof claims.iat_ms === 'number' ? claims.iat_ms : claims.iat * 1000,
+      exp: claims.exp,
+      verifiedAt: now,
     };
+    if (this.verified.size >= VERIFIED_MAX) this.verified.clear();
+    this.verified.set(token, verified);
+    return this.unlessRevoked(verified);
+  }
+
+  /** Revocation is checked on every use, cached signature or not. */
+  private unlessRevoked({ principal, issuedAtMs }: VerifiedSession): Principal {
+    const { tenantId, sessionId, actor } = principal;
+    if (
+      tenantId === undefined ||
+      sessionId === undefined ||
+      actor === undefined ||
+      this.revocations.isSessionRevoked(tenantId, sessionId, actor.id, issuedAtMs)
+    )
+      throw invalid('revoked');
+    return { ...principal };
   }
 }

@@ -6,6 +6,7 @@ import { newIdSuffix } from '../ids.ts';
 type SigningKey = Awaited<ReturnType<typeof importJWK>>;
 
 export const SESSION_ALG = 'EdDSA';
+const SIGNING_KEY_LOCK = 0x5_17c_0002;
 
 interface KeyEntry {
   kid: string;
@@ -27,7 +28,12 @@ export class SessionKeyRing {
 
   async load(): Promise<void> {
     await this.reload();
-    if (this.keys.size === 0) {
+    if (this.keys.size > 0) return;
+    // Instances starting together on an empty database must agree on one key, not each mint their own
+    // (their tokens would not verify elsewhere until the next reload).
+    await this.db.withAdvisoryLock(SIGNING_KEY_LOCK, async () => {
+      await this.reload();
+      if (this.keys.size > 0) return;
       const { privateKey, publicKey } = await generateKeyPair(SESSION_ALG, {
         extractable: true,
         crv: 'Ed25519',
@@ -44,7 +50,7 @@ export class SessionKeyRing {
         ]),
       );
       await this.reload();
-    }
+    });
   }
 
   private async reload(): Promise<void> {

@@ -112,8 +112,11 @@ export async function revokeApiKey(db: Database, tenantId: string, keyId: string
     );
     const row = rows[0];
     if (row === undefined) throw new NotFound('api key', keyId);
+    // Instances re-read a cached key within a minute anyway (ApiKeyVerifier's cache TTL); the row only has to
+    // outlive that, so the table does not grow with every key ever revoked.
     await tx.query(
-      `insert into credential_revocations (tenant_id, kind, subject) values ($1, 'api_key', $2)`,
+      `insert into credential_revocations (tenant_id, kind, subject, expires_at)
+       values ($1, 'api_key', $2, now() + interval '10 minutes')`,
       [tenantId, keyId],
     );
     return toApiKey(row);

@@ -4,7 +4,6 @@ import type { Services } from '../../core/context.ts';
 import type { TenantSetupStep } from '../../core/tenancy/tenants.ts';
 import { apiKeyRoutes } from './api-keys.ts';
 import { consoleEventRoutes } from './events.ts';
-import { installConsoleGuard } from './guard.ts';
 import { moduleSettingsRoutes } from './modules.ts';
 import { productKeyRoutes } from './product-keys.ts';
 import { teamRoutes } from './team.ts';
@@ -15,9 +14,8 @@ export interface ConsoleDeps extends Services {
   setupSteps: readonly TenantSetupStep[];
 }
 
-/** /api/console/*: hosted-auth JWT only; tenant routes pass the membership guard first. */
+/** /api/console/*: hosted-auth JWT only; tenant routes pass the membership guard (installed in app.ts) first. */
 export async function consoleSurface(app: FastifyInstance, deps: ConsoleDeps) {
-  installConsoleGuard(app, deps.db);
   await app.register(tenantRoutes, deps);
   await app.register(apiKeyRoutes, deps);
   await app.register(teamRoutes, deps);

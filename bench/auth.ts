@@ -1,0 +1,94 @@
+// `npm run bench:auth`: GET /v1/me through the whole service — authentication, the route, serialization —
+// with an API key and with a session token, each against a bare node:http server answering the very same
+// JSON in the same run, on the embedded database. Goal (issue 3): API key >= 0.6 of the baseline.
+import { DEV_ISSUER } from '../src/core/auth/dev-issuer.ts';
+import { enableAllModules } from '../src/core/modules/enablement.ts';
+import { createApiKey } from '../src/core/tenancy/api-keys.ts';
+import { createTenant } from '../src/core/tenancy/tenants.ts';
+import { resolveHostedUser } from '../src/core/tenancy/users.ts';
+import { type Comparison, compare } from './lib/compare.ts';
+import { jsonResponder, type ServiceTarget, startBareServer, startService } from './lib/targets.ts';
+
+const GOAL = 0.6;
+
+async function credentials(service: ServiceTarget): Promise<{ apiKey: string; sessionToken: string }> {
+  const owner = await resolveHostedUser(service.db, {
+    provider: DEV_ISSUER,
+    subject: `bench-auth-${Date.now()}`,
+    email: undefined,
+    emailVerified: false,
+    name: undefined,
+  });
+  const tenant = await createTenant(
+    service.db,
+    { name: 'bench', workspaceType: 'sandbox', ownerUserId: owner.id },
+    [enableAllModules],
+  );
+  const { key } = await createApiKey(service.db, tenant.id, { name: 'bench', scopes: ['*'] }, Date.now());
+  const res = await fetch(`${service.baseUrl}/v1/runtime/connect`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      modules: ['rooms', 'chat'],
+      actor: { type: 'end_user', id: 'bench:user-1', identityProvider: 'bench' },
+    }),
+  });
+  if (res.status !== 201) throw new Error(`runtime/connect answered ${res.status}: ${await res.text()}`);
+  const { token } = (await res.json()) as { token: string };
+  return { apiKey: key, sessionToken: token };
+}
+
+/** The body the service answers, so the baseline sends byte-for-byte the same JSON. */
+async function bodyOf(service: ServiceTarget, headers: Record<string, string>): Promise<unknown> {
+  const res = await fetch(`${service.baseUrl}/v1/me`, { headers });
+  if (res.status !== 200) throw new Error(`/v1/me answered ${res.status}: ${await res.text()}`);
+  return res.json();
+}
+
+function positiveRounds(raw: string): number {
+  const rounds = Number(raw);
+  if (!Number.isInteger(rounds) || rounds < 1)
+    throw new Error(`BENCH_ROUNDS: expected a whole number >= 1, got ${raw}`);
+  return rounds;
+}
+const rounds = positiveRounds(process.env.BENCH_ROUNDS ?? '3');
+
+const service = await startService();
+const results: { name: string; comparison: Comparison }[] = [];
+try {
+  const { apiKey, sessionToken } = await credentials(service);
+  for (const [name, headers] of [
+    ['API key', { authorization: `Bearer ${apiKey}` }],
+    ['session token', { authorization: `Bearer ${sessionToken}` }],
+  ] as const) {
+    const bare = await startBareServer(jsonResponder(await bodyOf(service, headers)));
+    try {
+      const comparison = await compare({
+        title: `bench:auth ${name}`,
+        request: { method: 'GET', path: '/v1/me', headers },
+        baseline: bare,
+        subject: service,
+        // Alternating short rounds, so load from elsewhere on the machine hits both targets alike.
+        settings: { rounds, durationSeconds: 5 },
+      });
+      results.push({ name, comparison });
+    } finally {
+      await bare.close();
+    }
+  }
+} finally {
+  await service.close();
+}
+
+process.stdout.write(`\nsummary: GET /v1/me on the embedded database (medians of ${rounds} round(s))\n`);
+for (const { name, comparison } of results) {
+  process.stdout.write(
+    `  ${name.padEnd(14)} svc ${comparison.subject.requestsPerSecond.toFixed(0).padStart(6)} req/s   ` +
+      `node:http ${comparison.baseline.requestsPerSecond.toFixed(0).padStart(6)} req/s   ` +
+      `ratio ${comparison.throughputRatio.toFixed(2)}\n`,
+  );
+}
+const keyRatio = results.find((r) => r.name === 'API key')?.comparison.throughputRatio ?? 0;
+process.stdout.write(
+  `goal: API key ratio >= ${GOAL} — ${keyRatio >= GOAL ? 'met' : 'NOT met'} (${keyRatio.toFixed(2)})\n`,
+);

@@ -1,0 +1,368 @@
+// `npm run bench:webhooks`: webhook deliveries through the whole service to a local 2xx receiver, on the
+// embedded database and on PostgreSQL (a throwaway database on BENCH_PG_URL, default
+// postgres://postgres@127.0.0.1:5432/postgres; skipped with a note when unreachable).
+//
+//   drain   a backlog of deliveries made due at once: deliveries/s from the first receipt to the last.
+//   rate    events POSTed at a fixed rate (autocannon, worker thread) to endpoints that each match them:
+//           deliveries/s received and commit-to-receipt latency (event created_at -> receiver clock).
+//
+// The receiver runs in a child process of its own, so its clock reads are not delayed by the service's
+// event loop. Goal on PostgreSQL (issue 5): >= 1,000 deliveries/s with p99 < 200 ms at that rate.
+// BENCH_WEBHOOK_ENDPOINTS (4), BENCH_DURATION_S (10), and per database BENCH_WEBHOOK_BACKLOG /
+// BENCH_WEBHOOK_RATES (deliveries; PostgreSQL 6000 / 250,1000 per s) and BENCH_WEBHOOK_EMBEDDED_BACKLOG /
+// BENCH_WEBHOOK_EMBEDDED_RATES (1000 / 25,100 per s: the embedded database is one in-process connection)
+// override the defaults; BENCH_WEBHOOK_ONLY=embedded|postgres runs one of the two.
+import { fork } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Database } from '../src/core/db/database.ts';
+
+interface Receipt {
+  eventType: string;
+  deliveryId: string;
+  eventCreatedAt: number;
+  receivedAt: number;
+}
+
+type ReceiverMessage = { type: 'collect' } | { type: 'reset' };
+
+type ReceiverReport = { type: 'listening'; port: number } | { type: 'receipts'; receipts: Receipt[] };
+
+/** Child process: answers every POST with 200 at once and records when it arrived. */
+function runReceiver(): void {
+  const report = (message: ReceiverReport) => process.send?.(message);
+  let receipts: Receipt[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const receivedAt = Date.now();
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': 2 }).end('ok');
+      let eventCreatedAt = Number.NaN;
+      try {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { created_at?: string };
+        eventCreatedAt = Date.parse(body.created_at ?? '');
+      } catch {}
+      const header = req.headers['x-svc-delivery'];
+      const type = req.headers['x-svc-event'];
+      receipts.push({
+        eventType: typeof type === 'string' ? type : '',
+        deliveryId: typeof header === 'string' ? header : '',
+        eventCreatedAt,
+        receivedAt,
+      });
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, '127.0.0.1', () => {
+    report({ type: 'listening', port: (server.address() as AddressInfo).port });
+  });
+  process.on('message', (message: ReceiverMessage) => {
+    if (message.type === 'collect') report({ type: 'receipts', receipts });
+    if (message.type === 'reset') receipts = [];
+  });
+  process.on('disconnect', () => process.exit(0));
+}
+
+if (process.argv[2] === 'receiver') runReceiver();
+else await main();
+
+async function main(): Promise<void> {
+  const [
+    { default: pg },
+    { default: autocannon },
+    { DEV_ISSUER },
+    { systemTx, tenantTx },
+    { newId },
+    { enableAllModules },
+    { createApiKey },
+    { createTenant },
+    { resolveHostedUser },
+    { enqueueDeliveries },
+    { machineLine },
+    { startService },
+  ] = await Promise.all([
+    import('pg'),
+    import('autocannon'),
+    import('../src/core/auth/dev-issuer.ts'),
+    import('../src/core/db/tenant-tx.ts'),
+    import('../src/core/ids.ts'),
+    import('../src/core/modules/enablement.ts'),
+    import('../src/core/tenancy/api-keys.ts'),
+    import('../src/core/tenancy/tenants.ts'),
+    import('../src/core/tenancy/users.ts'),
+    import('../src/modules/webhooks/index.ts'),
+    import('./lib/compare.ts'),
+    import('./lib/targets.ts'),
+  ]);
+
+  const number = (name: string, fallback: number): number => {
+    const raw = process.env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value <= 0)
+      throw new Error(`${name}: expected a whole number, got ${raw}`);
+    return value;
+  };
+  const numbers = (name: string, fallback: number[]): number[] => {
+    const raw = process.env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const values = raw.split(',').map(Number);
+    if (values.some((v) => !Number.isInteger(v) || v <= 0)) {
+      throw new Error(`${name}: expected whole numbers separated by commas, got ${raw}`);
+    }
+    return values;
+  };
+  const ENDPOINTS = number('BENCH_WEBHOOK_ENDPOINTS', 4);
+  const DURATION_S = number('BENCH_DURATION_S', 10);
+  /** Waits are bounded so a stuck run ends with what it has; they are not targets. */
+  const DRAIN_LIMIT_MS = 180_000;
+  const SETTLE_LIMIT_MS = 60_000;
+
+  const receiver = fork(import.meta.filename, ['receiver'], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const receiverPort = await new Promise<number>((resolve, reject) => {
+    receiver.once('error', reject);
+    receiver.once('exit', (code) => reject(new Error(`the receiver exited (${code})`)));
+    receiver.on('message', (message: ReceiverReport) => {
+      if (message.type === 'listening') resolve(message.port);
+    });
+  });
+  const collect = () =>
+    new Promise<Receipt[]>((resolve) => {
+      const onMessage = (message: ReceiverReport) => {
+        if (message.type !== 'receipts') return;
+        receiver.off('message', onMessage);
+        resolve(message.receipts);
+      };
+      receiver.on('message', onMessage);
+      receiver.send({ type: 'collect' } satisfies ReceiverMessage);
+    });
+  const resetReceipts = () => receiver.send({ type: 'reset' } satisfies ReceiverMessage);
+
+  const percentile = (sorted: number[], p: number): number =>
+    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  /** Collects receipts until `expected` arrived or nothing new came for `quietMs` (bounded by `limitMs`). */
+  async function receiptsUntil(
+    expected: number | (() => Promise<number>),
+    limitMs: number,
+    quietMs = 10_000,
+  ): Promise<Receipt[]> {
+    const deadline = Date.now() + limitMs;
+    let last = -1;
+    let lastChange = Date.now();
+    for (;;) {
+      const receipts = await collect();
+      const target = typeof expected === 'number' ? expected : await expected();
+      if (receipts.length >= target || Date.now() > deadline) return receipts;
+      if (receipts.length !== last) {
+        last = receipts.length;
+        lastChange = Date.now();
+      } else if (Date.now() - lastChange > quietMs) return receipts;
+      await sleep(200);
+    }
+  }
+
+  interface RunSettings {
+    /** Deliveries queued for the drain. */
+    backlog: number;
+    /** Deliveries per second offered in the fixed-rate runs, one run each. */
+    rates: number[];
+  }
+
+  /** Deliveries of `type` the service has queued (what the receiver should get). */
+  async function queued(db: Database, type: string): Promise<number> {
+    const { rows } = await systemTx(db, (tx) =>
+      tx.query<{ n: number }>('select count(*)::int as n from webhook_deliveries where event_type = $1', [
+        type,
+      ]),
+    );
+    return rows[0]?.n ?? 0;
+  }
+
+  /** Failed attempts by error class: a healthy run has none. */
+  async function failedAttempts(db: Database): Promise<string> {
+    const { rows } = await systemTx(db, (tx) =>
+      tx.query<{ error_class: string; n: number; message: string }>(
+        `select error_class, count(*)::int as n, min(error_message) as message from webhook_attempts
+          where error_class is not null group by error_class order by error_class`,
+      ),
+    );
+    return rows.length === 0 ? 'none' : rows.map((r) => `${r.n} ${r.error_class} (${r.message})`).join(', ');
+  }
+
+  async function run(
+    label: string,
+    env: Record<string, string | undefined>,
+    { backlog: BACKLOG, rates: RATES }: RunSettings,
+  ): Promise<void> {
+    // Development settings: outside production loopback receivers are allowed (SSRF rules are off).
+    const service = await startService({ SVC_ENV: 'development', ...env });
+    try {
+      const owner = await resolveHostedUser(service.db, {
+        provider: DEV_ISSUER,
+        subject: `bench-${Date.now()}`,
+        email: undefined,
+        emailVerified: false,
+        name: undefined,
+      });
+      const tenant = await createTenant(
+        service.db,
+        { name: 'bench', workspaceType: 'sandbox', ownerUserId: owner.id },
+        [enableAllModules],
+      );
+      const { key } = await createApiKey(service.db, tenant.id, { name: 'bench', scopes: ['*'] }, Date.now());
+      const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+      for (let i = 0; i < ENDPOINTS; i++) {
+        const res = await fetch(`${service.baseUrl}/v1/webhooks`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({
+            url: `http://127.0.0.1:${receiverPort}/hook/${i}`,
+            secret: 'bench-secret-0123456789',
+            eventTypes: ['app.bench.*'],
+          }),
+        });
+        if (res.status !== 201) throw new Error(`POST /v1/webhooks: ${res.status} ${await res.text()}`);
+      }
+      process.stdout.write(`\n${label}  (${ENDPOINTS} endpoints on one loopback receiver thread)\n`);
+
+      // Drain: queue the backlog due in the far future (so nothing starts while it is written), then make
+      // it all due at once.
+      const events = Math.ceil(BACKLOG / ENDPOINTS);
+      const later = Date.now() + 3_600_000;
+      for (let done = 0; done < events; ) {
+        const batch = Math.min(200, events - done);
+        await tenantTx(service.db, { tenantId: tenant.id }, async (tx) => {
+          for (let k = 0; k < batch; k++) {
+            await enqueueDeliveries(
+              tx,
+              {
+                id: newId('event'),
+                tenantId: tenant.id,
+                type: 'app.bench.backlog',
+                data: { n: done + k },
+                createdAt: new Date(),
+              },
+              { now: later },
+            );
+          }
+        });
+        done += batch;
+      }
+      resetReceipts();
+      await tenantTx(service.db, { tenantId: tenant.id }, (tx) =>
+        tx.query(`update webhook_deliveries set next_attempt_at = now() where state = 'pending'`),
+      );
+      service.app.services.wakeWebhooks();
+      const drained = (await receiptsUntil(events * ENDPOINTS, DRAIN_LIMIT_MS)).filter(
+        (r) => r.eventType === 'app.bench.backlog',
+      );
+      const times = drained.map((r) => r.receivedAt).sort((a, b) => a - b);
+      const first = times[0] ?? 0;
+      const lastAt = times[times.length - 1] ?? 0;
+      const drainRate = times.length > 1 ? ((times.length - 1) * 1000) / Math.max(1, lastAt - first) : 0;
+      const unique = new Set(drained.map((r) => r.deliveryId)).size;
+      process.stdout.write(
+        `  drain   ${drained.length}/${events * ENDPOINTS} deliveries in ${((lastAt - first) / 1000).toFixed(1)} s` +
+          ` = ${drainRate.toFixed(0)} deliveries/s (first to last receipt; ${drained.length - unique} repeats)\n`,
+      );
+
+      // Fixed rates: POST /v1/events at rate / ENDPOINTS events/s; each event fans out to every endpoint.
+      for (const rate of RATES) {
+        resetReceipts();
+        const type = `app.bench.rate_${rate}`;
+        const eventRate = Math.max(1, Math.round(rate / ENDPOINTS));
+        const started = Date.now();
+        const load = await autocannon({
+          url: `${service.baseUrl}/v1/events`,
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ type, data: { bench: true } }),
+          connections: 16,
+          overallRate: eventRate,
+          duration: DURATION_S,
+          workers: 1,
+        });
+        const publishedFor = (Date.now() - started) / 1000;
+        // Requests still under way when the load ended commit a little later: count the queue when settled.
+        const all = await receiptsUntil(() => queued(service.db, type), SETTLE_LIMIT_MS);
+        const expected = await queued(service.db, type);
+        const receipts = all.filter((r) => r.eventType === type);
+        const latencies = receipts
+          .map((r) => r.receivedAt - r.eventCreatedAt)
+          .filter((n) => Number.isFinite(n))
+          .sort((a, b) => a - b);
+        const repeats = receipts.length - new Set(receipts.map((r) => r.deliveryId)).size;
+        const inWindow = receipts.filter((r) => r.receivedAt <= started + publishedFor * 1000).length;
+        process.stdout.write(
+          [
+            `  rate    offered ${eventRate * ENDPOINTS} deliveries/s (${eventRate} events/s x ${ENDPOINTS} endpoints) for ${DURATION_S} s:` +
+              ` ${load['2xx']} events accepted (${(load['2xx'] / publishedFor).toFixed(0)}/s), POST p50 ${load.latency.p50} ms p99 ${load.latency.p99} ms,` +
+              ` errors ${load.errors + load.timeouts} non-2xx ${load.non2xx}`,
+            `          received ${receipts.length - repeats}/${expected} deliveries (${repeats} repeats); ${(inWindow / publishedFor).toFixed(0)} deliveries/s while publishing`,
+            `          commit-to-receipt latency p50 ${percentile(latencies, 50)} ms  p90 ${percentile(latencies, 90)} ms` +
+              `  p99 ${percentile(latencies, 99)} ms  max ${latencies[latencies.length - 1] ?? Number.NaN} ms`,
+            '',
+          ].join('\n'),
+        );
+      }
+      process.stdout.write(`  failed attempts (whole run): ${await failedAttempts(service.db)}\n`);
+    } finally {
+      await service.close();
+    }
+  }
+
+  async function runOnPostgres(): Promise<void> {
+    const serverUrl = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+    const admin = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 2000 });
+    let database: string | undefined;
+    try {
+      await admin.connect();
+      database = `svc_bench_webhooks_${Date.now()}`;
+      await admin.query(`create database ${database}`);
+    } catch (error) {
+      process.stdout.write(`\nPostgreSQL skipped: ${(error as Error).message}\n`);
+    }
+    if (database !== undefined) {
+      const url = new URL(serverUrl);
+      url.pathname = `/${database}`;
+      try {
+        await run(
+          'PostgreSQL',
+          { DATABASE_URL: url.toString() },
+          {
+            backlog: number('BENCH_WEBHOOK_BACKLOG', 6000),
+            rates: numbers('BENCH_WEBHOOK_RATES', [250, 1000]),
+          },
+        );
+      } finally {
+        await admin.query(`drop database if exists ${database} with (force)`);
+      }
+    }
+    await admin.end().catch(() => {});
+  }
+
+  process.stdout.write(`bench:webhooks  ${machineLine()}\n`);
+  try {
+    const only = process.env.BENCH_WEBHOOK_ONLY;
+    if (only !== 'postgres') {
+      await run(
+        'embedded (PGlite)',
+        {},
+        {
+          backlog: number('BENCH_WEBHOOK_EMBEDDED_BACKLOG', 1000),
+          rates: numbers('BENCH_WEBHOOK_EMBEDDED_RATES', [25, 100]),
+        },
+      );
+    }
+    if (only !== 'embedded') await runOnPostgres();
+  } finally {
+    receiver.removeAllListeners('exit');
+    receiver.disconnect();
+  }
+}

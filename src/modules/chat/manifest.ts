@@ -1,0 +1,65 @@
+import { ALL_WORKSPACES, defineAction, type ModuleManifest } from '../../core/modules/manifest.ts';
+import { chatRoutes } from './routes.ts';
+import {
+  ChatConfig,
+  ListMessagesInput,
+  Message,
+  MessagePage,
+  MessageRef,
+  SendMessageInput,
+} from './schema.ts';
+import { deleteMessage } from './verbs/delete-message.ts';
+import { listMessages } from './verbs/list-messages.ts';
+import { sendMessage } from './verbs/send-message.ts';
+
+export const chatModule: ModuleManifest = {
+  name: 'chat',
+  title: 'Chat',
+  description:
+    'Messages in rooms, numbered per room, with edits, tombstones, reactions, moderation and live delivery.',
+  version: '1.0.0',
+  scopes: ['chat:read', 'chat:write'],
+  eventTypes: ['chat.message.created', 'chat.message.updated', 'chat.message.deleted'],
+  configSchema: ChatConfig,
+  routes: chatRoutes,
+  actions: [
+    defineAction({
+      name: 'list_messages',
+      title: 'List messages',
+      description:
+        'Messages of a room, oldest first: the newest page by default, older with `before`, newer with `after` (seq numbers).',
+      input: ListMessagesInput,
+      output: MessagePage,
+      scope: 'chat:read',
+      access: 'read',
+      confirmation: 'never',
+      workspaceTypes: ALL_WORKSPACES,
+      run: listMessages,
+    }),
+    defineAction({
+      name: 'send_message',
+      title: 'Send a message',
+      description:
+        'Post a message to a room. With an API key, `actor` names who it is from (created if new, type agent by default).',
+      input: SendMessageInput,
+      output: Message,
+      scope: 'chat:write',
+      access: 'write',
+      confirmation: 'never',
+      workspaceTypes: ALL_WORKSPACES,
+      run: sendMessage,
+    }),
+    defineAction({
+      name: 'delete_message',
+      title: 'Delete a message',
+      description: 'Remove a message’s text and metadata for good, leaving a tombstone in its place.',
+      input: MessageRef,
+      output: Message,
+      scope: 'chat:write',
+      access: 'destructive',
+      confirmation: 'destructive',
+      workspaceTypes: ALL_WORKSPACES,
+      run: deleteMessage,
+    }),
+  ],
+};

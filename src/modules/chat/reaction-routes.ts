@@ -1,0 +1,73 @@
+import type { FastifyInstance } from 'fastify';
+import { type Static, Type } from 'typebox';
+import type { Services } from '../../core/context.ts';
+import { requestContext } from '../../core/http/context.ts';
+import { securityFor } from '../../core/http/openapi.ts';
+import { ACTOR_EXTERNAL_ID } from '../../core/tenancy/actors.ts';
+import { Emoji, Message, MessageId, RoomId } from './schema.ts';
+import { addReaction } from './verbs/add-reaction.ts';
+import { removeReaction } from './verbs/remove-reaction.ts';
+
+const write = { module: 'chat', auth: { credentials: ['api_key', 'session'] as const, scope: 'chat:write' } };
+const security = securityFor('api_key', 'session');
+
+const Params = Type.Object({ roomId: RoomId, messageId: MessageId, emoji: Emoji });
+const Query = Type.Object(
+  {
+    actor: Type.Optional(
+      Type.String({
+        pattern: ACTOR_EXTERNAL_ID,
+        description: 'API keys only: the actor (`<provider>:<external_id>`) whose reaction this is',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+function reactionInput(params: Static<typeof Params>, query: Static<typeof Query>) {
+  return { ...params, ...(query.actor === undefined ? {} : { actor: { id: query.actor } }) };
+}
+
+export async function reactionRoutes(app: FastifyInstance, services: Services) {
+  app.post(
+    '/v1/rooms/:roomId/messages/:messageId/reactions/:emoji',
+    {
+      config: write,
+      schema: {
+        operationId: 'addReaction',
+        summary: 'React to a message (once per actor and emoji; again changes nothing)',
+        tags: ['chat'],
+        security,
+        params: Params,
+        querystring: Query,
+        response: { 200: Message },
+      },
+    },
+    async (request) =>
+      addReaction(
+        requestContext(request, services),
+        reactionInput(request.params as Static<typeof Params>, request.query as Static<typeof Query>),
+      ),
+  );
+
+  app.delete(
+    '/v1/rooms/:roomId/messages/:messageId/reactions/:emoji',
+    {
+      config: write,
+      schema: {
+        operationId: 'removeReaction',
+        summary: 'Take back a reaction',
+        tags: ['chat'],
+        security,
+        params: Params,
+        querystring: Query,
+        response: { 200: Message },
+      },
+    },
+    async (request) =>
+      removeReaction(
+        requestContext(request, services),
+        reactionInput(request.params as Static<typeof Params>, request.query as Static<typeof Query>),
+      ),
+  );
+}

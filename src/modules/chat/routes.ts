@@ -1,0 +1,141 @@
+import type { FastifyInstance } from 'fastify';
+import { type Static, Type } from 'typebox';
+import type { Services } from '../../core/context.ts';
+import { requestContext } from '../../core/http/context.ts';
+import { securityFor } from '../../core/http/openapi.ts';
+import { reactionRoutes } from './reaction-routes.ts';
+import {
+  ActorInput,
+  ClientId,
+  MAX_PAGE,
+  Message,
+  MessageId,
+  MessageMetadata,
+  MessagePage,
+  MessageText,
+  RoomId,
+} from './schema.ts';
+import { deleteMessage } from './verbs/delete-message.ts';
+import { editMessage } from './verbs/edit-message.ts';
+import { listMessages } from './verbs/list-messages.ts';
+import { sendMessage } from './verbs/send-message.ts';
+
+const credentials = ['api_key', 'session'] as const;
+const read = { module: 'chat', auth: { credentials, scope: 'chat:read' } };
+const write = { module: 'chat', auth: { credentials, scope: 'chat:write' } };
+const security = securityFor('api_key', 'session');
+
+const RoomParams = Type.Object({ roomId: RoomId });
+const MessageParams = Type.Object({ roomId: RoomId, messageId: MessageId });
+
+const SendBody = Type.Object(
+  {
+    text: MessageText,
+    metadata: Type.Optional(MessageMetadata),
+    clientId: Type.Optional(ClientId),
+    // API keys only: who the message is from.
+    actor: Type.Optional(ActorInput),
+  },
+  { additionalProperties: false },
+);
+
+const ListQuery = Type.Object(
+  {
+    before: Type.Optional(Type.Integer({ minimum: 1, description: 'Older than this seq' })),
+    after: Type.Optional(Type.Integer({ minimum: 0, description: 'Newer than this seq (read forward)' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 50 })),
+  },
+  { additionalProperties: false },
+);
+
+const EditBody = Type.Object(
+  { text: Type.Optional(MessageText), metadata: Type.Optional(MessageMetadata) },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export async function chatRoutes(app: FastifyInstance, services: Services) {
+  app.post(
+    '/v1/rooms/:roomId/messages',
+    {
+      config: write,
+      schema: {
+        operationId: 'sendMessage',
+        summary: 'Send a message to a room (a session token as its actor; an API key names the actor)',
+        tags: ['chat'],
+        security,
+        params: RoomParams,
+        body: SendBody,
+        response: { 201: Message },
+      },
+    },
+    async (request, reply) => {
+      const message = await sendMessage(requestContext(request, services), {
+        ...(request.body as Static<typeof SendBody>),
+        ...(request.params as Static<typeof RoomParams>),
+      });
+      reply.status(201);
+      return message;
+    },
+  );
+
+  app.get(
+    '/v1/rooms/:roomId/messages',
+    {
+      config: read,
+      schema: {
+        operationId: 'listMessages',
+        summary: 'Page through a room’s messages by seq: newest first by default, forward with `after`',
+        tags: ['chat'],
+        security,
+        params: RoomParams,
+        querystring: ListQuery,
+        response: { 200: MessagePage },
+      },
+    },
+    async (request) =>
+      listMessages(requestContext(request, services), {
+        ...(request.query as Static<typeof ListQuery>),
+        ...(request.params as Static<typeof RoomParams>),
+      }),
+  );
+
+  app.patch(
+    '/v1/rooms/:roomId/messages/:messageId',
+    {
+      config: write,
+      schema: {
+        operationId: 'editMessage',
+        summary: 'Edit a message’s text or metadata (its author, or an API key)',
+        tags: ['chat'],
+        security,
+        params: MessageParams,
+        body: EditBody,
+        response: { 200: Message },
+      },
+    },
+    async (request) =>
+      editMessage(requestContext(request, services), {
+        ...(request.body as Static<typeof EditBody>),
+        ...(request.params as Static<typeof MessageParams>),
+      }),
+  );
+
+  app.delete(
+    '/v1/rooms/:roomId/messages/:messageId',
+    {
+      config: write,
+      schema: {
+        operationId: 'deleteMessage',
+        summary: 'Delete a message, leaving a tombstone (its author, or an API key)',
+        tags: ['chat'],
+        security,
+        params: MessageParams,
+        response: { 200: Message },
+      },
+    },
+    async (request) =>
+      deleteMessage(requestContext(request, services), request.params as Static<typeof MessageParams>),
+  );
+
+  await reactionRoutes(app, services);
+}

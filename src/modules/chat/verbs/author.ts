@@ -1,0 +1,49 @@
+import type { Static } from 'typebox';
+import type { ServiceContext } from '../../../core/context.ts';
+import type { Queryable } from '../../../core/db/database.ts';
+import { InvalidRequest } from '../../../core/http/errors.ts';
+import type { ActorInput, ActorView } from '../schema.ts';
+
+export type Actor = Static<typeof ActorView>;
+
+const ACTOR_ROW = 'id::text as id, type, external_id as "externalId"';
+
+/**
+ * Who a change is made as: a session token speaks for its own actor (and may not name another); an API
+ * key names the actor in the input, which is created on first use so servers can post as bots.
+ */
+export async function actingActor(
+  ctx: ServiceContext,
+  tx: Queryable,
+  named: Static<typeof ActorInput> | undefined,
+): Promise<Actor> {
+  const own = ctx.principal?.actor;
+  if (own !== undefined) {
+    if (named !== undefined && named.id !== own.externalId) {
+      throw new InvalidRequest('a session token acts as its own actor', [
+        { field: '/body/actor', message: 'must be omitted with a session token', code: 'unexpected_actor' },
+      ]);
+    }
+    return { id: own.id, type: own.type, externalId: own.externalId };
+  }
+  if (named === undefined) {
+    throw new InvalidRequest('name the actor this change is made as', [
+      { field: '/body/actor', message: 'is required with an API key', code: 'required' },
+    ]);
+  }
+  const provider = named.id.slice(0, named.id.indexOf(':'));
+  // Insert-or-read without touching an existing actor's type or profile (unlike runtime connect).
+  const { rows } = await tx.query<Actor>(
+    `with inserted as (
+       insert into actors (tenant_id, type, external_id, identity_provider)
+       values ($1, $2, $3, $4) on conflict (tenant_id, external_id) do nothing returning ${ACTOR_ROW})
+     select * from inserted union all select ${ACTOR_ROW} from actors where external_id = $3 limit 1`,
+    [ctx.tenantId, named.type ?? 'agent', named.id, provider],
+  );
+  // Empty only when a concurrent transaction created the actor after this statement's snapshot: read again.
+  const row =
+    rows[0] ??
+    (await tx.query<Actor>(`select ${ACTOR_ROW} from actors where external_id = $1`, [named.id])).rows[0];
+  if (row === undefined) throw new Error('actor lookup returned nothing');
+  return row;
+}

@@ -1,0 +1,28 @@
+import type { FastifyInstance } from 'fastify';
+import { type Static, Type } from 'typebox';
+import type { Services } from '../../core/context.ts';
+import { requestContext } from '../../core/http/context.ts';
+import { securityFor } from '../../core/http/openapi.ts';
+import { MemberList, RoomId } from './schema.ts';
+import { listPresence } from './verbs/list-presence.ts';
+
+const Params = Type.Object({ roomId: RoomId });
+
+export async function presenceRoutes(app: FastifyInstance, services: Services) {
+  app.get(
+    '/v1/rooms/:roomId/presence',
+    {
+      config: { module: 'presence', auth: { credentials: ['api_key', 'session'], scope: 'presence:read' } },
+      schema: {
+        operationId: 'listPresence',
+        summary: 'Members of a room now: one per actor, with state and connection count',
+        tags: ['presence'],
+        security: securityFor('api_key', 'session'),
+        params: Params,
+        response: { 200: MemberList },
+      },
+    },
+    async (request) =>
+      listPresence(requestContext(request, services), request.params as Static<typeof Params>),
+  );
+}

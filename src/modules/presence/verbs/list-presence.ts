@@ -1,0 +1,25 @@
+import type { Static } from 'typebox';
+import type { ServiceContext } from '../../../core/context.ts';
+import { Forbidden, NotFound, ServiceUnavailable } from '../../../core/http/errors.ts';
+import { roomKey } from '../../../core/realtime/index.ts';
+import { memberView } from '../member.ts';
+import type { MemberList, PresenceRef } from '../schema.ts';
+
+/** Who is in a room now, across every instance: one entry per actor, with its state and connections. */
+export async function listPresence(
+  ctx: ServiceContext,
+  input: Static<typeof PresenceRef>,
+): Promise<Static<typeof MemberList>> {
+  const limitedTo = ctx.principal?.roomId;
+  if (limitedTo !== undefined && limitedTo !== input.roomId) {
+    throw new Forbidden(`this session token is limited to room ${limitedTo}`);
+  }
+  // Asked through the rooms module's action: modules do not read each other's tables.
+  const getRoom = ctx.registry.action('get_room');
+  if (getRoom === undefined) throw new NotFound('room', input.roomId);
+  await getRoom.action.run(ctx, { roomId: input.roomId });
+  const presence = ctx.realtime?.presence;
+  if (presence === undefined) throw new ServiceUnavailable('presence is not running on this instance');
+  const members = await presence.list(roomKey(ctx.tenantId, input.roomId));
+  return { data: members.map(memberView) };
+}

@@ -1,0 +1,84 @@
+import { Type } from 'typebox';
+import type { ServiceContext } from '../../core/context.ts';
+import { ALL_WORKSPACES, defineAction, type ModuleManifest } from '../../core/modules/manifest.ts';
+import { type CreateEndpointInput, createEndpoint } from './createEndpoint.ts';
+import { deleteEndpoint } from './deleteEndpoint.ts';
+import { type ListDeliveriesInput as ListDeliveriesArgs, listDeliveries } from './listDeliveries.ts';
+import { type ListEndpointsInput, listEndpoints } from './listEndpoints.ts';
+import { webhookRoutes } from './routes.ts';
+import {
+  CreateEndpointBody,
+  Delivery,
+  Endpoint,
+  EndpointRef,
+  ListDeliveriesInput,
+  ListQuery,
+  pageOf,
+} from './schema.ts';
+import { DEAD_LETTERED_EVENT, TEST_EVENT, type WebhookCtx } from './types.ts';
+
+const withWake = (ctx: ServiceContext): WebhookCtx & ServiceContext => ({ ...ctx, wake: ctx.wakeWebhooks });
+
+export const webhooksModule: ModuleManifest = {
+  name: 'webhooks',
+  title: 'Webhooks',
+  description: 'Signed, retried, dead-lettered deliveries of tenant events to your HTTP endpoints.',
+  version: '1.0.0',
+  scopes: ['webhooks:manage'],
+  eventTypes: [TEST_EVENT, DEAD_LETTERED_EVENT],
+  configSchema: Type.Object({}, { additionalProperties: false }),
+  routes: webhookRoutes,
+  actions: [
+    defineAction({
+      name: 'list_webhooks',
+      title: 'List webhook endpoints',
+      description: 'Webhook endpoints of the tenant (secrets are never shown).',
+      input: ListQuery,
+      output: pageOf(Endpoint),
+      scope: 'webhooks:manage',
+      access: 'read',
+      confirmation: 'never',
+      workspaceTypes: ALL_WORKSPACES,
+      run: (ctx, input: ListEndpointsInput) => listEndpoints(withWake(ctx), input),
+    }),
+    defineAction({
+      name: 'create_webhook',
+      title: 'Create a webhook endpoint',
+      description: 'Register a URL that receives signed tenant events; eventTypes null means all.',
+      input: CreateEndpointBody,
+      output: Endpoint,
+      scope: 'webhooks:manage',
+      access: 'write',
+      confirmation: 'never',
+      workspaceTypes: ALL_WORKSPACES,
+      run: (ctx, input: CreateEndpointInput) => createEndpoint(withWake(ctx), input),
+    }),
+    defineAction({
+      name: 'delete_webhook',
+      title: 'Delete a webhook endpoint',
+      description: 'Delete an endpoint together with its delivery history.',
+      input: EndpointRef,
+      output: Type.Object({ id: Type.String(), deleted: Type.Literal(true) }),
+      scope: 'webhooks:manage',
+      access: 'destructive',
+      confirmation: 'destructive',
+      workspaceTypes: ALL_WORKSPACES,
+      run: async (ctx, input: { id: string }) => {
+        await deleteEndpoint(withWake(ctx), input);
+        return { id: input.id, deleted: true as const };
+      },
+    }),
+    defineAction({
+      name: 'list_webhook_deliveries',
+      title: 'List webhook deliveries',
+      description: 'Deliveries newest first, filtered by endpoint, state and event type.',
+      input: ListDeliveriesInput,
+      output: pageOf(Delivery),
+      scope: 'webhooks:manage',
+      access: 'read',
+      confirmation: 'never',
+      workspaceTypes: ALL_WORKSPACES,
+      run: (ctx, input: ListDeliveriesArgs) => listDeliveries(withWake(ctx), input),
+    }),
+  ],
+};

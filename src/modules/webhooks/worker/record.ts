@@ -1,0 +1,123 @@
+import type { Database } from '../../../core/db/database.ts';
+import { systemTx, TENANT_ROLE } from '../../../core/db/tenant-tx.ts';
+import { DEAD_LETTERED_EVENT, type DeliveryState, type EmitTenantEvent } from '../types.ts';
+import type { ClaimedDelivery } from './claim.ts';
+import { retryDelay } from './schedule.ts';
+import type { AttemptOutcome } from './send.ts';
+
+export interface RecordOptions {
+  owner: string;
+  now: number;
+  schedule: readonly number[];
+  random: () => number;
+  emit: EmitTenantEvent | undefined;
+}
+
+interface LockedRow {
+  state: DeliveryState;
+  lease_token: string | null;
+  attempt_count: number;
+  cycle_attempt_count: number;
+}
+
+export type RecordResult = 'delivered' | 'retry' | 'dead_lettered' | 'released' | 'recorded_only' | 'gone';
+
+/**
+ * Writes the attempt and moves the delivery on, in one transaction. Only the lease holder moves a
+ * failed delivery on; a success counts whoever reports it. Dead-lettering emits the tenant event in the
+ * same transaction, scoped to the tenant.
+ */
+export async function recordOutcome(
+  db: Database,
+  claimed: ClaimedDelivery,
+  outcome: AttemptOutcome,
+  options: RecordOptions,
+): Promise<RecordResult> {
+  const now = new Date(options.now).toISOString();
+  return systemTx(db, async (tx) => {
+    const { rows } = await tx.query<LockedRow>(
+      `select state, lease_token, attempt_count, cycle_attempt_count from webhook_deliveries
+        where tenant_id = $1 and id = $2 for update`,
+      [claimed.tenantId, claimed.id],
+    );
+    const row = rows[0];
+    if (row === undefined) return 'gone';
+    const attempt = row.attempt_count + 1;
+    await tx.query(
+      `insert into webhook_attempts (tenant_id, delivery_id, attempt, cycle, started_at, duration_ms, status_code,
+         error_class, error_message, response_body_excerpt, worker)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      [
+        claimed.tenantId,
+        claimed.id,
+        attempt,
+        claimed.cycle,
+        new Date(claimed.claimedAt).toISOString(),
+        outcome.durationMs,
+        outcome.statusCode,
+        outcome.errorClass,
+        outcome.errorMessage,
+        outcome.responseBodyExcerpt,
+        options.owner,
+      ],
+    );
+
+    const ownsLease = row.lease_token === claimed.leaseToken && row.state === 'pending';
+    const update = async (sets: string, params: unknown[] = []) => {
+      await tx.query(
+        `update webhook_deliveries set attempt_count = $3, last_status_code = $4, last_error_class = $5, ${sets}
+          where tenant_id = $1 and id = $2`,
+        [claimed.tenantId, claimed.id, attempt, outcome.statusCode, outcome.errorClass, ...params],
+      );
+    };
+    const release = 'lease_owner = null, lease_token = null, lease_expires_at = null';
+
+    if (outcome.errorClass === null && row.state === 'pending') {
+      await update(`state = 'delivered', delivered_at = $6, next_attempt_at = null, ${release}`, [now]);
+      return 'delivered';
+    }
+    if (!ownsLease) {
+      await tx.query('update webhook_deliveries set attempt_count = $3 where tenant_id = $1 and id = $2', [
+        claimed.tenantId,
+        claimed.id,
+        attempt,
+      ]);
+      return 'recorded_only';
+    }
+    if (outcome.errorClass === 'interrupted') {
+      // The receiver may or may not have seen it; the schedule is not charged, the row is free at once.
+      await update(release);
+      return 'released';
+    }
+    const failures = row.cycle_attempt_count + 1;
+    const delay = retryDelay(options.schedule, failures, options.random);
+    if (delay !== undefined) {
+      await update(`cycle_attempt_count = $6, next_attempt_at = $7, ${release}`, [
+        failures,
+        new Date(options.now + delay).toISOString(),
+      ]);
+      return 'retry';
+    }
+    await update(
+      `state = 'dead_lettered', dead_lettered_at = $6, next_attempt_at = null, cycle_attempt_count = $7, ${release}`,
+      [now, failures],
+    );
+    if (options.emit !== undefined) {
+      await tx.query(
+        `select set_config('role', '${TENANT_ROLE}', true), set_config('svc.tenant_id', $1, true)`,
+        [claimed.tenantId],
+      );
+      await options.emit(tx, claimed.tenantId, DEAD_LETTERED_EVENT, {
+        deliveryId: claimed.id,
+        endpointId: claimed.endpointId,
+        eventId: claimed.eventId,
+        eventType: claimed.eventType,
+        attempts: attempt,
+        lastStatusCode: outcome.statusCode,
+        lastErrorClass: outcome.errorClass,
+        lastError: outcome.errorMessage,
+      });
+    }
+    return 'dead_lettered';
+  });
+}

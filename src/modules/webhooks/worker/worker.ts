@@ -1,0 +1,248 @@
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
+import os from 'node:os';
+import type { Config } from '../../../config.ts';
+import type { Clock, Timer } from '../../../core/clock.ts';
+import type { Database } from '../../../core/db/database.ts';
+import { type DestinationPolicy, destinationPolicy } from '../destinations.ts';
+import { deliveryHeaders } from '../signing.ts';
+import type { EmitTenantEvent } from '../types.ts';
+import { type ClaimedDelivery, claimDue } from './claim.ts';
+import { guardedLookup, type Resolver, systemResolver } from './lookup.ts';
+import { nextDueAfter } from './nextPoll.ts';
+import { recordOutcome } from './record.ts';
+import { type Agents, sendAttempt } from './send.ts';
+
+export interface WorkerLog {
+  error(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+export interface WebhookWorkerOptions {
+  db: Database;
+  config: Pick<Config, 'env' | 'webhookAllowedHosts' | 'webhookRetryScheduleMs' | 'webhookTimeoutMs'>;
+  clock: Clock;
+  /** Writes `webhook.delivery.dead_lettered` through the event store (see EmitTenantEvent). */
+  emitTenantEvent?: EmitTenantEvent;
+  /** [0, 1) for retry jitter; default Math.random. */
+  random?: () => number;
+  log?: WorkerLog;
+  /** Lease owner name; default host:pid:random. */
+  instanceId?: string;
+  /** Attempts in flight at once in this worker (default 64). */
+  maxConcurrency?: number;
+  /** Live leases per endpoint, across workers (default 8): one slow receiver cannot take every slot. */
+  perEndpointConcurrency?: number;
+  /** A lease lasts the attempt timeout plus this (default 30 s); then another worker may take over. */
+  leaseMarginMs?: number;
+  /** Longest sleep without a wake (default 5 s): picks up work queued by other instances. */
+  maxPollMs?: number;
+  /** DNS, injectable for tests; the address policy applies to whatever it answers. */
+  resolve?: Resolver;
+  /** Serve only these tenants (dedicated workers, test isolation); default every tenant. */
+  tenantIds?: readonly string[];
+  /** Extra trust for https receivers (tests with a self-signed receiver). */
+  tls?: { ca?: string | Buffer };
+}
+
+const silentLog: WorkerLog = { error() {}, warn() {} };
+const ERROR_BACKOFF_MS = 1000;
+const CONTENDED_RETRY_MS = 20;
+
+interface InFlight {
+  done: Promise<void>;
+  abort: AbortController;
+}
+
+/**
+ * Delivers pending webhook deliveries: claims due rows with a lease, sends, records, reschedules.
+ * Every instance runs one. `wake()` after committing new deliveries; otherwise it sleeps until the next
+ * retry or lease expiry is due (or `maxPollMs`).
+ */
+export class WebhookWorker {
+  readonly instanceId: string;
+  private running = false;
+  private ticking: Promise<void> | undefined;
+  private again = false;
+  private timer: Timer | undefined;
+  private readonly inFlight = new Map<string, InFlight>();
+  private readonly agents: Agents;
+  private readonly log: WorkerLog;
+  private readonly random: () => number;
+  private readonly maxConcurrency: number;
+  private readonly perEndpoint: number;
+  private readonly leaseMs: number;
+  private readonly maxPollMs: number;
+  private readonly policy: DestinationPolicy;
+
+  constructor(private readonly options: WebhookWorkerOptions) {
+    this.instanceId =
+      options.instanceId ?? `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+    this.log = options.log ?? silentLog;
+    this.random = options.random ?? Math.random;
+    this.maxConcurrency = options.maxConcurrency ?? 64;
+    this.perEndpoint = options.perEndpointConcurrency ?? 8;
+    this.leaseMs = options.config.webhookTimeoutMs + (options.leaseMarginMs ?? 30_000);
+    this.maxPollMs = options.maxPollMs ?? 5000;
+    this.policy = destinationPolicy(options.config);
+    const lookup = guardedLookup(this.policy, options.resolve ?? systemResolver);
+    this.agents = {
+      http: new http.Agent({ keepAlive: true, lookup }),
+      https: new https.Agent({
+        keepAlive: true,
+        lookup,
+        ...(options.tls?.ca === undefined ? {} : { ca: options.tls.ca }),
+      }),
+    };
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.wake();
+  }
+
+  /** Look for due deliveries now (call after committing new ones). Cheap; calls coalesce. */
+  wake(): void {
+    if (!this.running) return;
+    this.again = true;
+    if (this.ticking === undefined) this.ticking = this.loop();
+  }
+
+  /** Resolves once nothing is being claimed or sent (tests; a newly due retry starts new work). */
+  async idle(): Promise<void> {
+    while (this.ticking !== undefined || this.inFlight.size > 0) {
+      await Promise.allSettled([this.ticking, ...[...this.inFlight.values()].map((f) => f.done)]);
+    }
+  }
+
+  /**
+   * Stops claiming, lets attempts in flight finish for up to `graceMs` (default: the attempt timeout plus
+   * 1 s), then aborts the rest: they are recorded as `interrupted` and their rows released at once, so
+   * another instance retries them without waiting for the lease to expire.
+   */
+  async stop(options: { graceMs?: number } = {}): Promise<void> {
+    this.running = false;
+    this.timer?.cancel();
+    this.timer = undefined;
+    await this.ticking;
+    const graceMs = options.graceMs ?? this.options.config.webhookTimeoutMs + 1000;
+    if (this.inFlight.size > 0) {
+      const all = Promise.allSettled([...this.inFlight.values()].map((f) => f.done));
+      if (graceMs > 0) {
+        let timer: Timer | undefined;
+        const graceOver = new Promise<void>((resolve) => {
+          timer = this.options.clock.setTimeout(resolve, graceMs);
+        });
+        await Promise.race([all, graceOver]);
+        timer?.cancel();
+      }
+      for (const flight of this.inFlight.values()) flight.abort.abort();
+      await all;
+    }
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+  }
+
+  /** Runs ticks while wakes keep arriving; `ticking` is cleared with no await in between, so none is lost. */
+  private async loop(): Promise<void> {
+    // Start after the caller's synchronous work: a burst of wakes coalesces, a test clock finishes moving.
+    await Promise.resolve();
+    try {
+      while (this.again && this.running) {
+        this.again = false;
+        try {
+          await this.tick();
+        } catch (error) {
+          this.log.error({ err: error }, 'webhook worker: claiming deliveries failed');
+          this.sleep(ERROR_BACKOFF_MS);
+          return;
+        }
+      }
+    } finally {
+      this.ticking = undefined;
+    }
+  }
+
+  private async tick(): Promise<void> {
+    const now = this.options.clock.now();
+    const capacity = this.maxConcurrency - this.inFlight.size;
+    let contended = false;
+    if (capacity > 0) {
+      const result = await claimDue(this.options.db, {
+        owner: this.instanceId,
+        now,
+        leaseMs: this.leaseMs,
+        limit: capacity,
+        perEndpoint: this.perEndpoint,
+        tenantIds: this.options.tenantIds,
+      });
+      for (const delivery of result.claimed) this.launch(delivery);
+      contended = result.contended;
+    }
+    if (!this.running) return;
+    if (contended) {
+      // Another instance is draining the same backlog; share it instead of sleeping until the next poll.
+      this.sleep(CONTENDED_RETRY_MS);
+      return;
+    }
+    // Measured from the claim's `now`: a row that fell due since then is not skipped.
+    const next = await nextDueAfter(this.options.db, now, this.options.tenantIds);
+    const delay = next === undefined ? this.maxPollMs : next - this.options.clock.now();
+    this.sleep(Math.min(this.maxPollMs, Math.max(1, delay)));
+  }
+
+  private sleep(ms: number): void {
+    this.timer?.cancel();
+    this.timer = this.running ? this.options.clock.setTimeout(() => this.wake(), ms) : undefined;
+  }
+
+  private launch(delivery: ClaimedDelivery): void {
+    const key = `${delivery.id}:${delivery.leaseToken}`;
+    const abort = new AbortController();
+    const done = this.attempt(delivery, abort.signal)
+      .catch((error: unknown) => {
+        // The lease stays; the row is retried once it expires.
+        this.log.error(
+          { err: error, deliveryId: delivery.id },
+          'webhook worker: recording an attempt failed',
+        );
+      })
+      .finally(() => {
+        this.inFlight.delete(key);
+        this.wake();
+      });
+    this.inFlight.set(key, { done, abort });
+  }
+
+  private async attempt(delivery: ClaimedDelivery, signal: AbortSignal): Promise<void> {
+    const { clock, config } = this.options;
+    const headers = deliveryHeaders({
+      deliveryId: delivery.id,
+      eventType: delivery.eventType,
+      body: delivery.body,
+      secrets: delivery.secrets,
+      timestampSeconds: Math.floor(clock.now() / 1000),
+      traceId: delivery.traceId,
+      traceFlags: delivery.traceFlags,
+    });
+    const outcome = await sendAttempt({
+      url: delivery.url,
+      headers,
+      body: delivery.body,
+      timeoutMs: config.webhookTimeoutMs,
+      clock,
+      policy: this.policy,
+      agents: this.agents,
+      signal,
+    });
+    await recordOutcome(this.options.db, delivery, outcome, {
+      owner: this.instanceId,
+      now: clock.now(),
+      schedule: config.webhookRetryScheduleMs,
+      random: this.random,
+      emit: this.options.emitTenantEvent,
+    });
+  }
+}

@@ -1,0 +1,62 @@
+import type { FastifyInstance } from 'fastify';
+import { type Static, Type } from 'typebox';
+import type { Services } from '../../core/context.ts';
+import { consoleAuth, consoleSecurity, TenantParams } from '../console/guard.ts';
+import { CONFIRM_POLICIES, readPolicy, writePolicy } from './policy.ts';
+
+const ConfirmSchema = Type.Union(
+  CONFIRM_POLICIES.map((p) => Type.Literal(p)),
+  {
+    description:
+      'Which MCP tools need a human before they run: required_only (tools hinted always), destructive ' +
+      '(default: also destructive tools), writes (also every tool that changes data), all (every tool)',
+  },
+);
+const McpPolicy = Type.Object({
+  confirm: ConfirmSchema,
+  updatedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'null while the tenant runs on the default',
+  }),
+});
+const PutMcpPolicy = Type.Object({ confirm: ConfirmSchema }, { additionalProperties: false });
+
+/** Console: the tenant's human-confirmation policy for MCP tools. */
+export async function mcpPolicyRoutes(app: FastifyInstance, services: Services) {
+  // The console membership guard is installed app-wide (src/app.ts): minRole below is enforced.
+  app.get(
+    '/api/console/tenants/:tenantId/mcp-policy',
+    {
+      config: { ...consoleAuth, minRole: 'viewer' },
+      schema: {
+        operationId: 'getTenantMcpPolicy',
+        summary: "The tenant's human-confirmation policy for MCP tools",
+        tags: ['console'],
+        security: consoleSecurity,
+        params: TenantParams,
+        response: { 200: McpPolicy },
+      },
+    },
+    async (request) => readPolicy(services.db, request.principal?.tenantId as string),
+  );
+
+  app.put(
+    '/api/console/tenants/:tenantId/mcp-policy',
+    {
+      config: { ...consoleAuth, minRole: 'admin' },
+      schema: {
+        operationId: 'setTenantMcpPolicy',
+        summary: 'Set which MCP tools need a human before they run',
+        tags: ['console'],
+        security: consoleSecurity,
+        params: TenantParams,
+        body: PutMcpPolicy,
+        response: { 200: McpPolicy },
+      },
+    },
+    async (request) => {
+      const body = request.body as Static<typeof PutMcpPolicy>;
+      const tenantId = request.principal?.tenantId as string;
+      return writePolicy(services.db, tenantId, body.confirm, services.clock.now());
+    },
+  );
+}

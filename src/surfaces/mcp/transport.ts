@@ -1,0 +1,109 @@
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { Principal } from '../../core/auth/principal.ts';
+import type { Services } from '../../core/context.ts';
+import { securityFor } from '../../core/http/openapi.ts';
+import type { ToolCallScope } from './call-tool.ts';
+import { McpCaller } from './caller.ts';
+import { buildMcpServer } from './server.ts';
+
+const ANSWER_TYPES = 'application/json, text/event-stream';
+
+/** Fastify's request as the web-standard Request the SDK serves, the body left unparsed for it. */
+function webRequest(request: FastifyRequest, publicUrl: string): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  // Every answer is plain JSON, so a caller that accepts JSON (or sends no Accept, like the spec's
+  // curl example) is served; the SDK insists on the Streamable HTTP pair.
+  const accept = headers.get('accept');
+  if (accept === null || /application\/json|application\/\*|\*\/\*/.test(accept)) {
+    headers.set('accept', ANSWER_TYPES);
+  }
+  const body = typeof request.body === 'string' ? request.body : '';
+  return new Request(new URL(request.url, publicUrl), { method: 'POST', headers, body });
+}
+
+function parsedJson(body: unknown): { parsedBody?: unknown } {
+  if (typeof body !== 'string') return {};
+  try {
+    return { parsedBody: JSON.parse(body) as unknown };
+  } catch {
+    // The SDK answers the JSON-RPC parse error itself.
+    return {};
+  }
+}
+
+/**
+ * `POST /mcp`, statelessly: every exchange gets a fresh SDK server for its caller, so any instance
+ * answers any call. 2026-07-28 requests (per-request `_meta` envelope) go to the SDK's modern handler;
+ * 2025-era ones (`initialize`, then plain requests) to a one-shot Streamable HTTP transport.
+ */
+export async function mcpTransportRoutes(app: FastifyInstance, services: Services) {
+  // The modern handler is built once; it finds each exchange's caller by the Request it is handed.
+  const scopes = new WeakMap<Request, ToolCallScope>();
+  const modern = createMcpHandler(
+    ({ requestInfo }) => {
+      const scope = requestInfo === undefined ? undefined : scopes.get(requestInfo);
+      if (scope === undefined) throw new Error('MCP exchange without a caller');
+      return buildMcpServer(scope);
+    },
+    { legacy: 'reject', responseMode: 'auto', onerror: (err) => app.log.debug({ err }, 'MCP exchange') },
+  );
+  app.addHook('onClose', () => modern.close());
+
+  // The SDK parses the body, so its protocol errors (parse error, wrong media type) are JSON-RPC ones.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+
+  app.post(
+    '/mcp',
+    {
+      config: { auth: { credentials: ['api_key', 'session'] } },
+      schema: {
+        operationId: 'mcp',
+        summary: 'MCP (Model Context Protocol) over Streamable HTTP: one JSON-RPC 2.0 message per POST',
+        description:
+          'initialize, ping, tools/list, tools/call (2025-11-25) and server/discover (2026-07-28), statelessly. ' +
+          'Tools are the tenant’s module actions; see /.well-known/mcp and docs/mcp.md.',
+        tags: ['mcp'],
+        security: securityFor('api_key', 'session'),
+        response: {
+          200: Type.Object({}, { additionalProperties: true, description: 'The JSON-RPC 2.0 response' }),
+          202: Type.Null({ description: 'A notification was accepted' }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const principal = request.principal as Principal;
+      const caller = new McpCaller(services, principal, principal.tenantId as string);
+      const scope: ToolCallScope = { services, request, caller };
+      const web = webRequest(request, services.config.publicUrl);
+      const options = parsedJson(request.body);
+      let answer: Response;
+      if (await isLegacyRequest(web, options.parsedBody)) {
+        const transport = new WebStandardStreamableHTTPServerTransport({
+          sessionIdGenerator: undefined,
+          enableJsonResponse: true,
+        });
+        const server = buildMcpServer(scope);
+        await server.connect(transport);
+        try {
+          answer = await transport.handleRequest(web, options);
+        } finally {
+          await server.close();
+        }
+      } else {
+        scopes.set(web, scope);
+        answer = await modern.fetch(web, options);
+      }
+      return reply.send(answer);
+    },
+  );
+}

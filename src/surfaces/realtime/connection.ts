@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import { WebSocket } from 'ws';
+import type { ActorRef, Principal } from '../../core/auth/principal.ts';
+import type { Clock, Timer } from '../../core/clock.ts';
+import { CLOSE, type CloseCode } from './close-codes.ts';
+import type { EncodedFrame } from './frames.ts';
+import type { GatewayLimits } from './limits.ts';
+import type { RoomMembership } from './membership.ts';
+import { TokenBucket } from './rate-limiter.ts';
+
+/** What the session token lets this connection do, fixed at connect time (tokens are immutable). */
+export interface Permissions {
+  modules: ReadonlySet<string>;
+  chatRead: boolean;
+  chatWrite: boolean;
+  presenceRead: boolean;
+  presenceWrite: boolean;
+}
+
+export interface Session {
+  principal: Principal;
+  tenantId: string;
+  actor: ActorRef;
+  /** The credential as sent, re-verified on every heartbeat so expiry and revocation close the socket. */
+  token: string;
+}
+
+export type Admission = 'accepted' | 'refused' | 'flooding';
+
+/** One WebSocket: its session, rooms, limits and the one-at-a-time queue its frames are handled in. */
+export class Connection {
+  readonly id = `conn_${randomUUID()}`;
+  readonly memberships = new Map<string, RoomMembership>();
+  lastHeardAt: number;
+  private closing = false;
+  private closeTimer: Timer | undefined;
+  private queue: Promise<void> = Promise.resolve();
+  private queued = 0;
+  private refusedInARow = 0;
+  private warnedAt = Number.NEGATIVE_INFINITY;
+  private readonly bucket: TokenBucket;
+
+  constructor(
+    readonly socket: WebSocket,
+    readonly session: Session,
+    readonly can: Permissions,
+    readonly log: FastifyBaseLogger,
+    private readonly limits: GatewayLimits,
+    private readonly clock: Clock,
+  ) {
+    this.lastHeardAt = clock.now();
+    this.bucket = new TokenBucket(limits.framesPerSecond, limits.frameBurst, clock.now());
+  }
+
+  get isOpen(): boolean {
+    return !this.closing && this.socket.readyState === WebSocket.OPEN;
+  }
+
+  /**
+   * Writes a frame unless the client is not reading: past `maxBufferedBytes` waiting to be written it is
+   * disconnected (4413) instead, so one slow reader can never grow the server's memory without bound.
+   */
+  send(frame: EncodedFrame): boolean {
+    if (!this.isOpen) return false;
+    if (this.socket.bufferedAmount > this.limits.maxBufferedBytes) {
+      this.close(CLOSE.slowConsumer, 'too slow to keep up; reconnect and resume');
+      return false;
+    }
+    this.socket.send(frame, { binary: false });
+    return true;
+  }
+
+  /** Resolves true once the send buffer is below half the limit, false when the connection closed first. */
+  async drained(): Promise<boolean> {
+    while (this.isOpen && this.socket.bufferedAmount > this.limits.maxBufferedBytes / 2) {
+      await new Promise<void>((resolve) => this.clock.setTimeout(resolve, 10));
+    }
+    return this.isOpen;
+  }
+
+  /** Sends the close frame; a client that does not answer within the grace period is cut off. */
+  close(code: CloseCode, reason: string): void {
+    if (this.closing) return;
+    this.closing = true;
+    try {
+      this.socket.close(code, reason);
+    } catch {
+      this.socket.terminate();
+      return;
+    }
+    this.closeTimer = this.clock.setTimeout(() => this.socket.terminate(), this.limits.closeGraceMs);
+  }
+
+  /** Called once the socket is closed either way. */
+  closed(): void {
+    this.closing = true;
+    this.closeTimer?.cancel();
+  }
+
+  /** The per-connection rate limit: each frame takes a token; a client that keeps pushing is flooding. */
+  admit(): Admission {
+    if (this.bucket.take(this.clock.now())) {
+      this.refusedInARow = 0;
+      return 'accepted';
+    }
+    this.refusedInARow += 1;
+    return this.refusedInARow > this.limits.floodCloseAfter ? 'flooding' : 'refused';
+  }
+
+  /** At most one rate-limit warning per second, so the warnings cannot become a flood of their own. */
+  mayWarn(): boolean {
+    const now = this.clock.now();
+    if (now - this.warnedAt < 1000) return false;
+    this.warnedAt = now;
+    return true;
+  }
+
+  /** Runs frame handlers one at a time in arrival order; false when too many are waiting already. */
+  enqueue(task: () => Promise<void>): boolean {
+    if (this.queued >= this.limits.maxQueuedFrames) return false;
+    this.queued += 1;
+    this.queue = this.queue
+      .then(task)
+      // Handlers report their own failures; this only keeps one stray rejection from stalling the queue.
+      .catch((error: unknown) => this.log.error({ err: error }, 'realtime frame handler failed'))
+      .finally(() => {
+        this.queued -= 1;
+      });
+    return true;
+  }
+}

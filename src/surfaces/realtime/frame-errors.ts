@@ -1,0 +1,30 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { AppError } from '../../core/http/errors.ts';
+import { type EncodedFrame, errorFrame } from './frames.ts';
+import { InvalidFrame } from './protocol.ts';
+
+/** Codes only the realtime protocol has, besides `invalid_frame` and the API's own error codes. */
+export type RealtimeErrorCode = 'not_joined' | 'already_joined' | 'too_many_rooms' | 'rate_limited';
+
+/** A frame the gateway understood but will not act on. */
+export class FrameRefused extends Error {
+  constructor(
+    readonly code: RealtimeErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'FrameRefused';
+  }
+}
+
+/** Any failure of a frame as the `error` frame the client gets; faults are logged, never shown. */
+export function errorFrameFor(error: unknown, ref: string | undefined, log: FastifyBaseLogger): EncodedFrame {
+  if (error instanceof InvalidFrame)
+    return errorFrame('invalid_frame', error.message, error.ref, error.details);
+  if (error instanceof FrameRefused) return errorFrame(error.code, error.message, ref);
+  if (error instanceof AppError && error.status < 500) {
+    return errorFrame(error.code, error.message, ref, error.details);
+  }
+  log.error({ err: error }, 'realtime frame failed');
+  return errorFrame('internal_error', 'the server could not handle this frame; try again', ref);
+}

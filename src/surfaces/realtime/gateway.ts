@@ -1,0 +1,166 @@
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import type { WebSocket } from 'ws';
+import type { Identity } from '../../core/auth/identity.ts';
+import type { Clock } from '../../core/clock.ts';
+import type { ServiceContext, Services } from '../../core/context.ts';
+import { traceFrom } from '../../core/http/request-id.ts';
+import { newId } from '../../core/ids.ts';
+import { type RealtimeBackplane, roomChannel } from '../../core/realtime/index.ts';
+import { latestSeq } from '../../modules/chat/verbs/latest-seq.ts';
+import { readPage } from '../../modules/chat/verbs/list-messages.ts';
+import { CLOSE } from './close-codes.ts';
+import { Connection } from './connection.ts';
+import { handleFrame } from './handlers/dispatch.ts';
+import { Heartbeat } from './heartbeat.ts';
+import type { GatewayLimits } from './limits.ts';
+import { LocalRooms } from './local-rooms.ts';
+import type { RoomMembership } from './membership.ts';
+import { startRelays } from './relays.ts';
+import { type RoomMessage, toJson } from './room-messages.ts';
+import { openSession } from './session.ts';
+
+export interface GatewayDeps {
+  services: Services;
+  identity: Identity;
+  backplane: RealtimeBackplane;
+  limits: GatewayLimits;
+  log: FastifyBaseLogger;
+}
+
+/**
+ * The `/v1/realtime` gateway of one instance: its sockets, the rooms they are in, and the relays between
+ * the event bus, the backplane and the sockets. State shared with other instances lives in the backplane.
+ */
+export class Gateway {
+  readonly connections = new Set<Connection>();
+  readonly rooms: LocalRooms;
+  readonly services: Services;
+  readonly backplane: RealtimeBackplane;
+  readonly limits: GatewayLimits;
+  readonly clock: Clock;
+  private readonly cleanups = new Set<Promise<void>>();
+  private readonly stops: (() => void)[] = [];
+  private readonly heartbeat: Heartbeat;
+  private closing = false;
+
+  constructor(private readonly deps: GatewayDeps) {
+    this.services = deps.services;
+    this.backplane = deps.backplane;
+    this.limits = deps.limits;
+    this.clock = deps.services.clock;
+    this.heartbeat = new Heartbeat(this, deps.identity);
+    this.rooms = new LocalRooms({
+      pubsub: deps.backplane.pubsub,
+      readAfter: async (tenantId, roomId, after, limit) =>
+        (await readPage(this.systemContext(tenantId), { roomId, after, limit })).data,
+      latestSeq: (tenantId, roomId) => latestSeq(this.systemContext(tenantId), roomId),
+      moduleOfEvent: (type) => deps.services.registry.moduleOfEvent(type),
+      gapWaitMs: deps.limits.gapWaitMs,
+      clock: this.clock,
+      report: this.report,
+    });
+  }
+
+  readonly report = (error: unknown, context: string): void => {
+    this.deps.log.error({ err: error }, context);
+  };
+
+  start(): void {
+    this.stops.push(...startRelays(this));
+    this.heartbeat.start();
+  }
+
+  accept(socket: WebSocket, request: FastifyRequest): void {
+    const opened = openSession(request);
+    if (opened === undefined) {
+      socket.close(CLOSE.unauthorized, 'a session token is required');
+      return;
+    }
+    const connection = new Connection(
+      socket,
+      opened.session,
+      opened.can,
+      request.log,
+      this.limits,
+      this.clock,
+    );
+    if (this.closing) {
+      connection.close(CLOSE.restart, 'server restarting');
+      return;
+    }
+    this.connections.add(connection);
+    socket.on('message', (data, isBinary) => handleFrame(this, connection, data, isBinary));
+    socket.on('pong', () => {
+      connection.lastHeardAt = this.clock.now();
+    });
+    socket.on('close', () => this.closed(connection));
+  }
+
+  /** The verb context of a frame: the connection's tenant and principal, a fresh request id and trace. */
+  context(connection: Connection): ServiceContext {
+    return {
+      ...this.services,
+      log: connection.log,
+      tenantId: connection.session.tenantId,
+      principal: connection.session.principal,
+      requestId: newId('request'),
+      trace: traceFrom(undefined),
+      origin: 'realtime',
+    };
+  }
+
+  async publish(tenantId: string, roomId: string, message: RoomMessage): Promise<void> {
+    await this.backplane.pubsub.publish(roomChannel(tenantId, roomId), toJson(message));
+  }
+
+  /** Takes a connection out of a room: unsubscribes it, and announces the leave if it was the actor's last. */
+  async leave(connection: Connection, membership: RoomMembership): Promise<void> {
+    if (connection.memberships.get(membership.roomId) === membership) {
+      connection.memberships.delete(membership.roomId);
+    }
+    this.rooms.detach(membership);
+    if (!membership.isPresenceMember) return;
+    membership.presenceState = undefined;
+    const { actor, tenantId } = connection.session;
+    const last = await this.backplane.presence.leave(membership.key, actor.id, connection.id);
+    if (last)
+      await this.publish(tenantId, membership.roomId, { k: 'presence', op: 'leave', actorId: actor.id });
+  }
+
+  /** Closes every socket with 1012 and waits (bounded) until their rooms were left. */
+  async shutdown(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    this.heartbeat.stop();
+    for (const connection of this.connections) connection.close(CLOSE.restart, 'server restarting');
+    const deadline = this.clock.now() + this.limits.closeGraceMs + 1000;
+    while ((this.connections.size > 0 || this.cleanups.size > 0) && this.clock.now() < deadline) {
+      await Promise.race([Promise.all(this.cleanups), new Promise((r) => setTimeout(r, 20))]);
+    }
+    for (const stop of this.stops) stop();
+  }
+
+  private closed(connection: Connection): void {
+    connection.closed();
+    if (!this.connections.delete(connection)) return;
+    const cleanup = Promise.all(
+      [...connection.memberships.values()].map((membership) =>
+        this.leave(connection, membership).catch((error: unknown) => this.report(error, 'realtime leave')),
+      ),
+    ).then(() => undefined);
+    this.cleanups.add(cleanup);
+    void cleanup.finally(() => this.cleanups.delete(cleanup));
+  }
+
+  private systemContext(tenantId: string): ServiceContext {
+    return {
+      ...this.services,
+      log: this.deps.log,
+      tenantId,
+      principal: undefined,
+      requestId: newId('request'),
+      trace: traceFrom(undefined),
+      origin: 'realtime',
+    };
+  }
+}

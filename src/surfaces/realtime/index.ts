@@ -1,0 +1,77 @@
+import websocket from '@fastify/websocket';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { WebSocket } from 'ws';
+import type { Identity } from '../../core/auth/identity.ts';
+import type { Services } from '../../core/context.ts';
+import type { RealtimeBackplane } from '../../core/realtime/index.ts';
+import { CLOSE } from './close-codes.ts';
+import { Gateway } from './gateway.ts';
+import { DEFAULT_LIMITS, type GatewayLimits } from './limits.ts';
+
+export { CLOSE } from './close-codes.ts';
+export { DEFAULT_LIMITS, type GatewayLimits } from './limits.ts';
+
+export interface RealtimeGatewayOptions {
+  services: Services;
+  identity: Identity;
+  backplane: RealtimeBackplane;
+  limits?: Partial<GatewayLimits>;
+}
+
+/**
+ * The app's one WebSocket server. Every WebSocket route of the app shares it (a second registration would
+ * route each upgrade twice), so it is registered here only when nobody has yet.
+ */
+async function ensureWebSocketServer(app: FastifyInstance, limits: GatewayLimits): Promise<void> {
+  if (app.hasDecorator('websocketServer')) return;
+  await app.register(websocket, {
+    options: { maxPayload: limits.maxFrameBytes },
+    // Protocol errors (a frame over the limit, bad framing) already started a close with the right code;
+    // a socket that does not finish closing is cut off after the grace period.
+    errorHandler(error, socket, request) {
+      request.log.debug({ err: error }, 'websocket error');
+      if (socket.readyState === WebSocket.OPEN) socket.close(CLOSE.internalError, 'server error');
+      setTimeout(() => socket.terminate(), limits.closeGraceMs).unref();
+    },
+    // Shutdown: every WebSocket of the app is told to reconnect elsewhere.
+    preClose(done) {
+      for (const client of this.websocketServer.clients) client.close(CLOSE.restart, 'server restarting');
+      this.websocketServer.close();
+      done();
+    },
+  });
+}
+
+/**
+ * An upgrade refused before @fastify/websocket's own hooks ran (the authenticate hook runs first) gets
+ * its HTTP answer but keeps its socket: the HTTP server no longer manages an upgrade socket, so nothing
+ * would ever close it, and an unauthenticated client could hold it forever (and stall shutdown).
+ */
+function closeRefusedUpgrades(app: FastifyInstance): void {
+  app.addHook('onResponse', async (request) => {
+    if (request.headers.upgrade?.toLowerCase() === 'websocket') request.raw.socket?.destroy();
+  });
+}
+
+/** `GET /v1/realtime`: the WebSocket gateway (protocol in docs/realtime.md). */
+async function realtimeGatewayPlugin(app: FastifyInstance, options: RealtimeGatewayOptions): Promise<void> {
+  const limits: GatewayLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  await ensureWebSocketServer(app, limits);
+  closeRefusedUpgrades(app);
+  const gateway = new Gateway({ ...options, limits, log: app.log.child({ surface: 'realtime' }) });
+  gateway.start();
+  app.addHook('preClose', () => gateway.shutdown());
+  app.get(
+    '/v1/realtime',
+    {
+      websocket: true,
+      // The authenticate hook verifies the token before the upgrade: a refused one gets an HTTP 401/403.
+      config: { auth: { credentials: ['session'], queryToken: true } },
+      schema: { hide: true },
+    },
+    (socket, request) => gateway.accept(socket, request),
+  );
+}
+
+export const realtimeGateway = fp(realtimeGatewayPlugin, { name: 'svc-realtime-gateway', fastify: '5.x' });

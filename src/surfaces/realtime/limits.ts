@@ -1,0 +1,45 @@
+/** Per-connection limits of the realtime gateway; tests shorten the timings. */
+export interface GatewayLimits {
+  /** Larger frames close the connection with 1009. Fits a 4,000-character message of 4-byte characters. */
+  maxFrameBytes: number;
+  /** Token bucket: sustained frames per second, and the burst allowed above it. */
+  framesPerSecond: number;
+  frameBurst: number;
+  /** Frames refused in a row (bucket empty) before the connection is closed with 4429. */
+  floodCloseAfter: number;
+  /** Bytes waiting to be written to a client before it counts as too slow and is disconnected. */
+  maxBufferedBytes: number;
+  /** Frames accepted but not yet handled (they are handled one at a time, in order). */
+  maxQueuedFrames: number;
+  /** Frames held for a connection while it catches up from the database. */
+  maxHeldFrames: number;
+  /** How often the server pings every connection and re-checks its token. */
+  heartbeatMs: number;
+  /** Nothing heard (no frame, no pong) for this long closes the connection with 4408. */
+  idleTimeoutMs: number;
+  maxRoomsPerConnection: number;
+  /** `typing` frames more often than this per room are dropped without an error. */
+  typingIntervalMs: number;
+  /** How long an out-of-order chat message waits for the ones before it before they are read from the database. */
+  gapWaitMs: number;
+  replayPageSize: number;
+  /** After sending a close frame, how long the client has to answer before the socket is destroyed. */
+  closeGraceMs: number;
+}
+
+export const DEFAULT_LIMITS: GatewayLimits = {
+  maxFrameBytes: 32 * 1024,
+  framesPerSecond: 20,
+  frameBurst: 40,
+  floodCloseAfter: 200,
+  maxBufferedBytes: 1024 * 1024,
+  maxQueuedFrames: 64,
+  maxHeldFrames: 5000,
+  heartbeatMs: 20_000,
+  idleTimeoutMs: 60_000,
+  maxRoomsPerConnection: 20,
+  typingIntervalMs: 1000,
+  gapWaitMs: 100,
+  replayPageSize: 100,
+  closeGraceMs: 2000,
+};

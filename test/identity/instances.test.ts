@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { bearer, createTestTenant, type TestTenant } from '../factories.ts';
+import { buildTestApp, call, type TestApp } from '../helper.ts';
+import { expectError, pollUntil } from './support.ts';
+
+const me = (t: TestApp, key: string) =>
+  call(t.app, { method: 'GET', url: '/v1/me', headers: { 'x-api-key': key } });
+
+/** Replaces the character at `index` with another one from the same alphabet. */
+function _tamper(key: string, index: number): string {
+  const char = key.charAt(index);
+  const replacement = char === 'a' ? 'b' : 'a';
+  return key.slice(0, index) + replacement + key.slice(index + 1);
+}
+
+async function consoleKey(t: TestApp, tenant: TestTenant, body: Record<string, unknown> = {}) {
+  const res = await call(t.app, {
+    method: 'POST',
+    url: `/api/console/tenants/${tenant.tenantId}/api-keys`,
+    headers: bearer(tenant.ownerToken),
+    payload: { name: 'server', scopes: ['*'], ...body },
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  return res.json<{ id: string; key: string; prefix: string }>();
+}
+
+describe('API key revocation across two instances on one database', () => {
+  let a: TestApp;
+  let b: TestApp;
+  let tenant: TestTenant;
+
+  before(async () => {
+    a = await buildTestApp({ config: { authFailureLimit: 1_000_000 } });
+    // PGlite is one process's database: share the handle. PostgreSQL: a second pool, as a second instance has.
+    b = await buildTestApp({
+      config: { authFailureLimit: 1_000_000 },
+      ...(a.db.kind === 'pglite' ? { db: a.db } : {}),
+    });
+    tenant = await createTestTenant(a);
+  });
+  after(async () => {
+    await b.close();
+    await a.close();
+  });
+
+  test('revoked on instance A, refused by instance B within a second', async (ctx) => {
+    const created = await consoleKey(a, tenant);
+    assert.equal((await me(a, created.key)).statusCode, 200);
+    // B has verified (and cached) the key before the revocation.
+    assert.equal((await me(b, created.key)).statusCode, 200);
+    const revoke = await call(a.app, {
+      method: 'DELETE',
+      url: `/api/console/tenants/${tenant.tenantId}/api-keys/${created.id}`,
+      headers: bearer(tenant.ownerToken),
+    });
+    assert.equal(revoke.statusCode, 200, revoke.body);
+    const delay = await pollUntil(async () => (await me(b, created.key)).statusCode === 401, 3000, 10);
+    assert.ok(delay !== undefined, 'instance B still accepts the revoked key after 3 s');
+    ctx.diagnostic(`instance B refused the revoked key after ${delay} ms`);
+    expectError(await me(b, created.key), 401, 'invalid_api_key');
+    expectError(await me(a, created.key), 401, 'invalid_api_key');
+  });
+});

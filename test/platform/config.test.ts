@@ -1,0 +1,158 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+function configErrorFor(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env, '/srv/app');
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail(`expected ${JSON.stringify(env)} to be refused`);
+}
+
+describe('configuration', () => {
+  test('defaults follow the configuration contract (ARCHITECTURE §9)', () => {
+    const config = loadConfig({}, '/srv/app');
+    assert.equal(config.env, 'development');
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.port, 8080);
+    assert.equal(config.dataDir, path.resolve('/srv/app', '.svc-data'));
+    assert.equal(config.databaseUrl, undefined);
+    assert.equal(config.redisUrl, undefined);
+    assert.equal(config.publicUrl, 'http://127.0.0.1:8080');
+    assert.deepEqual(config.hostedAuth, { jwksUrl: undefined, issuer: undefined, audience: undefined });
+    assert.equal(config.sessionTtlSeconds, 900);
+    assert.deepEqual(config.webhookRetryScheduleMs, [1000, 5000, 30000, 300000, 1800000]);
+    assert.equal(config.webhookTimeoutMs, 10_000);
+    assert.deepEqual(config.mobileBuild, {
+      dispatchToken: undefined,
+      repository: undefined,
+      githubApiUrl: 'https://api.github.com',
+    });
+    assert.equal(config.logLevel, 'info');
+    assert.equal(config.bodyLimitBytes, 1_048_576);
+    assert.equal(config.shutdownGraceMs, 10_000);
+    assert.deepEqual(config.webhookAllowedHosts, []);
+    assert.equal(config.mcpPort, undefined);
+    assert.equal(config.revocationPollMs, 250);
+    assert.equal(config.authFailureLimit, 30);
+  });
+
+  test('empty or blank values count as unset', () => {
+    const config = loadConfig({ PORT: '', LOG_LEVEL: '  ', SVC_WEBHOOK_RETRY_SCHEDULE_MS: '' }, '/srv/app');
+    assert.equal(config.port, 8080);
+    assert.equal(config.logLevel, 'info');
+    assert.deepEqual(config.webhookRetryScheduleMs, [1000, 5000, 30000, 300000, 1800000]);
+  });
+
+  test('good values are parsed', () => {
+    const config = loadConfig(
+      {
+        PORT: '9000',
+        HOST: '0.0.0.0',
+        SVC_ENV: 'production',
+        SVC_DATA_DIR: 'var/data',
+        DATABASE_URL: 'postgres://u@db:5432/svc',
+        REDIS_URL: 'redis://cache:6379',
+        SVC_PUBLIC_URL: 'https://api.example.test/',
+        SVC_HOSTED_AUTH_JWKS_URL: 'https://id.example.test/.well-known/jwks.json',
+        SVC_HOSTED_AUTH_ISSUER: 'https://id.example.test/',
+        SVC_HOSTED_AUTH_AUDIENCE: 'svc',
+        SVC_SESSION_TTL_SECONDS: '60',
+        SVC_WEBHOOK_RETRY_SCHEDULE_MS: '10, 20,30',
+        SVC_WEBHOOK_TIMEOUT_MS: '500',
+        SVC_MOBILE_BUILD_DISPATCH_TOKEN: 'tok',
+        SVC_MOBILE_BUILD_REPOSITORY: 'acme/app',
+        SVC_GITHUB_API_URL: 'https://ghe.example.test/api/v3',
+        LOG_LEVEL: 'warn',
+        SVC_WEBHOOK_ALLOWED_HOSTS: ' Hooks.Internal , ,10.0.0.7',
+      },
+      '/srv/app',
+    );
+    assert.equal(config.port, 9000);
+    assert.equal(config.host, '0.0.0.0');
+    assert.equal(config.env, 'production');
+    assert.equal(config.dataDir, '/srv/app/var/data');
+    assert.equal(config.databaseUrl, 'postgres://u@db:5432/svc');
+    assert.equal(config.redisUrl, 'redis://cache:6379');
+    assert.equal(config.publicUrl, 'https://api.example.test', 'trailing slash dropped');
+    assert.equal(config.hostedAuth.audience, 'svc');
+    assert.equal(config.sessionTtlSeconds, 60);
+    assert.deepEqual(config.webhookRetryScheduleMs, [10, 20, 30]);
+    assert.equal(config.webhookTimeoutMs, 500);
+    assert.equal(config.mobileBuild.repository, 'acme/app');
+    assert.equal(config.mobileBuild.githubApiUrl, 'https://ghe.example.test/api/v3');
+    assert.equal(config.logLevel, 'warn');
+    assert.deepEqual(config.webhookAllowedHosts, ['hooks.internal', '10.0.0.7']);
+  });
+
+  test('the default public URL follows HOST and PORT, bracketing IPv6', () => {
+    assert.equal(loadConfig({ HOST: '10.0.0.5', PORT: '81' }).publicUrl, 'http://10.0.0.5:81');
+    assert.equal(loadConfig({ HOST: '::1' }).publicUrl, 'http://[::1]:8080');
+    assert.doesNotThrow(() => new URL(loadConfig({ HOST: '::1' }).publicUrl));
+  });
+
+  const bad: [variable: string, env: Record<string, string>][] = [
+    ['PORT', { PORT: 'http' }],
+    ['PORT', { PORT: '65536' }],
+    ['PORT', { PORT: '-1' }],
+    ['PORT', { PORT: '80.5' }],
+    ['SVC_ENV', { SVC_ENV: 'prod' }],
+    ['DATABASE_URL', { DATABASE_URL: 'mysql://localhost/svc' }],
+    ['DATABASE_URL', { DATABASE_URL: 'not a url' }],
+    ['REDIS_URL', { REDIS_URL: 'http://localhost:6379' }],
+    ['SVC_PUBLIC_URL', { SVC_PUBLIC_URL: 'api.example.test' }],
+    ['SVC_PUBLIC_URL', { SVC_PUBLIC_URL: 'ftp://api.example.test' }],
+    ['SVC_HOSTED_AUTH_JWKS_URL', { SVC_HOSTED_AUTH_JWKS_URL: 'jwks.json', SVC_HOSTED_AUTH_ISSUER: 'x' }],
+    ['SVC_HOSTED_AUTH_ISSUER', { SVC_HOSTED_AUTH_JWKS_URL: 'https://id.example.test/jwks.json' }],
+    ['SVC_SESSION_TTL_SECONDS', { SVC_SESSION_TTL_SECONDS: '0' }],
+    ['SVC_SESSION_TTL_SECONDS', { SVC_SESSION_TTL_SECONDS: '15m' }],
+    ['SVC_WEBHOOK_RETRY_SCHEDULE_MS', { SVC_WEBHOOK_RETRY_SCHEDULE_MS: '1000,soon' }],
+    ['SVC_WEBHOOK_RETRY_SCHEDULE_MS', { SVC_WEBHOOK_RETRY_SCHEDULE_MS: '1000,,5000' }],
+    ['SVC_WEBHOOK_RETRY_SCHEDULE_MS', { SVC_WEBHOOK_RETRY_SCHEDULE_MS: Array(21).fill('1').join(',') }],
+    ['SVC_WEBHOOK_TIMEOUT_MS', { SVC_WEBHOOK_TIMEOUT_MS: '0' }],
+    ['SVC_GITHUB_API_URL', { SVC_GITHUB_API_URL: 'github' }],
+    ['SVC_MCP_PORT', { SVC_MCP_PORT: '0' }],
+    ['LOG_LEVEL', { LOG_LEVEL: 'verbose' }],
+    ['SVC_BODY_LIMIT_BYTES', { SVC_BODY_LIMIT_BYTES: '1mb' }],
+    ['SVC_SHUTDOWN_GRACE_MS', { SVC_SHUTDOWN_GRACE_MS: '-5' }],
+    ['SVC_REVOCATION_POLL_MS', { SVC_REVOCATION_POLL_MS: '1' }],
+    ['SVC_AUTH_FAILURE_LIMIT', { SVC_AUTH_FAILURE_LIMIT: '0' }],
+  ];
+  for (const [variable, env] of bad) {
+    test(`refuses ${JSON.stringify(env)} naming ${variable}`, () => {
+      const error = configErrorFor(env);
+      assert.equal(error.variable, variable);
+      assert.match(error.message, new RegExp(`^${variable}: expected `));
+    });
+  }
+
+  test('docs/configuration.md documents every variable src/config.ts reads', () => {
+    const source = fs.readFileSync(path.join(ROOT, 'src/config.ts'), 'utf8');
+    const variables = new Set([...source.matchAll(/\benv,\s*'([A-Z][A-Z0-9_]+)'/g)].map((m) => m[1] ?? ''));
+    assert.ok(variables.has('PORT') && variables.has('DATABASE_URL'), 'the scan finds variables');
+    const docs = fs.readFileSync(path.join(ROOT, 'docs/configuration.md'), 'utf8');
+    const missing = [...variables].filter((name) => !docs.includes(`\`${name}\``));
+    assert.deepEqual(missing, [], 'undocumented variables');
+  });
+
+  test('`svc start` with a bad value exits 2 naming the variable, before opening anything', () => {
+    const result = spawnSync(process.execPath, [path.join(ROOT, 'bin/svc.mjs'), 'start'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, PORT: 'eighty', SVC_DATA_DIR: '/nonexistent/never-created' },
+      timeout: 60_000,
+    });
+    assert.equal(result.status, 2, result.stderr);
+    assert.match(result.stderr, /configuration error: PORT: expected a whole number from 0 to 65535/);
+    assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack trace');
+    assert.equal(result.stdout, '');
+  });
+});

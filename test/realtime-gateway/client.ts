@@ -1,0 +1,125 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import WebSocket from 'ws';
+
+export type Frame = Record<string, unknown> & { type: string };
+
+export interface Closed {
+  code: number;
+  reason: string;
+}
+
+/**
+ * Waits for a condition by bounded polling. The bound only decides when to give up; tests never assert
+ * how long something took.
+ */
+export async function eventually<T>(
+  probe: () => T | undefined | Promise<T | undefined>,
+  what: string,
+  attempts = 500,
+  stepMs = 20,
+): Promise<T> {
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    await sleep(stepMs);
+  }
+  throw new Error(`gave up waiting for: ${what}`);
+}
+
+/** A protocol client for tests: records every frame it receives and how the socket closed. */
+export class TestClient {
+  readonly frames: Frame[] = [];
+  closedWith: Closed | undefined;
+
+  private constructor(readonly socket: WebSocket) {
+    socket.on('message', (data) => {
+      this.frames.push(JSON.parse(String(data)) as Frame);
+    });
+    socket.on('close', (code, reason) => {
+      this.closedWith = { code, reason: reason.toString() };
+    });
+    socket.on('error', () => {});
+  }
+
+  static async connect(
+    url: string,
+    token: string,
+    options: { via?: 'query' | 'header'; autoPong?: boolean } = {},
+  ): Promise<TestClient> {
+    const via = options.via ?? 'query';
+    const socket =
+      via === 'query'
+        ? new WebSocket(`${url}?token=${encodeURIComponent(token)}`, { autoPong: options.autoPong ?? true })
+        : new WebSocket(url, {
+            headers: { authorization: `Bearer ${token}` },
+            autoPong: options.autoPong ?? true,
+          });
+    const client = new TestClient(socket);
+    await new Promise<void>((resolve, reject) => {
+      socket.once('open', () => resolve());
+      socket.once('unexpected-response', (_req, res) =>
+        reject(new Error(`upgrade refused: ${res.statusCode}`)),
+      );
+      socket.once('error', reject);
+    });
+    return client;
+  }
+
+  /** The HTTP status a refused upgrade answers with. */
+  static async refusal(url: string, headers: Record<string, string> = {}): Promise<number> {
+    const socket = new WebSocket(url, { headers });
+    return new Promise<number>((resolve, reject) => {
+      socket.once('unexpected-response', (_req, res) => {
+        resolve(res.statusCode ?? 0);
+        socket.terminate();
+      });
+      socket.once('open', () => {
+        socket.close();
+        reject(new Error('the upgrade was accepted'));
+      });
+      socket.once('error', () => {});
+    });
+  }
+
+  send(frame: Record<string, unknown> | string): void {
+    this.socket.send(typeof frame === 'string' ? frame : JSON.stringify(frame));
+  }
+
+  of(type: string): Frame[] {
+    return this.frames.filter((f) => f.type === type);
+  }
+
+  async waitFor(predicate: (frame: Frame) => boolean, what: string): Promise<Frame> {
+    return eventually(() => this.frames.find(predicate), what);
+  }
+
+  async waitForType(type: string, extra: (frame: Frame) => boolean = () => true): Promise<Frame> {
+    return this.waitFor((f) => f.type === type && extra(f), `a ${type} frame`);
+  }
+
+  /** Sends `join` and waits for this room's `joined`. */
+  async join(room: string, extra: Record<string, unknown> = {}): Promise<Frame> {
+    const ref = `join-${Math.random().toString(36).slice(2)}`;
+    this.send({ type: 'join', room, ref, ...extra });
+    const reply = await this.waitFor((f) => f.ref === ref, `the reply to join ${room}`);
+    if (reply.type !== 'joined') throw new Error(`join ${room} failed: ${JSON.stringify(reply)}`);
+    return reply;
+  }
+
+  /** Chat messages received in a room, in arrival order. */
+  messages(room: string): { seq: number; id: string; text: string; clientId: unknown }[] {
+    return this.of('chat.message')
+      .filter((f) => f.room === room)
+      .map((f) => f.message as { seq: number; id: string; text: string; clientId: unknown });
+  }
+
+  async closed(): Promise<Closed> {
+    return eventually(() => this.closedWith, 'the socket to close');
+  }
+
+  async close(): Promise<void> {
+    if (this.socket.readyState === WebSocket.CLOSED) return;
+    this.socket.close(1000);
+    await this.closed();
+  }
+}

@@ -1,0 +1,141 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { bearer } from '../factories.ts';
+import { call } from '../helper.ts';
+import { type Frame, TestClient } from './client.ts';
+import { sessionToken, tenantWithRoom } from './fixtures.ts';
+import { type Instance, startInstance } from './support.ts';
+
+interface MemberFrame {
+  actor: { id: string; externalId: string };
+  state: Record<string, unknown>;
+  connections: number;
+}
+
+const memberOf = (frame: Frame) => frame.member as MemberFrame;
+
+let t: Instance;
+before(async () => {
+  t = await startInstance();
+});
+after(async () => t.close());
+
+describe('presence over the gateway', () => {
+  test('two connections of one actor are one member with two connections; it leaves with the last', async () => {
+    const tenant = await tenantWithRoom(t);
+    const room = tenant.roomId;
+    const watcher = await TestClient.connect(t.wsUrl, await sessionToken(t, tenant.apiKey));
+    await watcher.join(room);
+    const actorId = `test:alice-${Date.now()}`;
+    const tabOne = await TestClient.connect(t.wsUrl, await sessionToken(t, tenant.apiKey, { actorId }));
+    const tabTwo = await TestClient.connect(t.wsUrl, await sessionToken(t, tenant.apiKey, { actorId }), {
+      via: 'header',
+    });
+    await tabOne.join(room, { presence: { status: 'online' } });
+    const joined = await tabTwo.join(room);
+    const alice = (joined.members as MemberFrame[]).find((m) => m.actor.externalId === actorId);
+    assert.equal(alice?.connections, 2);
+    assert.deepEqual(alice?.state, { status: 'online' });
+
+    const rest = await call(t.app, {
+      method: 'GET',
+      url: `/v1/rooms/${room}/presence`,
+      headers: bearer(tenant.apiKey),
+    });
+    assert.equal(rest.statusCode, 200);
+    const listed = rest.json<{ data: MemberFrame[] }>().data;
+    assert.equal(listed.length, 2, 'the watcher and alice, not one entry per tab');
+    assert.equal(listed.find((m) => m.actor.externalId === actorId)?.connections, 2);
+
+    await watcher.waitForType('presence.join', (f) => memberOf(f).actor.externalId === actorId);
+    const aliceId = alice?.actor.id;
+    await tabOne.close();
+    // The actor still has a tab open: no leave; the REST view shows one connection.
+    const afterOne = await call(t.app, {
+      method: 'GET',
+      url: `/v1/rooms/${room}/presence`,
+      headers: bearer(tenant.apiKey),
+    });
+    assert.equal(
+      afterOne.json<{ data: MemberFrame[] }>().data.find((m) => m.actor.id === aliceId)?.connections,
+      1,
+    );
+    assert.equal(watcher.of('presence.leave').length, 0);
+    await tabTwo.close();
+    const leave = await watcher.waitForType('presence.leave');
+    assert.equal(leave.actorId, aliceId);
+    assert.equal(
+      watcher.of('presence.join').filter((f) => memberOf(f).actor.externalId === actorId).length,
+      1,
+      'one join for the actor, not one per tab',
+    );
+    await watcher.close();
+  });
+
+  test('a presence frame updates the shared state; oversized state is refused', async () => {
+    const tenant = await tenantWithRoom(t);
+    const room = tenant.roomId;
+    const a = await TestClient.connect(t.wsUrl, await sessionToken(t, tenant.apiKey));
+    const b = await TestClient.connect(t.wsUrl, await sessionToken(t, tenant.apiKey));
+    await a.join(room);
+    await b.join(room);
+    a.send({ type: 'presence', room, state: { typingIn: 'thread-1', cursor: 3 } });
+    const update = await b.waitForType('presence.update');
+    assert.deepEqual(memberOf(update).state, { typingIn: 'thread-1', cursor: 3 });
+
+    a.send({ type: 'presence', room, state: { blob: 'x'.repeat(3000) }, ref: 'big' });
+    const refused = await a.waitFor((f) => f.ref === 'big', 'the refusal');
+    assert.equal(refused.type, 'error');
+    assert.equal(refused.code, 'invalid_request');
+
+    a.send({ type: 'presence', room: 'not-joined-room', state: {}, ref: 'nj' });
+    assert.equal((await a.waitFor((f) => f.ref === 'nj', 'not joined')).code, 'not_joined');
+    await a.close();
+    await b.close();
+  });
+
+  test('list_presence action and REST answer 404 for a missing room and 403 for another room', async () => {
+    const tenant = await tenantWithRoom(t);
+    const missing = await call(t.app, {
+      method: 'GET',
+      url: '/v1/rooms/no-such-room/presence',
+      headers: bearer(tenant.apiKey),
+    });
+    assert.equal(missing.statusCode, 404);
+    const limited = await sessionToken(t, tenant.apiKey, { roomId: 'another-room' });
+    const forbidden = await call(t.app, {
+      method: 'GET',
+      url: `/v1/rooms/${tenant.roomId}/presence`,
+      headers: bearer(limited),
+    });
+    assert.equal(forbidden.statusCode, 403);
+    const action = await call(t.app, {
+      method: 'POST',
+      url: '/v1/actions/list_presence',
+      headers: bearer(tenant.apiKey),
+      payload: { arguments: { roomId: tenant.roomId } },
+    });
+    assert.equal(action.statusCode, 200, action.body);
+    assert.deepEqual(action.json<{ result: { data: unknown[] } }>().result.data, []);
+  });
+
+  test('a token without the presence module joins silently and cannot set presence', async () => {
+    const tenant = await tenantWithRoom(t);
+    const chatOnly = await TestClient.connect(
+      t.wsUrl,
+      await sessionToken(t, tenant.apiKey, { modules: ['chat'] }),
+    );
+    const joined = await chatOnly.join(tenant.roomId);
+    assert.deepEqual(joined.members, []);
+    chatOnly.send({ type: 'join', room: tenant.roomId, presence: { a: 1 }, ref: 'again' });
+    const refused = await chatOnly.waitFor((f) => f.ref === 'again', 'refusal');
+    assert.equal(refused.code, 'insufficient_scope');
+    const rest = await call(t.app, {
+      method: 'GET',
+      url: `/v1/rooms/${tenant.roomId}/presence`,
+      headers: bearer(tenant.apiKey),
+    });
+    assert.deepEqual(rest.json<{ data: unknown[] }>().data, []);
+    await chatOnly.close();
+  });
+});

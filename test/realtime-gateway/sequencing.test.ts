@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { systemClock } from '../../src/core/clock.ts';
+import type { ServiceContext } from '../../src/core/context.ts';
+import { MemoryEventBus } from '../../src/core/events/bus.ts';
+import { EventStore } from '../../src/core/events/store.ts';
+import type { TenantEvent } from '../../src/core/events/types.ts';
+import { traceFrom } from '../../src/core/http/request-id.ts';
+import { sendMessage } from '../../src/modules/chat/verbs/send-message.ts';
+import { eventually, TestClient } from './client.ts';
+import { postMessage, sessionToken, tenantWithRoom } from './fixtures.ts';
+import { type Instance, startInstance } from './support.ts';
+
+let t: Instance;
+before(async () => {
+  t = await startInstance({ limits: { gapWaitMs: 200 } });
+});
+after(async () => t.close());
+
+/**
+ * Commits a message whose event goes to a bus nobody relays: what happens when the instance that
+ * committed it dies before publishing, or publishes late. Returns the event it would have published.
+ */
+async function commitUnpublished(tenantId: string, roomId: string, text: string): Promise<TenantEvent> {
+  const captured: TenantEvent[] = [];
+  const bus = new MemoryEventBus();
+  bus.subscribe((event) => captured.push(event));
+  const ctx: ServiceContext = {
+    ...t.app.services,
+    events: new EventStore(bus, systemClock),
+    log: t.app.log,
+    tenantId,
+    principal: undefined,
+    requestId: 'req_test',
+    trace: traceFrom(undefined),
+    origin: 'system',
+  };
+  await sendMessage(ctx, { roomId, text, actor: { id: 'test:bot' } });
+  const event = captured[0];
+  if (event === undefined) throw new Error('no event');
+  return event;
+}
+
+describe('chat order when publications go missing or arrive late', () => {
+  test('a message never published is read from the database before the next one is delivered', async () => {
+    const tenant = await tenantWithRoom(t);
+    const room = tenant.roomId;
+    const client = await TestClient.connect(t.wsUrl, await sessionToken(t, tenant.apiKey));
+    await client.join(room);
+    await commitUnpublished(tenant.tenantId, room, 'lost on the way');
+    await postMessage(t, tenant.apiKey, room, 'published');
+    await eventually(() => client.messages(room).length === 2 || undefined, 'both messages');
+    assert.deepEqual(
+      client.messages(room).map((m) => [m.seq, m.text]),
+      [
+        [1, 'lost on the way'],
+        [2, 'published'],
+      ],
+    );
+  });
+
+  test('a message published after the next one is still delivered first, and only once', async () => {
+    const tenant = await tenantWithRoom(t);
+    const room = tenant.roomId;
+    const client = await TestClient.connect(t.wsUrl, await sessionToken(t, tenant.apiKey));
+    await client.join(room);
+    const late = await commitUnpublished(tenant.tenantId, room, 'slow publisher');
+    await postMessage(t, tenant.apiKey, room, 'fast publisher');
+    t.app.services.events.bus.publish(late);
+    await postMessage(t, tenant.apiKey, room, 'third');
+    await eventually(() => client.messages(room).length >= 3 || undefined, 'three messages');
+    client.send({ type: 'ping', ref: 'end' });
+    await client.waitFor((f) => f.ref === 'end', 'pong');
+    assert.deepEqual(
+      client.messages(room).map((m) => m.seq),
+      [1, 2, 3],
+    );
+  });
+});
