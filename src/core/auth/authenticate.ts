@@ -80,7 +80,11 @@ interface Presented {
   value: string;
 }
 
-function presentedCredential(request: FastifyRequest, auth: RouteAuth): Presented | undefined {
+function presentedCredential(
+  request: FastifyRequest,
+  auth: RouteAuth,
+  isSession: (jwt: string) => boolean,
+): Presented | undefined {
   const apiKeyHeader = request.headers['x-api-key'];
   const authorization = request.headers.authorization;
   if (typeof apiKeyHeader === 'string' && authorization !== undefined) {
@@ -103,11 +107,13 @@ function presentedCredential(request: FastifyRequest, auth: RouteAuth): Presente
   if (bearer.split('.').length !== 3) {
     throw new AppError('invalid_token', 'the bearer credential is neither an API key nor a JWT');
   }
-  return { kind: isSessionToken(bearer) ? 'session' : 'hosted_user', value: bearer };
+  return { kind: isSession(bearer) ? 'session' : 'hosted_user', value: bearer };
 }
 
 /** Resolves `request.principal` for every route that declares `config.auth`, then enforces it. */
 export function installAuthentication(app: FastifyInstance, identity: Identity): void {
+  // A token verified before is a session token without decoding it again.
+  const isSession = (jwt: string) => identity.sessions.isVerified(jwt) || isSessionToken(jwt);
   app.decorateRequest('principal', undefined);
   app.addHook('onRequest', async (request) => {
     const auth = request.routeOptions.config.auth;
@@ -116,7 +122,7 @@ export function installAuthentication(app: FastifyInstance, identity: Identity):
       const retryAfter = identity.failures.retryAfterSeconds(request.ip);
       if (retryAfter > 0)
         throw new RateLimited('too many failed authentications; try again later', retryAfter);
-      const presented = presentedCredential(request, auth);
+      const presented = presentedCredential(request, auth, isSession);
       if (presented === undefined) {
         if (auth.optional === true) return;
         throw new AppError('unauthorized', `send ${auth.credentials.map((k) => KIND_NAMES[k]).join(' or ')}`);

@@ -105,6 +105,11 @@ export class SessionTokens {
     return { token, jti, expiresAt: expiresAt * 1000 };
   }
 
+  /** Whether this exact token verified recently (it is then certainly one of ours). */
+  isVerified(token: string): boolean {
+    return this.verified.has(token);
+  }
+
   async verify(token: string): Promise<Principal> {
     const now = this.clock.now();
     const hit = this.verified.get(token);
