@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { pooledRandomBytes } from './random.ts';
 
 /**
  * Prefix-style, sortable, URL-safe ids: `<prefix>_<26 chars of Crockford base32>` holding a 48-bit
@@ -47,12 +47,23 @@ function incrementRandom(bytes: Uint8Array): boolean {
 }
 
 function encode(time: number, random: Uint8Array): string {
-  // 128 bits: 48 time + 80 random, written as 26 base32 digits (the first carries 3 bits).
-  let value = (BigInt(time) << 80n) | BigInt(`0x${Buffer.from(random).toString('hex')}`);
+  // 130 bits of base32: chars 0-9 hold the 48-bit time (two leading zero bits), chars 10-25 the
+  // 80 random bits as two 40-bit halves, each exact in a double.
   let out = '';
-  for (let i = 0; i < 26; i++) {
-    out = (ALPHABET[Number(value & 31n)] ?? '0') + out;
-    value >>= 5n;
+  let t = time;
+  for (let i = 0; i < 10; i++) {
+    out = (ALPHABET[t % 32] ?? '0') + out;
+    t = Math.floor(t / 32);
+  }
+  for (const start of [0, 5]) {
+    let half = 0;
+    for (let i = start; i < start + 5; i++) half = half * 256 + (random[i] ?? 0);
+    let chunk = '';
+    for (let i = 0; i < 8; i++) {
+      chunk = (ALPHABET[half % 32] ?? '0') + chunk;
+      half = Math.floor(half / 32);
+    }
+    out += chunk;
   }
   return out;
 }
@@ -62,7 +73,7 @@ export function newIdSuffix(now: number = Date.now()): string {
     return encode(lastTime, lastRandom);
   }
   lastTime = Math.max(now, lastTime + 1);
-  lastRandom = new Uint8Array(randomBytes(10));
+  lastRandom = new Uint8Array(pooledRandomBytes(10));
   return encode(lastTime, lastRandom);
 }
 

@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { newId } from '../ids.ts';
+import { randomHex } from '../random.ts';
 
 const ACCEPTABLE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -23,7 +23,7 @@ const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$
 export function traceFrom(header: string | string[] | undefined): TraceContext {
   const value = (Array.isArray(header) ? header[0] : header)?.trim().toLowerCase();
   const match = value === undefined ? null : TRACEPARENT.exec(value);
-  const spanId = randomBytes(8).toString('hex');
+  const spanId = randomHex(8);
   if (match !== null) {
     const [, version, traceId = '', parent = '', flags = '00'] = match;
     const valid = version !== 'ff' && !/^0+$/.test(traceId) && !/^0+$/.test(parent);
@@ -31,7 +31,7 @@ export function traceFrom(header: string | string[] | undefined): TraceContext {
       return { traceId, spanId, parentSpanId: parent, sampled: (Number.parseInt(flags, 16) & 1) === 1 };
     }
   }
-  return { traceId: randomBytes(16).toString('hex'), spanId, parentSpanId: undefined, sampled: false };
+  return { traceId: randomHex(16), spanId, parentSpanId: undefined, sampled: false };
 }
 
 export function traceparentOf(trace: TraceContext): string {
