@@ -146,8 +146,9 @@ async function main(): Promise<void> {
     sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-  /** Collects receipts until `expected` arrived or nothing new came for `quietMs` (bounded by `limitMs`). */
+  /** Receipts of `type` once `expected` arrived or none came for `quietMs` (bounded by `limitMs`). */
   async function receiptsUntil(
+    type: string,
     expected: number | (() => Promise<number>),
     limitMs: number,
     quietMs = 10_000,
@@ -156,7 +157,7 @@ async function main(): Promise<void> {
     let last = -1;
     let lastChange = Date.now();
     for (;;) {
-      const receipts = await collect();
+      const receipts = (await collect()).filter((r) => r.eventType === type);
       const target = typeof expected === 'number' ? expected : await expected();
       if (receipts.length >= target || Date.now() > deadline) return receipts;
       if (receipts.length !== last) {
@@ -182,6 +183,44 @@ async function main(): Promise<void> {
       ]),
     );
     return rows[0]?.n ?? 0;
+  }
+
+  /** Deliveries of `type` not yet delivered, by state (a settled run has none). */
+  async function unfinished(db: Database, type: string): Promise<string> {
+    const { rows } = await systemTx(db, (tx) =>
+      tx.query<{ state: string; n: number; leased: number }>(
+        `select state, count(*)::int as n, count(lease_owner)::int as leased from webhook_deliveries
+          where event_type = $1 and state <> 'delivered' group by state`,
+        [type],
+      ),
+    );
+    return rows.length === 0 ? 'none' : rows.map((r) => `${r.n} ${r.state} (${r.leased} leased)`).join(', ');
+  }
+
+  /** Where the latency goes: commit (event created_at) -> claimed by the worker -> received. */
+  async function latencySplit(db: Database, type: string, receipts: Receipt[]): Promise<string> {
+    const { rows } = await systemTx(db, (tx) =>
+      tx.query<{ id: string; created_at: Date; started_at: Date }>(
+        `select d.id, d.created_at, a.started_at from webhook_deliveries d
+           join webhook_attempts a on a.tenant_id = d.tenant_id and a.delivery_id = d.id and a.error_class is null
+          where d.event_type = $1`,
+        [type],
+      ),
+    );
+    const received = new Map(receipts.map((r) => [r.deliveryId, r.receivedAt]));
+    const toClaim: number[] = [];
+    const toReceipt: number[] = [];
+    for (const row of rows) {
+      const claimedAt = new Date(row.started_at).getTime();
+      toClaim.push(claimedAt - new Date(row.created_at).getTime());
+      const at = received.get(row.id);
+      if (at !== undefined) toReceipt.push(at - claimedAt);
+    }
+    const fmt = (values: number[]) => {
+      const sorted = values.sort((a, b) => a - b);
+      return `p50 ${percentile(sorted, 50)} ms p99 ${percentile(sorted, 99)} ms`;
+    };
+    return `commit -> claimed ${fmt(toClaim)}; claimed -> received ${fmt(toReceipt)}`;
   }
 
   /** Failed attempts by error class: a healthy run has none. */
@@ -229,7 +268,7 @@ async function main(): Promise<void> {
         });
         if (res.status !== 201) throw new Error(`POST /v1/webhooks: ${res.status} ${await res.text()}`);
       }
-      process.stdout.write(`\n${label}  (${ENDPOINTS} endpoints on one loopback receiver thread)\n`);
+      process.stdout.write(`\n${label}  (${ENDPOINTS} endpoints on one loopback receiver process)\n`);
 
       // Drain: queue the backlog due in the far future (so nothing starts while it is written), then make
       // it all due at once.
@@ -259,9 +298,7 @@ async function main(): Promise<void> {
         tx.query(`update webhook_deliveries set next_attempt_at = now() where state = 'pending'`),
       );
       service.app.services.wakeWebhooks();
-      const drained = (await receiptsUntil(events * ENDPOINTS, DRAIN_LIMIT_MS)).filter(
-        (r) => r.eventType === 'app.bench.backlog',
-      );
+      const drained = await receiptsUntil('app.bench.backlog', events * ENDPOINTS, DRAIN_LIMIT_MS);
       const times = drained.map((r) => r.receivedAt).sort((a, b) => a - b);
       const first = times[0] ?? 0;
       const lastAt = times[times.length - 1] ?? 0;
@@ -273,9 +310,9 @@ async function main(): Promise<void> {
       );
 
       // Fixed rates: POST /v1/events at rate / ENDPOINTS events/s; each event fans out to every endpoint.
-      for (const rate of RATES) {
+      for (const [round, rate] of RATES.entries()) {
         resetReceipts();
-        const type = `app.bench.rate_${rate}`;
+        const type = `app.bench.run${round}_${rate}`;
         const eventRate = Math.max(1, Math.round(rate / ENDPOINTS));
         const started = Date.now();
         const load = await autocannon({
@@ -290,9 +327,8 @@ async function main(): Promise<void> {
         });
         const publishedFor = (Date.now() - started) / 1000;
         // Requests still under way when the load ended commit a little later: count the queue when settled.
-        const all = await receiptsUntil(() => queued(service.db, type), SETTLE_LIMIT_MS);
+        const receipts = await receiptsUntil(type, () => queued(service.db, type), SETTLE_LIMIT_MS);
         const expected = await queued(service.db, type);
-        const receipts = all.filter((r) => r.eventType === type);
         const latencies = receipts
           .map((r) => r.receivedAt - r.eventCreatedAt)
           .filter((n) => Number.isFinite(n))
@@ -305,6 +341,8 @@ async function main(): Promise<void> {
               ` ${load['2xx']} events accepted (${(load['2xx'] / publishedFor).toFixed(0)}/s), POST p50 ${load.latency.p50} ms p99 ${load.latency.p99} ms,` +
               ` errors ${load.errors + load.timeouts} non-2xx ${load.non2xx}`,
             `          received ${receipts.length - repeats}/${expected} deliveries (${repeats} repeats); ${(inWindow / publishedFor).toFixed(0)} deliveries/s while publishing`,
+            `          not delivered when the wait ended: ${await unfinished(service.db, type)}`,
+            `          ${await latencySplit(service.db, type, receipts)}`,
             `          commit-to-receipt latency p50 ${percentile(latencies, 50)} ms  p90 ${percentile(latencies, 90)} ms` +
               `  p99 ${percentile(latencies, 99)} ms  max ${latencies[latencies.length - 1] ?? Number.NaN} ms`,
             '',

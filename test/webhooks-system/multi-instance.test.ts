@@ -16,6 +16,12 @@ import { poll, receiptCounts, type ScratchDatabase, scratchDatabase } from './su
  */
 
 const SECRET = 'multi-instance-secret-01';
+/**
+ * Attempts here must not time out: a timed-out attempt the receiver did get is retried, and that repeat is
+ * at-least-once working as designed, not a double claim. A busy test process (PGlite runs on its thread)
+ * can delay a response past the 10 s default, so the timeout is generous.
+ */
+const WEBHOOK_TIMEOUT_MS = 60_000;
 const EVENTS = 120;
 const onPostgres = process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== '';
 
@@ -43,7 +49,12 @@ async function deliveriesOf(t: TestApp, apiKey: string, endpointId: string): Pro
   return all;
 }
 
-async function runTwoInstances(a: TestApp, b: TestApp, stop: () => Promise<void>): Promise<string> {
+async function runTwoInstances(
+  a: TestApp,
+  b: TestApp,
+  stop: () => Promise<void>,
+  audit: Database,
+): Promise<string> {
   const receivers: Receiver[] = await Promise.all(
     [0, 1, 2].map(() =>
       startReceiver((_req, res) => {
@@ -118,12 +129,30 @@ async function runTwoInstances(a: TestApp, b: TestApp, stop: () => Promise<void>
         `endpoint ${i}: received exactly its deliveries`,
       );
       const repeated = [...counts].filter(([, n]) => n !== 1);
-      assert.deepEqual(repeated, [], `endpoint ${i}: every delivery arrived exactly once`);
+      assert.deepEqual(
+        repeated,
+        [],
+        `endpoint ${i}: every delivery arrived exactly once; attempts of the first repeats: ${await attemptsOf(
+          audit,
+          repeated.slice(0, 3).map(([id]) => id),
+        )}`,
+      );
     }
     return tenant.tenantId;
   } finally {
     await Promise.all(receivers.map((r) => r.close()));
   }
+}
+
+async function attemptsOf(db: Database, deliveryIds: string[]): Promise<string> {
+  const { rows } = await systemTx(db, (tx) =>
+    tx.query(
+      `select delivery_id, attempt, started_at, duration_ms, status_code, error_class, error_message, worker
+         from webhook_attempts where delivery_id = any($1::text[]) order by delivery_id, attempt`,
+      [deliveryIds],
+    ),
+  );
+  return JSON.stringify(rows);
 }
 
 async function workersThatDelivered(db: Database, tenantId: string): Promise<string> {
@@ -160,13 +189,16 @@ describe('webhooks on two app instances', () => {
   }, async (t) => {
     // A database of its own: other test files' workers would otherwise claim these deliveries too.
     scratch = await scratchDatabase('multi');
-    const config = testConfig(scratch === undefined ? {} : { databaseUrl: scratch.url });
+    const config = testConfig({
+      webhookTimeoutMs: WEBHOOK_TIMEOUT_MS,
+      ...(scratch === undefined ? {} : { databaseUrl: scratch.url }),
+    });
     const a = await buildTestApp({ config });
     const b = await buildTestApp({ config });
     const stop = closer(a, b);
     const audit = await openDatabase(config);
     try {
-      const tenantId = await runTwoInstances(a, b, stop);
+      const tenantId = await runTwoInstances(a, b, stop, audit);
       t.diagnostic(`attempts per worker: ${await workersThatDelivered(audit, tenantId)}`);
     } finally {
       await stop();
@@ -180,11 +212,12 @@ describe('webhooks on two app instances', () => {
   }, async (t) => {
     const db = await openDatabase(testConfig(), { inMemory: true });
     try {
-      const a = await buildTestApp({ db });
-      const b = await buildTestApp({ db });
+      const config = { webhookTimeoutMs: WEBHOOK_TIMEOUT_MS };
+      const a = await buildTestApp({ db, config });
+      const b = await buildTestApp({ db, config });
       const stop = closer(a, b);
       try {
-        const tenantId = await runTwoInstances(a, b, stop);
+        const tenantId = await runTwoInstances(a, b, stop, db);
         t.diagnostic(`attempts per worker: ${await workersThatDelivered(db, tenantId)}`);
       } finally {
         await stop();

@@ -11,7 +11,7 @@ import type { EmitTenantEvent } from '../types.ts';
 import { type ClaimedDelivery, claimDue } from './claim.ts';
 import { guardedLookup, type Resolver, systemResolver } from './lookup.ts';
 import { nextDueAfter } from './nextPoll.ts';
-import { recordOutcome } from './record.ts';
+import { AttemptRecorder } from './recordBatch.ts';
 import { type Agents, sendAttempt } from './send.ts';
 
 export interface WorkerLog {
@@ -30,9 +30,12 @@ export interface WebhookWorkerOptions {
   log?: WorkerLog;
   /** Lease owner name; default host:pid:random. */
   instanceId?: string;
-  /** Attempts in flight at once in this worker (default 64). */
+  /** Attempts in flight at once in this worker (default 256; 64 on the embedded database). */
   maxConcurrency?: number;
-  /** Live leases per endpoint, across workers (default 8): one slow receiver cannot take every slot. */
+  /**
+   * Live leases per endpoint, across workers (default 32; 8 on the embedded database): one slow receiver
+   * cannot take every slot.
+   */
   perEndpointConcurrency?: number;
   /** A lease lasts the attempt timeout plus this (default 30 s); then another worker may take over. */
   leaseMarginMs?: number;
@@ -75,17 +78,27 @@ export class WebhookWorker {
   private readonly leaseMs: number;
   private readonly maxPollMs: number;
   private readonly policy: DestinationPolicy;
+  private readonly recorder: AttemptRecorder;
 
   constructor(private readonly options: WebhookWorkerOptions) {
     this.instanceId =
       options.instanceId ?? `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
     this.log = options.log ?? silentLog;
     this.random = options.random ?? Math.random;
-    this.maxConcurrency = options.maxConcurrency ?? 64;
-    this.perEndpoint = options.perEndpointConcurrency ?? 8;
+    // PGlite is one in-process connection whose queries run on this thread: more attempts at once only
+    // queue there and starve the event loop (responses then lose the race with their timeouts).
+    const embedded = options.db.kind === 'pglite';
+    this.maxConcurrency = options.maxConcurrency ?? (embedded ? 64 : 256);
+    this.perEndpoint = options.perEndpointConcurrency ?? (embedded ? 8 : 32);
     this.leaseMs = options.config.webhookTimeoutMs + (options.leaseMarginMs ?? 30_000);
     this.maxPollMs = options.maxPollMs ?? 5000;
     this.policy = destinationPolicy(options.config);
+    this.recorder = new AttemptRecorder(options.db, {
+      owner: this.instanceId,
+      schedule: options.config.webhookRetryScheduleMs,
+      random: this.random,
+      emit: options.emitTenantEvent,
+    });
     const lookup = guardedLookup(this.policy, options.resolve ?? systemResolver);
     this.agents = {
       http: new http.Agent({ keepAlive: true, lookup }),
@@ -182,6 +195,9 @@ export class WebhookWorker {
       contended = result.contended;
     }
     if (!this.running) return;
+    // Attempts finished or work was queued while claiming: claim again at once. When to wake up next only
+    // matters before going to sleep, so the busy path skips that query.
+    if (this.again) return;
     if (contended) {
       // Another instance is draining the same backlog; share it instead of sleeping until the next poll.
       this.sleep(CONTENDED_RETRY_MS);
@@ -237,12 +253,6 @@ export class WebhookWorker {
       agents: this.agents,
       signal,
     });
-    await recordOutcome(this.options.db, delivery, outcome, {
-      owner: this.instanceId,
-      now: clock.now(),
-      schedule: config.webhookRetryScheduleMs,
-      random: this.random,
-      emit: this.options.emitTenantEvent,
-    });
+    await this.recorder.record({ claimed: delivery, outcome, now: clock.now() });
   }
 }
