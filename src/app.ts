@@ -51,6 +51,8 @@ export interface AppDeps {
   db: Database;
   clock: Clock;
   bus?: EventBus;
+  /** Run this instance's webhook worker (default true). Tests that do not deliver turn it off. */
+  webhookWorker?: boolean;
   /** Tests: a backplane to use (the app closes it) and shorter gateway limits. */
   realtime?: { backplane?: RealtimeBackplane; limits?: Partial<GatewayLimits> };
 }
@@ -131,9 +133,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.decorate('identity', identity);
   app.decorate('services', services);
-  bus.subscribe(() => webhookWorker.wake());
-  app.addHook('onReady', async () => webhookWorker.start());
-  app.addHook('preClose', async () => webhookWorker.stop({ graceMs: config.shutdownGraceMs }));
+  if (deps.webhookWorker !== false) {
+    bus.subscribe(() => webhookWorker.wake());
+    app.addHook('onReady', async () => webhookWorker.start());
+    app.addHook('preClose', async () => webhookWorker.stop({ graceMs: config.shutdownGraceMs }));
+  }
   app.addHook('onClose', async () => {
     await identity.stop();
     await bus.close();

@@ -22,12 +22,17 @@ export interface Runtime {
 /** Opens the database, applies migrations and builds the app; `close()` closes the app, then the database. */
 export async function createRuntime(
   config: Config,
-  options: { clock?: Clock; db?: Database; inMemory?: boolean } = {},
+  options: { clock?: Clock; db?: Database; inMemory?: boolean; webhookWorker?: boolean } = {},
 ): Promise<Runtime> {
   const db = options.db ?? (await openDatabase(config, options));
   try {
     await migrate(db);
-    const app = await buildApp({ config, db, clock: options.clock ?? systemClock });
+    const app = await buildApp({
+      config,
+      db,
+      clock: options.clock ?? systemClock,
+      ...(options.webhookWorker === undefined ? {} : { webhookWorker: options.webhookWorker }),
+    });
     // The database closes after the app, so onClose hooks (e.g. flushing usage) can still write.
     const close = async () => {
       try {

@@ -31,6 +31,11 @@ export interface BuildOptions {
   clock?: Clock;
   /** Reuse an open database (e.g. two app instances on one database). */
   db?: Database;
+  /**
+   * Run the webhook worker (default off): on a shared PostgreSQL a test app's worker would claim other
+   * test files' deliveries with its own retry settings. Tests that deliver turn it on.
+   */
+  webhookWorker?: boolean;
   /** Add routes or hooks before the app is sealed. */
   extend?: (app: FastifyInstance) => void | Promise<void>;
 }
@@ -39,7 +44,11 @@ export interface BuildOptions {
 export async function buildTestApp(options: BuildOptions = {}): Promise<TestApp> {
   const config = testConfig(options.config);
   const db = options.db ?? (await openDatabase(config, { inMemory: true }));
-  const runtime = await createRuntime(config, { db, clock: options.clock ?? systemClock });
+  const runtime = await createRuntime(config, {
+    db,
+    clock: options.clock ?? systemClock,
+    webhookWorker: options.webhookWorker ?? false,
+  });
   await options.extend?.(runtime.app);
   await runtime.app.ready();
   return {

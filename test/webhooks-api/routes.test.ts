@@ -14,7 +14,10 @@ describe('webhooks through the API', () => {
   const key = () => ({ 'x-api-key': tenant.apiKey });
 
   before(async () => {
-    t = await buildTestApp({ config: { webhookRetryScheduleMs: [20, 40], webhookTimeoutMs: 2000 } });
+    t = await buildTestApp({
+      config: { webhookRetryScheduleMs: [20, 40], webhookTimeoutMs: 2000 },
+      webhookWorker: true,
+    });
     tenant = await createTestTenant(t);
     receiver = await startReceiver(ok);
   });

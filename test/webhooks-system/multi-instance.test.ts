@@ -193,8 +193,8 @@ describe('webhooks on two app instances', () => {
       webhookTimeoutMs: WEBHOOK_TIMEOUT_MS,
       ...(scratch === undefined ? {} : { databaseUrl: scratch.url }),
     });
-    const a = await buildTestApp({ config });
-    const b = await buildTestApp({ config });
+    const a = await buildTestApp({ config, webhookWorker: true });
+    const b = await buildTestApp({ config, webhookWorker: true });
     const stop = closer(a, b);
     const audit = await openDatabase(config);
     try {
@@ -213,8 +213,8 @@ describe('webhooks on two app instances', () => {
     const db = await openDatabase(testConfig(), { inMemory: true });
     try {
       const config = { webhookTimeoutMs: WEBHOOK_TIMEOUT_MS };
-      const a = await buildTestApp({ db, config });
-      const b = await buildTestApp({ db, config });
+      const a = await buildTestApp({ db, config, webhookWorker: true });
+      const b = await buildTestApp({ db, config, webhookWorker: true });
       const stop = closer(a, b);
       try {
         const tenantId = await runTwoInstances(a, b, stop, db);
