@@ -4,7 +4,8 @@
 // idle memory per connection, plus the ratios. Loopback only; the clients run in a separate process.
 //
 // BENCH_FANOUT_SUBSCRIBERS (1000), BENCH_FANOUT_RATE (100 msg/s), BENCH_DURATION_S (10),
-// BENCH_FANOUT_STRESS_RATE (300 msg/s, 5 s; 0 skips it), BENCH_REDIS_URL (unset: in-memory backplane).
+// BENCH_FANOUT_STRESS_RATE (300 msg/s, 5 s; 0 skips it), BENCH_REDIS_URL (unset: in-memory backplane),
+// BENCH_DATABASE_URL (unset: in-memory PGlite; set: a PostgreSQL database the run may write to).
 import { type ChildProcess, fork } from 'node:child_process';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -36,7 +37,7 @@ const PHASES: PhasePlan[] = [
   { name: `${RATE} msg/s`, rate: RATE, seconds: SECONDS },
   ...(STRESS_RATE > 0 ? [{ name: `${STRESS_RATE} msg/s`, rate: STRESS_RATE, seconds: 5 }] : []),
 ];
-const ROOM = 'bench-room';
+const ROOM = `bench-${Date.now()}`;
 /** Nothing here may run longer than this. */
 const TARGET_DEADLINE_MS = 5 * 60_000;
 
@@ -153,8 +154,10 @@ function printResults(bare: TargetResult, svc: TargetResult): void {
     'p99 ms',
     'max ms',
     'closed',
+    'refused',
+    'client CPU',
   ];
-  const widths = [10, 12, 11, 13, 10, 9, 9, 9, 7];
+  const widths = [10, 12, 11, 13, 10, 9, 9, 9, 8, 9, 10];
   const line = (cells: string[]) => cells.map((c, i) => cell(c, widths[i] ?? 10)).join('');
   process.stdout.write(`\n${line(header)}\n`);
   for (const [i] of PHASES.entries()) {
@@ -165,13 +168,15 @@ function printResults(bare: TargetResult, svc: TargetResult): void {
         `${line([
           target.name,
           p.name,
-          ((p.published * SUBSCRIBERS) / (p.seconds || 1)).toFixed(0),
+          String(p.rate * SUBSCRIBERS),
           (p.delivered / (p.seconds || 1)).toFixed(0),
           `${((100 * p.delivered) / (p.expected || 1)).toFixed(1)}%`,
           p.p50Ms.toFixed(1),
           p.p99Ms.toFixed(1),
           p.maxMs.toFixed(1),
           String(p.closed),
+          String(p.refused),
+          `${(100 * p.clientCpu).toFixed(0)}%`,
         ])}\n`,
       );
     }
@@ -198,7 +203,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     `\nfan-out: 1 room, ${SUBSCRIBERS} subscribers (+${PUBLISHERS} publishers), ` +
       `${PHASES.map((p) => `${p.name} for ${p.seconds} s`).join(', then ')}; loopback, clients in a separate process\n` +
-      `  backplane: ${process.env.BENCH_REDIS_URL === undefined ? 'in-memory' : 'Redis'}; database: in-memory PGlite\n` +
+      `  backplane: ${process.env.BENCH_REDIS_URL === undefined ? 'in-memory' : 'Redis'}; database: ${process.env.BENCH_DATABASE_URL === undefined ? 'in-memory PGlite' : 'PostgreSQL'}\n` +
       `  ${machineLine()}\n`,
   );
   if ((globalThis as { gc?: unknown }).gc === undefined) {
@@ -211,7 +216,11 @@ async function main(): Promise<void> {
   } finally {
     await bareServer.close();
   }
-  const service = await startService({ REDIS_URL: process.env.BENCH_REDIS_URL, LOG_LEVEL: 'error' });
+  const service = await startService({
+    REDIS_URL: process.env.BENCH_REDIS_URL,
+    DATABASE_URL: process.env.BENCH_DATABASE_URL,
+    LOG_LEVEL: 'error',
+  });
   let svc: TargetResult;
   try {
     const tokens = await prepareService(service);

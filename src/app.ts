@@ -111,9 +111,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       });
     },
   });
-  // Outbox: every event gets its deliveries in the transaction that records it.
+  // Outbox: every event gets its deliveries in the transaction that records it; the worker is woken
+  // after commit only for events that queued any.
+  const queuedDeliveries = new WeakSet<object>();
   events.onEventInTransaction(async (tx, event) => {
-    await enqueueDeliveries(tx, event);
+    if ((await enqueueDeliveries(tx, event)).length > 0) queuedDeliveries.add(event);
   });
   const services: Services = {
     config,
@@ -134,7 +136,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('identity', identity);
   app.decorate('services', services);
   if (deps.webhookWorker !== false) {
-    bus.subscribe(() => webhookWorker.wake());
+    bus.subscribe((event) => {
+      if (queuedDeliveries.has(event)) webhookWorker.wake();
+    });
     app.addHook('onReady', async () => webhookWorker.start());
     app.addHook('preClose', async () => webhookWorker.stop({ graceMs: config.shutdownGraceMs }));
   }

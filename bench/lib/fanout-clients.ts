@@ -23,6 +23,7 @@ let publishers: WebSocket[] = [];
 let room = '';
 const phases: Phase[] = [];
 let closedDuring = 0;
+let refusedDuring = 0;
 
 function report(message: Report): void {
   process.send?.(message);
@@ -64,8 +65,10 @@ async function open(command: ConnectCommand, index: number, subscriber: boolean)
   const joined = new Promise<void>((resolve, reject) => {
     socket.on('message', (data: Buffer) => {
       if (data.indexOf('"type":"joined"') >= 0) resolve();
-      else if (data.indexOf('"type":"error"') >= 0) reject(new Error(`server error: ${data.toString()}`));
-      else if (subscriber) onDelivery(data);
+      else if (data.indexOf('"type":"error"') >= 0) {
+        refusedDuring += 1;
+        reject(new Error(`server error: ${data.toString()}`));
+      } else if (subscriber) onDelivery(data);
     });
   });
   socket.on('close', () => {
@@ -132,6 +135,9 @@ async function run(plans: PhasePlan[]): Promise<void> {
     };
     phases[index] = phase;
     closedDuring = 0;
+    refusedDuring = 0;
+    const cpuBefore = process.cpuUsage();
+    const wallBefore = performance.now();
     await publish(index, phase);
     // Stragglers: wait until everything arrived, or nothing arrived for 3 s.
     for (let quiet = 0; phase.delivered < expected && quiet < 30; ) {
@@ -139,6 +145,8 @@ async function run(plans: PhasePlan[]): Promise<void> {
       await sleep(100);
       quiet = phase.delivered === before ? quiet + 1 : 0;
     }
+    const cpu = process.cpuUsage(cpuBefore);
+    const clientCpu = (cpu.user + cpu.system) / 1000 / (performance.now() - wallBefore);
     const sorted = phase.latencies.subarray(0, Math.min(phase.delivered, expected)).sort();
     results.push({
       name: plan.name,
@@ -151,6 +159,8 @@ async function run(plans: PhasePlan[]): Promise<void> {
       p99Ms: percentile(sorted, 99),
       maxMs: percentile(sorted, 100),
       closed: closedDuring,
+      refused: refusedDuring,
+      clientCpu,
     });
     await sleep(500);
   }

@@ -38,6 +38,10 @@ export interface PhaseResult {
   maxMs: number;
   /** Subscriber sockets the server closed during the phase. */
   closed: number;
+  /** `error` frames the publishers got (e.g. rate_limited): messages that were not published. */
+  refused: number;
+  /** CPU the client process used during the phase, in cores (1 = one core busy): near 1, it is the bottleneck. */
+  clientCpu: number;
 }
 
 export type Report =

@@ -88,6 +88,8 @@ export async function startInstance(options: InstanceOptions = {}): Promise<Inst
     config,
     db,
     clock: systemClock,
+    // On a shared PostgreSQL a worker here would claim other test files' webhook deliveries.
+    webhookWorker: false,
     realtime: { backplane, ...(options.limits === undefined ? {} : { limits: options.limits }) },
   });
   await app.listen({ host: '127.0.0.1', port: 0 });

@@ -28,6 +28,9 @@ export interface Session {
 
 export type Admission = 'accepted' | 'refused' | 'flooding';
 
+/** Frames are JSON text; one options object for every send of the hot fan-out path. */
+const AS_TEXT = { binary: false } as const;
+
 /** One WebSocket: its session, rooms, limits and the one-at-a-time queue its frames are handled in. */
 export class Connection {
   readonly id = `conn_${randomUUID()}`;
@@ -67,7 +70,7 @@ export class Connection {
       this.close(CLOSE.slowConsumer, 'too slow to keep up; reconnect and resume');
       return false;
     }
-    this.socket.send(frame, { binary: false });
+    this.socket.send(frame, AS_TEXT);
     return true;
   }
 

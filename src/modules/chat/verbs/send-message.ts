@@ -24,44 +24,41 @@ export async function sendMessage(ctx: ServiceContext, input: SendMessage): Prom
   try {
     return await inTenant(ctx, async (tx, emit) => {
       const author = await actingActor(ctx, tx, input.actor);
-      const { rows } = await tx.query<{ last_seq: number | string }>(
-        `insert into chat_room_seq as s (tenant_id, room_id, last_seq) values ($1, $2, 1)
-         on conflict (tenant_id, room_id) do update set last_seq = s.last_seq + 1
-         returning last_seq`,
-        [ctx.tenantId, input.roomId],
-      );
-      const seq = rows[0]?.last_seq;
-      if (seq === undefined) throw new Error('room counter returned nothing');
       const id = newId('message', ctx.clock.now());
       const metadata = input.metadata ?? {};
-      const { rows: inserted } = await tx.query<{ created_at: Date | string }>(
-        `insert into chat_messages (tenant_id, id, room_id, seq, author_actor_id, text, metadata, client_id)
-         values ($1, $2, $3, $4, $5, $6, $7, $8) returning created_at`,
+      // Takes the room's next number and stores the message in one statement (one round trip fewer).
+      const { rows } = await tx.query<{ seq: number | string; created_at: Date | string }>(
+        `with counter as (
+           insert into chat_room_seq as s (tenant_id, room_id, last_seq) values ($1, $3, 1)
+           on conflict (tenant_id, room_id) do update set last_seq = s.last_seq + 1
+           returning last_seq)
+         insert into chat_messages (tenant_id, id, room_id, seq, author_actor_id, text, metadata, client_id)
+         select $1, $2, $3, counter.last_seq, $4, $5, $6, $7 from counter
+         returning seq, created_at`,
         [
           ctx.tenantId,
           id,
           input.roomId,
-          seq,
           author.id,
           input.text,
           JSON.stringify(metadata),
           input.clientId ?? null,
         ],
       );
-      const createdAt = inserted[0]?.created_at;
-      if (createdAt === undefined) throw new Error('message insert returned nothing');
+      const row = rows[0];
+      if (row === undefined) throw new Error('message insert returned nothing');
       // Built from what was just written rather than read back: sending is the hot path.
       const message: ChatMessage = {
         id,
         roomId: input.roomId,
-        seq: Number(seq),
+        seq: Number(row.seq),
         author,
         text: input.text,
         metadata,
         clientId: input.clientId ?? null,
         reactions: [],
         revision: 0,
-        createdAt: new Date(createdAt).toISOString(),
+        createdAt: new Date(row.created_at).toISOString(),
         editedAt: null,
         deletedAt: null,
       };

@@ -15,10 +15,6 @@ export async function createRoom(
   const { maxRooms } = await roomsConfig(ctx);
   try {
     return await inTenant(ctx, async (tx, emit) => {
-      const { rows: counted } = await tx.query<{ n: number }>('select count(*)::int as n from rooms');
-      if ((counted[0]?.n ?? 0) >= maxRooms) {
-        throw new Conflict(`this tenant already has ${maxRooms} rooms, its configured maximum`);
-      }
       const { rows } = await tx.query<RoomRow>(
         `insert into rooms (tenant_id, id, name, metadata) values ($1, $2, $3, $4) returning ${ROOM_COLUMNS}`,
         [ctx.tenantId, id, input.name ?? null, JSON.stringify(input.metadata ?? {})],
@@ -27,6 +23,16 @@ export async function createRoom(
       if (row === undefined) throw new Error('room insert returned nothing');
       const room = toRoom(row);
       await emit('room.created', { roomId: room.id, room });
+      // Last, so the tenant's counter row stays locked only until the commit that follows.
+      const { rows: counted } = await tx.query<{ n: number }>(
+        `insert into room_counts (tenant_id, n) values ($1, 1)
+         on conflict (tenant_id) do update set n = room_counts.n + 1 where room_counts.n < $2
+         returning n`,
+        [ctx.tenantId, maxRooms],
+      );
+      if (counted.length === 0) {
+        throw new Conflict(`this tenant already has ${maxRooms} rooms, its configured maximum`);
+      }
       return room;
     });
   } catch (error) {
