@@ -1,30 +1,14 @@
 // `npm run bench:auth`: GET /v1/me through the whole service — authentication, the route, serialization —
 // with an API key and with a session token, each against a bare node:http server answering the very same
 // JSON in the same run, on the embedded database. Goal (issue 3): API key >= 0.6 of the baseline.
-import { DEV_ISSUER } from '../src/core/auth/dev-issuer.ts';
-import { enableAllModules } from '../src/core/modules/enablement.ts';
-import { createApiKey } from '../src/core/tenancy/api-keys.ts';
-import { createTenant } from '../src/core/tenancy/tenants.ts';
-import { resolveHostedUser } from '../src/core/tenancy/users.ts';
 import { type Comparison, compare } from './lib/compare.ts';
 import { jsonResponder, type ServiceTarget, startBareServer, startService } from './lib/targets.ts';
+import { createBenchTenant } from './lib/tenant.ts';
 
 const GOAL = 0.6;
 
 async function credentials(service: ServiceTarget): Promise<{ apiKey: string; sessionToken: string }> {
-  const owner = await resolveHostedUser(service.db, {
-    provider: DEV_ISSUER,
-    subject: `bench-auth-${Date.now()}`,
-    email: undefined,
-    emailVerified: false,
-    name: undefined,
-  });
-  const tenant = await createTenant(
-    service.db,
-    { name: 'bench', workspaceType: 'sandbox', ownerUserId: owner.id },
-    [enableAllModules],
-  );
-  const { key } = await createApiKey(service.db, tenant.id, { name: 'bench', scopes: ['*'] }, Date.now());
+  const { apiKey: key } = await createBenchTenant(service.db);
   const res = await fetch(`${service.baseUrl}/v1/runtime/connect`, {
     method: 'POST',
     headers: { 'x-api-key': key, 'content-type': 'application/json' },

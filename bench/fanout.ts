@@ -9,15 +9,11 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DEV_ISSUER } from '../src/core/auth/dev-issuer.ts';
-import { enableAllModules } from '../src/core/modules/enablement.ts';
-import { createApiKey } from '../src/core/tenancy/api-keys.ts';
-import { createTenant } from '../src/core/tenancy/tenants.ts';
-import { resolveHostedUser } from '../src/core/tenancy/users.ts';
 import { startBareBroadcast } from './lib/bare-broadcast.ts';
 import { machineLine } from './lib/compare.ts';
 import type { Command, PhasePlan, PhaseResult, Report } from './lib/fanout-protocol.ts';
 import { type ServiceTarget, startService } from './lib/targets.ts';
+import { createBenchTenant } from './lib/tenant.ts';
 
 function setting(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -103,19 +99,7 @@ async function measureTarget(name: string, url: string, tokens: string[] | undef
 
 /** A tenant, the room, and one session token per connection (publishers first). */
 async function prepareService(service: ServiceTarget): Promise<string[]> {
-  const owner = await resolveHostedUser(service.db, {
-    provider: DEV_ISSUER,
-    subject: `bench-${Date.now()}`,
-    email: undefined,
-    emailVerified: false,
-    name: undefined,
-  });
-  const tenant = await createTenant(
-    service.db,
-    { name: 'bench', workspaceType: 'sandbox', ownerUserId: owner.id },
-    [enableAllModules],
-  );
-  const { key } = await createApiKey(service.db, tenant.id, { name: 'bench', scopes: ['*'] }, Date.now());
+  const { apiKey: key } = await createBenchTenant(service.db);
   const headers = { authorization: `Bearer ${key}` };
   const room = await service.app.inject({ method: 'POST', url: '/v1/rooms', headers, payload: { id: ROOM } });
   if (room.statusCode !== 201) throw new Error(`room: ${room.statusCode} ${room.body}`);

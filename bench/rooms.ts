@@ -3,15 +3,11 @@
 // (what the database itself allows). PostgreSQL is measured in a throwaway database on BENCH_PG_URL
 // (default postgres://postgres@127.0.0.1:5432/postgres); it is skipped with a note when unreachable.
 import pg from 'pg';
-import { DEV_ISSUER } from '../src/core/auth/dev-issuer.ts';
 import { newId } from '../src/core/ids.ts';
-import { enableAllModules } from '../src/core/modules/enablement.ts';
-import { createApiKey } from '../src/core/tenancy/api-keys.ts';
-import { createTenant } from '../src/core/tenancy/tenants.ts';
-import { resolveHostedUser } from '../src/core/tenancy/users.ts';
 import { machineLine } from './lib/compare.ts';
 import { loadSettings, measure } from './lib/load.ts';
 import { startService } from './lib/targets.ts';
+import { createBenchTenant } from './lib/tenant.ts';
 
 const settings = loadSettings({ connections: 10, durationSeconds: 5, warmupSeconds: 1 });
 
@@ -41,19 +37,7 @@ async function insertLoop(
 async function run(label: string, env: Record<string, string | undefined>) {
   const service = await startService(env);
   try {
-    const owner = await resolveHostedUser(service.db, {
-      provider: DEV_ISSUER,
-      subject: `bench-${Date.now()}`,
-      email: undefined,
-      emailVerified: false,
-      name: undefined,
-    });
-    const tenant = await createTenant(
-      service.db,
-      { name: 'bench', workspaceType: 'sandbox', ownerUserId: owner.id },
-      [enableAllModules],
-    );
-    const { key } = await createApiKey(service.db, tenant.id, { name: 'bench', scopes: ['*'] }, Date.now());
+    const { tenantId, apiKey: key } = await createBenchTenant(service.db);
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
 
     const create = await measure(
@@ -66,7 +50,7 @@ async function run(label: string, env: Record<string, string | undefined>) {
       { method: 'GET', path: '/v1/rooms?limit=20', headers },
       settings,
     );
-    const inserts = await insertLoop(service.db, tenant.id, settings.connections);
+    const inserts = await insertLoop(service.db, tenantId, settings.connections);
     const fmt = (n: number) => n.toFixed(0).padStart(8);
     process.stdout.write(
       [

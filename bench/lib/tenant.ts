@@ -1,0 +1,22 @@
+import { DEV_ISSUER } from '../../src/core/auth/dev-issuer.ts';
+import type { Database } from '../../src/core/db/database.ts';
+import { enableAllModules } from '../../src/core/modules/enablement.ts';
+import { createApiKey } from '../../src/core/tenancy/api-keys.ts';
+import { createTenant } from '../../src/core/tenancy/tenants.ts';
+import { resolveHostedUser } from '../../src/core/tenancy/users.ts';
+
+/** A fresh tenant with every module enabled and an all-scopes API key, made through the real verbs. */
+export async function createBenchTenant(db: Database): Promise<{ tenantId: string; apiKey: string }> {
+  const owner = await resolveHostedUser(db, {
+    provider: DEV_ISSUER,
+    subject: `bench-${Date.now()}-${Math.random().toString(36).slice(2)}`,
+    email: undefined,
+    emailVerified: false,
+    name: undefined,
+  });
+  const tenant = await createTenant(db, { name: 'bench', workspaceType: 'sandbox', ownerUserId: owner.id }, [
+    enableAllModules,
+  ]);
+  const { key } = await createApiKey(db, tenant.id, { name: 'bench', scopes: ['*'] }, Date.now());
+  return { tenantId: tenant.id, apiKey: key };
+}
