@@ -2,28 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { bearer, createTestTenant, type TestTenant } from '../factories.ts';
 import { buildTestApp, call, type TestApp } from '../helper.ts';
-import { expectError, pollUntil } from './support.ts';
-
-const me = (t: TestApp, key: string) =>
-  call(t.app, { method: 'GET', url: '/v1/me', headers: { 'x-api-key': key } });
-
-/** Replaces the character at `index` with another one from the same alphabet. */
-function _tamper(key: string, index: number): string {
-  const char = key.charAt(index);
-  const replacement = char === 'a' ? 'b' : 'a';
-  return key.slice(0, index) + replacement + key.slice(index + 1);
-}
-
-async function consoleKey(t: TestApp, tenant: TestTenant, body: Record<string, unknown> = {}) {
-  const res = await call(t.app, {
-    method: 'POST',
-    url: `/api/console/tenants/${tenant.tenantId}/api-keys`,
-    headers: bearer(tenant.ownerToken),
-    payload: { name: 'server', scopes: ['*'], ...body },
-  });
-  assert.equal(res.statusCode, 201, res.body);
-  return res.json<{ id: string; key: string; prefix: string }>();
-}
+import { consoleKey, expectError, me, pollUntil } from './support.ts';
 
 describe('API key revocation across two instances on one database', () => {
   let a: TestApp;

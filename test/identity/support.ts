@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, exportSPKI, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
-import type { Response } from '../helper.ts';
+import { bearer, type TestTenant } from '../factories.ts';
+import { call, type Response, type TestApp } from '../helper.ts';
 
 /** Asserts the spec's error body `{error, message, requestId}` and returns it. */
 export function expectError(
@@ -157,4 +158,26 @@ export async function pollUntil(
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
   return undefined;
+}
+
+export const me = (t: TestApp, key: string) =>
+  call(t.app, { method: 'GET', url: '/v1/me', headers: { 'x-api-key': key } });
+
+/** Replaces the character at `index` with another one from the same alphabet. */
+export function tamper(key: string, index: number): string {
+  const char = key.charAt(index);
+  const replacement = char === 'a' ? 'b' : 'a';
+  return key.slice(0, index) + replacement + key.slice(index + 1);
+}
+
+/** Creates an API key through the console route, as the tenant's owner. */
+export async function consoleKey(t: TestApp, tenant: TestTenant, body: Record<string, unknown> = {}) {
+  const res = await call(t.app, {
+    method: 'POST',
+    url: `/api/console/tenants/${tenant.tenantId}/api-keys`,
+    headers: bearer(tenant.ownerToken),
+    payload: { name: 'server', scopes: ['*'], ...body },
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  return res.json<{ id: string; key: string; prefix: string }>();
 }
