@@ -23,6 +23,10 @@ export interface Config {
   revocationPollMs: number;
   /** Failed authentications per address per minute before 429. */
   authFailureLimit: number;
+  /** Open `/v1/realtime` connections one instance accepts; more are refused with 429. */
+  realtimeMaxConnections: number;
+  /** Open `/v1/realtime` connections of one actor on one instance; more are refused with 429. */
+  realtimeMaxConnectionsPerActor: number;
 }
 
 export class ConfigError extends Error {
@@ -137,5 +141,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     shutdownGraceMs: integer(env, 'SVC_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     revocationPollMs: integer(env, 'SVC_REVOCATION_POLL_MS', 250, 10, 60_000),
     authFailureLimit: integer(env, 'SVC_AUTH_FAILURE_LIMIT', 30, 1, 1_000_000),
+    realtimeMaxConnections: integer(env, 'SVC_REALTIME_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
+    realtimeMaxConnectionsPerActor: integer(env, 'SVC_REALTIME_MAX_CONNECTIONS_PER_ACTOR', 20, 1, 10_000),
   };
 }

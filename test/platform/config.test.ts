@@ -43,6 +43,8 @@ describe('configuration', () => {
     assert.equal(config.mcpPort, undefined);
     assert.equal(config.revocationPollMs, 250);
     assert.equal(config.authFailureLimit, 30);
+    assert.equal(config.realtimeMaxConnections, 10_000);
+    assert.equal(config.realtimeMaxConnectionsPerActor, 20);
   });
 
   test('empty or blank values count as unset', () => {
@@ -73,6 +75,8 @@ describe('configuration', () => {
         SVC_GITHUB_API_URL: 'https://ghe.example.test/api/v3',
         LOG_LEVEL: 'warn',
         SVC_WEBHOOK_ALLOWED_HOSTS: ' Hooks.Internal , ,10.0.0.7',
+        SVC_REALTIME_MAX_CONNECTIONS: '50000',
+        SVC_REALTIME_MAX_CONNECTIONS_PER_ACTOR: '3',
       },
       '/srv/app',
     );
@@ -91,6 +95,8 @@ describe('configuration', () => {
     assert.equal(config.mobileBuild.githubApiUrl, 'https://ghe.example.test/api/v3');
     assert.equal(config.logLevel, 'warn');
     assert.deepEqual(config.webhookAllowedHosts, ['hooks.internal', '10.0.0.7']);
+    assert.equal(config.realtimeMaxConnections, 50_000);
+    assert.equal(config.realtimeMaxConnectionsPerActor, 3);
   });
 
   test('the default public URL follows HOST and PORT, bracketing IPv6', () => {
@@ -125,6 +131,11 @@ describe('configuration', () => {
     ['SVC_SHUTDOWN_GRACE_MS', { SVC_SHUTDOWN_GRACE_MS: '-5' }],
     ['SVC_REVOCATION_POLL_MS', { SVC_REVOCATION_POLL_MS: '1' }],
     ['SVC_AUTH_FAILURE_LIMIT', { SVC_AUTH_FAILURE_LIMIT: '0' }],
+    ['SVC_REALTIME_MAX_CONNECTIONS', { SVC_REALTIME_MAX_CONNECTIONS: '0' }],
+    ['SVC_REALTIME_MAX_CONNECTIONS', { SVC_REALTIME_MAX_CONNECTIONS: '10k' }],
+    ['SVC_REALTIME_MAX_CONNECTIONS', { SVC_REALTIME_MAX_CONNECTIONS: '1000001' }],
+    ['SVC_REALTIME_MAX_CONNECTIONS_PER_ACTOR', { SVC_REALTIME_MAX_CONNECTIONS_PER_ACTOR: '0' }],
+    ['SVC_REALTIME_MAX_CONNECTIONS_PER_ACTOR', { SVC_REALTIME_MAX_CONNECTIONS_PER_ACTOR: '2.5' }],
   ];
   for (const [variable, env] of bad) {
     test(`refuses ${JSON.stringify(env)} naming ${variable}`, () => {

@@ -77,6 +77,28 @@ describe('OpenAPI contract and API reference', () => {
     }
   });
 
+  test('the realtime WebSocket is published: the upgrade, its token parameter and its refusals', () => {
+    const op = doc.paths['/v1/realtime']?.get as
+      | (Operation & {
+          description?: string;
+          security?: Record<string, string[]>[];
+          parameters?: { in: string; name: string; required?: boolean }[];
+        })
+      | undefined;
+    assert.ok(op !== undefined, 'GET /v1/realtime is in the document');
+    assert.equal(op.operationId, 'connectRealtime');
+    assert.match(op.description ?? '', /docs\/realtime\.md/);
+    assert.deepEqual(op.security, [{ sessionToken: [] }]);
+    assert.deepEqual(
+      op.parameters?.map((p) => [p.in, p.name, p.required]),
+      [['query', 'token', false]],
+    );
+    const statuses = Object.keys(op.responses ?? {});
+    for (const status of ['101', '200', '400', '401', '429', '500']) {
+      assert.ok(statuses.includes(status), `documents ${status}`);
+    }
+  });
+
   test('the checker catches what the house rules forbid', async () => {
     const broken = structuredClone(doc);
     const health = broken.paths['/healthz']?.get;

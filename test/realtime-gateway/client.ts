@@ -1,7 +1,28 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
 
 export type Frame = Record<string, unknown> & { type: string };
+
+export interface ChatFrame {
+  type: 'chat.message' | 'chat.updated' | 'chat.deleted';
+  room: string;
+  changeSeq: number;
+  message: {
+    id: string;
+    seq: number;
+    text: string;
+    revision: number;
+    reactions: { emoji: string; count: number }[];
+    deletedAt: string | null;
+  };
+}
+
+export interface Refused {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: { error: string; message: string; requestId: string };
+}
 
 export interface Closed {
   code: number;
@@ -81,6 +102,30 @@ export class TestClient {
     });
   }
 
+  /** A refused upgrade in full: status, headers and the parsed error body. */
+  static async refused(url: string): Promise<Refused> {
+    const socket = new WebSocket(url);
+    return new Promise<Refused>((resolve, reject) => {
+      socket.once('unexpected-response', (_req, res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        res.on('end', () => {
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(body) });
+          socket.terminate();
+        });
+        res.on('error', reject);
+      });
+      socket.once('open', () => {
+        socket.close();
+        reject(new Error('the upgrade was accepted'));
+      });
+      socket.once('error', () => {});
+    });
+  }
+
   send(frame: Record<string, unknown> | string): void {
     this.socket.send(typeof frame === 'string' ? frame : JSON.stringify(frame));
   }
@@ -111,6 +156,18 @@ export class TestClient {
     return this.of('chat.message')
       .filter((f) => f.room === room)
       .map((f) => f.message as { seq: number; id: string; text: string; clientId: unknown });
+  }
+
+  /** Every chat frame of a room (chat.message, chat.updated, chat.deleted), in arrival order. */
+  changes(room: string): ChatFrame[] {
+    return this.frames
+      .filter((f) => f.type.startsWith('chat.') && f.room === room)
+      .map((f) => f as unknown as ChatFrame);
+  }
+
+  /** The changeSeq of the last chat frame of a room: where a client resumes from. */
+  lastChange(room: string): number {
+    return this.changes(room).at(-1)?.changeSeq ?? 0;
   }
 
   async closed(): Promise<Closed> {

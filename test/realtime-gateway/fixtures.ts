@@ -51,3 +51,42 @@ export async function postMessage(
   if (res.statusCode !== 201) throw new Error(`post failed: ${res.statusCode} ${res.body}`);
   return res.json<{ seq: number; id: string }>();
 }
+
+async function changeMessage(
+  t: Instance,
+  apiKey: string,
+  options: { method: 'PATCH' | 'DELETE' | 'POST'; url: string; payload?: Record<string, unknown> },
+): Promise<void> {
+  const res = await call(t.app, {
+    method: options.method,
+    url: options.url,
+    headers: bearer(apiKey),
+    ...(options.payload === undefined ? {} : { payload: options.payload }),
+  });
+  if (res.statusCode !== 200) throw new Error(`${options.method} failed: ${res.statusCode} ${res.body}`);
+}
+
+export async function editMessage(
+  t: Instance,
+  apiKey: string,
+  roomId: string,
+  messageId: string,
+  text: string,
+): Promise<void> {
+  await changeMessage(t, apiKey, {
+    method: 'PATCH',
+    url: `/v1/rooms/${roomId}/messages/${messageId}`,
+    payload: { text },
+  });
+}
+
+export async function deleteMessage(t: Instance, apiKey: string, roomId: string, messageId: string) {
+  await changeMessage(t, apiKey, { method: 'DELETE', url: `/v1/rooms/${roomId}/messages/${messageId}` });
+}
+
+export async function react(t: Instance, apiKey: string, roomId: string, messageId: string, emoji: string) {
+  await changeMessage(t, apiKey, {
+    method: 'POST',
+    url: `/v1/rooms/${roomId}/messages/${messageId}/reactions/${encodeURIComponent(emoji)}?actor=test:fan`,
+  });
+}

@@ -6,6 +6,7 @@ import { MemoryEventBus } from '../../src/core/events/bus.ts';
 import { EventStore } from '../../src/core/events/store.ts';
 import type { TenantEvent } from '../../src/core/events/types.ts';
 import { traceFrom } from '../../src/core/http/request-id.ts';
+import { editMessage } from '../../src/modules/chat/verbs/edit-message.ts';
 import { sendMessage } from '../../src/modules/chat/verbs/send-message.ts';
 import { eventually, TestClient } from './client.ts';
 import { postMessage, sessionToken, tenantWithRoom } from './fixtures.ts';
@@ -22,6 +23,14 @@ after(async () => t.close());
  * committed it dies before publishing, or publishes late. Returns the event it would have published.
  */
 async function commitUnpublished(tenantId: string, roomId: string, text: string): Promise<TenantEvent> {
+  return unpublished(tenantId, (ctx) => sendMessage(ctx, { roomId, text, actor: { id: 'test:bot' } }));
+}
+
+/** Runs a chat verb whose event goes to a bus nobody relays; returns the event it would have published. */
+async function unpublished(
+  tenantId: string,
+  verb: (ctx: ServiceContext) => Promise<unknown>,
+): Promise<TenantEvent> {
   const captured: TenantEvent[] = [];
   const bus = new MemoryEventBus();
   bus.subscribe((event) => captured.push(event));
@@ -35,7 +44,7 @@ async function commitUnpublished(tenantId: string, roomId: string, text: string)
     trace: traceFrom(undefined),
     origin: 'system',
   };
-  await sendMessage(ctx, { roomId, text, actor: { id: 'test:bot' } });
+  await verb(ctx);
   const event = captured[0];
   if (event === undefined) throw new Error('no event');
   return event;
@@ -74,6 +83,30 @@ describe('chat order when publications go missing or arrive late', () => {
     assert.deepEqual(
       client.messages(room).map((m) => m.seq),
       [1, 2, 3],
+    );
+  });
+
+  test('an edit never published is read from the database and delivered in its place', async () => {
+    const tenant = await tenantWithRoom(t);
+    const room = tenant.roomId;
+    const client = await TestClient.connect(t.wsUrl, await sessionToken(t, tenant.apiKey));
+    await client.join(room);
+    const first = await postMessage(t, tenant.apiKey, room, 'draft');
+    await client.waitForType('chat.message');
+    await unpublished(tenant.tenantId, (ctx) =>
+      editMessage(ctx, { roomId: room, messageId: first.id, text: 'final' }),
+    );
+    const second = await postMessage(t, tenant.apiKey, room, 'next');
+    await eventually(() => client.changes(room).length === 3 || undefined, 'three changes');
+    client.send({ type: 'ping', ref: 'end' });
+    await client.waitFor((f) => f.ref === 'end', 'pong');
+    assert.deepEqual(
+      client.changes(room).map((f) => [f.type, f.message.id, f.changeSeq, f.message.text]),
+      [
+        ['chat.message', first.id, 1, 'draft'],
+        ['chat.updated', first.id, 2, 'final'],
+        ['chat.message', second.id, 3, 'next'],
+      ],
     );
   });
 });

@@ -74,11 +74,13 @@ export interface InstanceOptions {
   db?: Database;
   deployment?: Deployment;
   limits?: Partial<GatewayLimits>;
+  /** Settings as the environment would give them (e.g. small connection caps). */
+  config?: Partial<Config>;
 }
 
 /** The app as production builds it, listening on a loopback port, with a backplane from `deployment`. */
 export async function startInstance(options: InstanceOptions = {}): Promise<Instance> {
-  const config = testConfig();
+  const config = testConfig(options.config);
   const db = options.db ?? (await openDatabase(config, { inMemory: true }));
   const ownDeployment = options.deployment === undefined ? deployment() : undefined;
   const backplane = (options.deployment ?? ownDeployment)?.backplane();

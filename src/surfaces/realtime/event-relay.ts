@@ -15,7 +15,7 @@ function isChatEvent(type: string): type is keyof typeof CHAT_OPS {
 
 /**
  * What a committed tenant event becomes on its room's channel, if it concerns a room (`data.roomId`):
- * chat events become chat messages (delivered in seq order), any other event an `event` frame. Each
+ * chat events become chat changes (delivered in changeSeq order), any other event an `event` frame. Each
  * event is committed and published on one instance, so it reaches the channel exactly once.
  */
 export function roomMessageOf(event: TenantEvent): { roomId: string; message: RoomMessage } | undefined {
@@ -24,7 +24,9 @@ export function roomMessageOf(event: TenantEvent): { roomId: string; message: Ro
   if (isChatEvent(event.type)) {
     const message = event.data.message as ChatMessage | undefined;
     if (message === undefined) return undefined;
-    return { roomId, message: { k: 'chat', op: CHAT_OPS[event.type], message } };
+    const chat = { k: 'chat', op: CHAT_OPS[event.type], message } as const;
+    const { changeSeq } = event.data;
+    return { roomId, message: typeof changeSeq === 'number' ? { ...chat, changeSeq } : chat };
   }
   return {
     roomId,

@@ -20,10 +20,15 @@ export interface RoomEventView {
 }
 
 export type ServerFrame =
-  | { type: 'joined'; room: string; members: MemberView[]; seq: number; ref?: string }
+  | { type: 'joined'; room: string; members: MemberView[]; seq: number; changeSeq: number; ref?: string }
   | { type: 'presence.join' | 'presence.update'; room: string; member: MemberView }
   | { type: 'presence.leave'; room: string; actorId: string }
-  | { type: 'chat.message' | 'chat.updated' | 'chat.deleted'; room: string; message: ChatMessage }
+  | {
+      type: 'chat.message' | 'chat.updated' | 'chat.deleted';
+      room: string;
+      message: ChatMessage;
+      changeSeq?: number;
+    }
   | { type: 'typing'; room: string; actor: ActorView }
   | { type: 'event'; room: string; event: RoomEventView }
   | { type: 'error'; code: string; message: string; ref?: string; details?: ErrorDetail[] }

@@ -3,13 +3,15 @@ import type { WebSocket } from 'ws';
 import type { Identity } from '../../core/auth/identity.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { ServiceContext, Services } from '../../core/context.ts';
+import { RateLimited } from '../../core/http/errors.ts';
 import { traceFrom } from '../../core/http/request-id.ts';
 import { newId } from '../../core/ids.ts';
 import { type RealtimeBackplane, roomChannel } from '../../core/realtime/index.ts';
-import { latestSeq } from '../../modules/chat/verbs/latest-seq.ts';
-import { readPage } from '../../modules/chat/verbs/list-messages.ts';
+import { readChanges } from '../../modules/chat/verbs/list-changes.ts';
+import { roomPosition } from '../../modules/chat/verbs/room-position.ts';
 import { CLOSE } from './close-codes.ts';
 import { Connection } from './connection.ts';
+import { ConnectionCaps } from './connection-caps.ts';
 import { handleFrame } from './handlers/dispatch.ts';
 import { Heartbeat } from './heartbeat.ts';
 import type { GatewayLimits } from './limits.ts';
@@ -27,6 +29,9 @@ export interface GatewayDeps {
   log: FastifyBaseLogger;
 }
 
+/** Retry-After of a refused upgrade: a full instance frees up (or another takes over) sooner than a person closes a tab. */
+const RETRY_AFTER_SECONDS = { instance: 5, actor: 30 } as const;
+
 /**
  * The `/v1/realtime` gateway of one instance: its sockets, the rooms they are in, and the relays between
  * the event bus, the backplane and the sockets. State shared with other instances lives in the backplane.
@@ -41,6 +46,7 @@ export class Gateway {
   private readonly cleanups = new Set<Promise<void>>();
   private readonly stops: (() => void)[] = [];
   private readonly heartbeat: Heartbeat;
+  private readonly caps: ConnectionCaps;
   private closing = false;
 
   constructor(private readonly deps: GatewayDeps) {
@@ -49,11 +55,13 @@ export class Gateway {
     this.limits = deps.limits;
     this.clock = deps.services.clock;
     this.heartbeat = new Heartbeat(this, deps.identity);
+    this.caps = new ConnectionCaps(deps.limits.maxConnections, deps.limits.maxConnectionsPerActor);
     this.rooms = new LocalRooms({
       pubsub: deps.backplane.pubsub,
-      readAfter: async (tenantId, roomId, after, limit) =>
-        (await readPage(this.systemContext(tenantId), { roomId, after, limit })).data,
-      latestSeq: (tenantId, roomId) => latestSeq(this.systemContext(tenantId), roomId),
+      readChanges: async (tenantId, roomId, after, limit) =>
+        (await readChanges(this.systemContext(tenantId), { roomId, after, limit })).data,
+      latestChange: async (tenantId, roomId) =>
+        (await roomPosition(this.systemContext(tenantId), roomId)).changeSeq,
       moduleOfEvent: (type) => deps.services.registry.moduleOfEvent(type),
       gapWaitMs: deps.limits.gapWaitMs,
       clock: this.clock,
@@ -68,6 +76,33 @@ export class Gateway {
   start(): void {
     this.stops.push(...startRelays(this));
     this.heartbeat.start();
+  }
+
+  /**
+   * Before an upgrade: refuses it with HTTP 429 when this instance, or the actor on it, already holds as
+   * many connections as allowed. The slot is held as long as the TCP connection, so it is given back
+   * however that ends: a failed handshake, the client leaving, or a close by the server.
+   */
+  admit(request: FastifyRequest): void {
+    const actorId = request.principal?.actor?.id;
+    // Not an actor's session: `accept` closes it at once (4401), so it needs no slot.
+    if (actorId === undefined) return;
+    const slot = this.caps.take(actorId);
+    if (slot === 'instance') {
+      throw new RateLimited(
+        `this instance holds ${this.caps.max} realtime connections, its limit; retry shortly`,
+        RETRY_AFTER_SECONDS.instance,
+      );
+    }
+    if (slot === 'actor') {
+      throw new RateLimited(
+        `this actor already has ${this.caps.maxPerActor} realtime connections open on this instance, the limit; close one and retry`,
+        RETRY_AFTER_SECONDS.actor,
+      );
+    }
+    const socket = request.raw.socket;
+    if (socket.closed) slot();
+    else socket.once('close', slot);
   }
 
   accept(socket: WebSocket, request: FastifyRequest): void {

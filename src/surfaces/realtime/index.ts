@@ -6,6 +6,7 @@ import type { Identity } from '../../core/auth/identity.ts';
 import type { Services } from '../../core/context.ts';
 import type { RealtimeBackplane } from '../../core/realtime/index.ts';
 import { CLOSE } from './close-codes.ts';
+import { describeEndpoint, ENDPOINT_SCHEMA } from './endpoint.ts';
 import { Gateway } from './gateway.ts';
 import { DEFAULT_LIMITS, type GatewayLimits } from './limits.ts';
 
@@ -49,29 +50,47 @@ async function ensureWebSocketServer(app: FastifyInstance, limits: GatewayLimits
  * would ever close it, and an unauthenticated client could hold it forever (and stall shutdown).
  */
 function closeRefusedUpgrades(app: FastifyInstance): void {
-  app.addHook('onResponse', async (request) => {
+  app.addHook('onResponse', (request, _reply, done) => {
     if (request.headers.upgrade?.toLowerCase() === 'websocket') request.raw.socket?.destroy();
+    done();
   });
 }
 
 /** `GET /v1/realtime`: the WebSocket gateway (protocol in docs/realtime.md). */
 async function realtimeGatewayPlugin(app: FastifyInstance, options: RealtimeGatewayOptions): Promise<void> {
-  const limits: GatewayLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  const { config } = options.services;
+  const limits: GatewayLimits = {
+    ...DEFAULT_LIMITS,
+    maxConnections: config.realtimeMaxConnections,
+    maxConnectionsPerActor: config.realtimeMaxConnectionsPerActor,
+    ...options.limits,
+  };
   await ensureWebSocketServer(app, limits);
   closeRefusedUpgrades(app);
   const gateway = new Gateway({ ...options, limits, log: app.log.child({ surface: 'realtime' }) });
   gateway.start();
   app.addHook('preClose', () => gateway.shutdown());
-  app.get(
-    '/v1/realtime',
-    {
-      websocket: true,
-      // The authenticate hook verifies the token before the upgrade: a refused one gets an HTTP 401/403.
-      config: { auth: { credentials: ['session'], queryToken: true } },
-      schema: { hide: true },
+  app.route({
+    method: 'GET',
+    url: '/v1/realtime',
+    exposeHeadRoute: false,
+    // The authenticate hook verifies the token before the upgrade: a refused one gets an HTTP 401/403.
+    config: { auth: { credentials: ['session'], queryToken: true } },
+    schema: ENDPOINT_SCHEMA,
+    // Over a connection cap: an HTTP 429 before the upgrade. Plain GETs hold no connection to count.
+    preHandler(request, _reply, done) {
+      if (!request.ws) return done();
+      try {
+        gateway.admit(request);
+      } catch (error) {
+        return done(error as Error);
+      }
+      done();
     },
-    (socket, request) => gateway.accept(socket, request),
-  );
+    // Only a request without `Upgrade: websocket` gets here (an upgrade goes to `wsHandler`).
+    handler: async () => describeEndpoint(config.publicUrl, limits),
+    wsHandler: (socket, request) => gateway.accept(socket, request),
+  });
 }
 
 export const realtimeGateway = fp(realtimeGatewayPlugin, { name: 'svc-realtime-gateway', fastify: '5.x' });

@@ -1,5 +1,9 @@
-/** Per-connection limits of the realtime gateway; tests shorten the timings. */
+/** Limits of the realtime gateway; tests shorten the timings. */
 export interface GatewayLimits {
+  /** Open connections this instance accepts (SVC_REALTIME_MAX_CONNECTIONS); more are refused with 429. */
+  maxConnections: number;
+  /** Open connections of one actor on this instance (SVC_REALTIME_MAX_CONNECTIONS_PER_ACTOR). */
+  maxConnectionsPerActor: number;
   /** Larger frames close the connection with 1009. Fits a 4,000-character message of 4-byte characters. */
   maxFrameBytes: number;
   /** Token bucket: sustained frames per second, and the burst allowed above it. */
@@ -28,6 +32,8 @@ export interface GatewayLimits {
 }
 
 export const DEFAULT_LIMITS: GatewayLimits = {
+  maxConnections: 10_000,
+  maxConnectionsPerActor: 20,
   maxFrameBytes: 32 * 1024,
   framesPerSecond: 20,
   frameBurst: 40,

@@ -6,24 +6,23 @@ import {
   roomChannel,
   type Unsubscribe,
 } from '../../core/realtime/index.ts';
-import type { ChatMessage } from '../../modules/chat/verbs/message-row.ts';
-import { type ChatChange, ChatSequencer } from './chat-sequencer.ts';
+import type { StoredChange } from '../../modules/chat/verbs/list-changes.ts';
+import { type ChatChange, chatFrame, liveChange } from './chat-change.ts';
+import { ChatSequencer } from './chat-sequencer.ts';
 import { encode } from './frames.ts';
 import type { RoomMembership } from './membership.ts';
 import { fromJson } from './room-messages.ts';
 
 export interface LocalRoomDeps {
   pubsub: PubSub;
-  readAfter(tenantId: string, roomId: string, afterSeq: number, limit: number): Promise<ChatMessage[]>;
-  latestSeq(tenantId: string, roomId: string): Promise<number>;
+  readChanges(tenantId: string, roomId: string, after: number, limit: number): Promise<StoredChange[]>;
+  latestChange(tenantId: string, roomId: string): Promise<number>;
   /** The module an event type belongs to (undefined for platform and app events). */
   moduleOfEvent(type: string): string | undefined;
   gapWaitMs: number;
   clock: Clock;
   report: ErrorReporter;
 }
-
-const CHAT_FRAME = { created: 'chat.message', updated: 'chat.updated', deleted: 'chat.deleted' } as const;
 
 /**
  * A room as one instance sees it: the one backplane subscription its local sockets share, and the fan-out
@@ -41,16 +40,15 @@ export class LocalRoom {
     private readonly deps: LocalRoomDeps,
   ) {
     this.sequencer = new ChatSequencer({
-      readAfter: (after, limit) => deps.readAfter(tenantId, roomId, after, limit),
-      deliverCreated: (message) => this.fanOutChat('created', message),
-      deliverChange: (op, message) => this.fanOutChat(op, message),
+      readAfter: (after, limit) => deps.readChanges(tenantId, roomId, after, limit),
+      deliver: (change) => this.fanOutChat(change),
       gapWaitMs: deps.gapWaitMs,
       clock: deps.clock,
       report: deps.report,
     });
   }
 
-  /** Subscribes, then learns where the room's chat stands: messages after that are delivered in order. */
+  /** Subscribes, then learns where the room's chat stands: changes after that are delivered in order. */
   async open(): Promise<void> {
     const unsubscribe = await this.deps.pubsub.subscribe(roomChannel(this.tenantId, this.roomId), (payload) =>
       this.receive(payload),
@@ -60,7 +58,7 @@ export class LocalRoom {
       return;
     }
     this.unsubscribe = unsubscribe;
-    this.sequencer.start(await this.deps.latestSeq(this.tenantId, this.roomId));
+    this.sequencer.start(await this.deps.latestChange(this.tenantId, this.roomId));
   }
 
   close(): void {
@@ -82,8 +80,8 @@ export class LocalRoom {
     const room = this.roomId;
     switch (message.k) {
       case 'chat':
-        if (message.op === 'created') this.sequencer.created(message.message);
-        else this.sequencer.changed(message.op, message.message);
+        if (message.changeSeq === undefined) this.fanOutUnnumbered(message);
+        else this.sequencer.received(liveChange(message.op, message.message, message.changeSeq));
         return;
       case 'presence': {
         const frame =
@@ -115,15 +113,19 @@ export class LocalRoom {
   /** The room is gone with its messages; one created again under its id counts from 1 again. */
   private restartNumbering(): void {
     this.sequencer.reset();
-    for (const m of this.members) m.lastSeq = 0;
+    for (const m of this.members) m.lastChange = 0;
   }
 
-  private fanOutChat(op: 'created' | ChatChange, message: ChatMessage): void {
-    const frame = encode({ type: CHAT_FRAME[op], room: this.roomId, message });
+  private fanOutChat(change: ChatChange): void {
+    const frame = chatFrame(this.roomId, change);
     for (const m of this.members) {
-      if (!m.connection.can.chatRead) continue;
-      if (op === 'created') m.deliverChat(message.seq, frame);
-      else m.deliver(frame);
+      if (m.connection.can.chatRead) m.deliverChat(change.changeSeq, frame);
     }
+  }
+
+  /** A change published by an instance older than change numbers (a rolling deploy): passed on as is. */
+  private fanOutUnnumbered(change: Pick<ChatChange, 'op' | 'message'>): void {
+    const frame = chatFrame(this.roomId, change);
+    for (const m of this.members) if (m.connection.can.chatRead) m.deliver(frame);
   }
 }

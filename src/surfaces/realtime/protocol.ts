@@ -16,7 +16,9 @@ export const JoinFrame = Type.Object(
     type: Type.Literal('join'),
     room: Room,
     presence: Type.Optional(PresenceState),
-    /** Resume: the last message seq this client saw in the room; what came after is sent first. */
+    /** Resume: the last `changeSeq` this client got in the room; every change after it is sent first. */
+    changeSeq: Type.Optional(Type.Integer({ minimum: 0 })),
+    /** Resume, for clients that only keep message numbers: from the change that created message `seq`. */
     seq: Type.Optional(Type.Integer({ minimum: 0 })),
     ref: Ref,
   },

@@ -8,7 +8,8 @@ import type { ActorView, RoomEventView } from './frames.ts';
  * turns it into frames; the room id is the channel's, so it is not repeated here.
  */
 export type RoomMessage =
-  | { k: 'chat'; op: 'created' | 'updated' | 'deleted'; message: ChatMessage }
+  /** `changeSeq` is absent only when an instance older than change numbers published it (rolling deploy). */
+  | { k: 'chat'; op: 'created' | 'updated' | 'deleted'; message: ChatMessage; changeSeq?: number }
   | { k: 'presence'; op: 'join' | 'update'; member: MemberView }
   | { k: 'presence'; op: 'leave'; actorId: string }
   | { k: 'typing'; actor: ActorView; from: string }
@@ -30,10 +31,12 @@ function isObject(value: JsonValue | undefined): value is JsonObject {
 export function fromJson(payload: JsonObject): RoomMessage | undefined {
   switch (payload.k) {
     case 'chat': {
-      const { op, message } = payload;
+      const { op, message, changeSeq } = payload;
       if ((op === 'created' || op === 'updated' || op === 'deleted') && isObject(message)) {
         if (typeof message.seq === 'number' && typeof message.id === 'string') {
-          return { k: 'chat', op, message: message as unknown as ChatMessage };
+          const chat = { k: 'chat', op, message: message as unknown as ChatMessage } as const;
+          if (changeSeq === undefined) return chat;
+          if (typeof changeSeq === 'number') return { ...chat, changeSeq };
         }
       }
       return undefined;

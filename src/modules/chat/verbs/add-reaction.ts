@@ -27,10 +27,11 @@ export async function addReaction(
       if (unchanged === undefined) throw new NotFound('message', input.messageId);
       return unchanged;
     }
-    const message = await changedMessage(tx, input.roomId, input.messageId);
+    const { message, changeSeq } = await changedMessage(tx, input.roomId, input.messageId, 'updated');
     await emit('chat.message.updated', {
       roomId: input.roomId,
       message,
+      changeSeq,
       change: 'reaction_added',
       emoji: input.emoji,
     });

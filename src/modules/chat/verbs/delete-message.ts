@@ -25,8 +25,8 @@ export async function deleteMessage(
       [input.roomId, input.messageId],
     );
     await tx.query('delete from chat_reactions where message_id = $1', [input.messageId]);
-    const message = await changedMessage(tx, input.roomId, input.messageId);
-    await emit('chat.message.deleted', { roomId: input.roomId, message });
+    const { message, changeSeq } = await changedMessage(tx, input.roomId, input.messageId, 'deleted');
+    await emit('chat.message.deleted', { roomId: input.roomId, message, changeSeq });
     return message;
   });
   if (deleted !== undefined) return deleted;

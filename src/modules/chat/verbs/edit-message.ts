@@ -29,8 +29,8 @@ export async function editMessage(
         input.metadata === undefined ? null : JSON.stringify(input.metadata),
       ],
     );
-    const message = await changedMessage(tx, input.roomId, input.messageId);
-    await emit('chat.message.updated', { roomId: input.roomId, message, change: 'edited' });
+    const { message, changeSeq } = await changedMessage(tx, input.roomId, input.messageId, 'updated');
+    await emit('chat.message.updated', { roomId: input.roomId, message, changeSeq, change: 'edited' });
     return message;
   });
 }

@@ -25,10 +25,11 @@ export async function removeReaction(
       if (unchanged === undefined) throw new NotFound('message', input.messageId);
       return unchanged;
     }
-    const message = await changedMessage(tx, input.roomId, input.messageId);
+    const { message, changeSeq } = await changedMessage(tx, input.roomId, input.messageId, 'updated');
     await emit('chat.message.updated', {
       roomId: input.roomId,
       message,
+      changeSeq,
       change: 'reaction_removed',
       emoji: input.emoji,
     });

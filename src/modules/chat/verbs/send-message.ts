@@ -15,8 +15,8 @@ export type SendMessage = Static<typeof SendMessageInput>;
 
 /**
  * Stores a message as the next of its room. The room's counter row is taken with an upsert that locks it
- * until commit, so concurrent senders get consecutive numbers in commit order, and a rolled-back send
- * gives its number back.
+ * until commit, so concurrent senders get consecutive numbers (message `seq` and `changeSeq`) in commit
+ * order, and a rolled-back send gives its numbers back.
  */
 export async function sendMessage(ctx: ServiceContext, input: SendMessage): Promise<ChatMessage> {
   assertRoomAllowed(ctx, input.roomId);
@@ -26,15 +26,27 @@ export async function sendMessage(ctx: ServiceContext, input: SendMessage): Prom
       const author = await actingActor(ctx, tx, input.actor);
       const id = newId('message', ctx.clock.now());
       const metadata = input.metadata ?? {};
-      // Takes the room's next number and stores the message in one statement (one round trip fewer).
-      const { rows } = await tx.query<{ seq: number | string; created_at: Date | string }>(
+      // Takes the room's next message and change numbers, stores the message and records its creation
+      // in one statement (one round trip fewer).
+      const { rows } = await tx.query<{
+        seq: number | string;
+        created_change: number | string;
+        created_at: Date | string;
+      }>(
         `with counter as (
-           insert into chat_room_seq as s (tenant_id, room_id, last_seq) values ($1, $3, 1)
-           on conflict (tenant_id, room_id) do update set last_seq = s.last_seq + 1
-           returning last_seq)
-         insert into chat_messages (tenant_id, id, room_id, seq, author_actor_id, text, metadata, client_id)
-         select $1, $2, $3, counter.last_seq, $4, $5, $6, $7 from counter
-         returning seq, created_at`,
+           insert into chat_room_seq as s (tenant_id, room_id, last_seq, last_change) values ($1, $3, 1, 1)
+           on conflict (tenant_id, room_id)
+           do update set last_seq = s.last_seq + 1, last_change = s.last_change + 1
+           returning last_seq, last_change),
+         message as (
+           insert into chat_messages
+             (tenant_id, id, room_id, seq, created_change, author_actor_id, text, metadata, client_id)
+           select $1, $2, $3, counter.last_seq, counter.last_change, $4, $5, $6, $7 from counter
+           returning seq, created_change, created_at),
+         logged as (
+           insert into chat_changes (tenant_id, room_id, change_seq, message_id, revision, kind)
+           select $1, $3, message.created_change, $2, 0, 'created' from message)
+         select seq, created_change, created_at from message`,
         [
           ctx.tenantId,
           id,
@@ -62,7 +74,11 @@ export async function sendMessage(ctx: ServiceContext, input: SendMessage): Prom
         editedAt: null,
         deletedAt: null,
       };
-      await emit('chat.message.created', { roomId: input.roomId, message });
+      await emit('chat.message.created', {
+        roomId: input.roomId,
+        message,
+        changeSeq: Number(row.created_change),
+      });
       return message;
     });
   } catch (error) {

@@ -1,7 +1,12 @@
 import type { Static } from 'typebox';
+import type { ServiceContext } from '../../../core/context.ts';
 import { InvalidRequest } from '../../../core/http/errors.ts';
 import { roomKey } from '../../../core/realtime/index.ts';
-import { latestSeq } from '../../../modules/chat/verbs/latest-seq.ts';
+import {
+  changeOfMessage,
+  type RoomPosition,
+  roomPosition,
+} from '../../../modules/chat/verbs/room-position.ts';
 import { checkStateSize, memberView } from '../../../modules/presence/member.ts';
 import type { Connection } from '../connection.ts';
 import { FrameRefused } from '../frame-errors.ts';
@@ -14,9 +19,35 @@ import { joinPresence } from './join-presence.ts';
 import { assertMayEnter, assertRoomExists, notMintedFor } from './room-checks.ts';
 
 /**
+ * Where a join resumes: after the client's `changeSeq`, else after the change that created its last message
+ * `seq` (it had every change up to that one), else from now. A number the room has not reached is refused.
+ */
+async function resumePoint(
+  ctx: ServiceContext,
+  frame: Static<typeof JoinFrame>,
+  latest: RoomPosition,
+): Promise<number> {
+  const { room, seq, changeSeq } = frame;
+  if (seq !== undefined && seq > latest.seq) {
+    throw new InvalidRequest(`room ${room} has no message ${seq} yet; its newest is ${latest.seq}`, [
+      { field: '/frame/seq', message: `must be at most ${latest.seq}`, code: 'unknown_seq' },
+    ]);
+  }
+  if (changeSeq !== undefined && changeSeq > latest.changeSeq) {
+    throw new InvalidRequest(
+      `room ${room} has no change ${changeSeq} yet; its newest is ${latest.changeSeq}`,
+      [{ field: '/frame/changeSeq', message: `must be at most ${latest.changeSeq}`, code: 'unknown_change' }],
+    );
+  }
+  if (changeSeq !== undefined) return changeSeq;
+  if (seq !== undefined) return changeOfMessage(ctx, room, seq);
+  return latest.changeSeq;
+}
+
+/**
  * Enters a room: subscribe first, then read where the room stands, so nothing published in between is
- * missed. The client gets `joined` (members, newest seq), then — when it resumes from a seq — the messages
- * it missed from the database, then live frames, each chat message exactly once and in seq order.
+ * missed. The client gets `joined` (members, newest seq and changeSeq), then — when it resumes — every
+ * chat change it missed from the database, then live frames, each change exactly once and in order.
  */
 export async function handleJoin(
   gateway: Gateway,
@@ -59,23 +90,19 @@ export async function handleJoin(
       connection.can.presenceRead && enabled.has('presence')
         ? (await gateway.backplane.presence.list(membership.key)).map(memberView)
         : [];
-    const latest = await latestSeq(ctx, room);
-    if (frame.seq !== undefined && frame.seq > latest) {
-      throw new InvalidRequest(`room ${room} has no message ${frame.seq} yet; its newest is ${latest}`, [
-        { field: '/frame/seq', message: `must be at most ${latest}`, code: 'unknown_seq' },
-      ]);
-    }
-    membership.lastSeq = frame.seq ?? latest;
+    const latest = await roomPosition(ctx, room);
+    membership.lastChange = await resumePoint(ctx, frame, latest);
     connection.send(
       encode({
         type: 'joined',
         room,
         members,
-        seq: latest,
+        seq: latest.seq,
+        changeSeq: latest.changeSeq,
         ...(frame.ref === undefined ? {} : { ref: frame.ref }),
       }),
     );
-    if (connection.can.chatRead && membership.lastSeq < latest)
+    if (connection.can.chatRead && membership.lastChange < latest.changeSeq)
       await replayMissed(gateway, connection, membership);
     membership.goLive();
   } catch (error) {

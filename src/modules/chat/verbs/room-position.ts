@@ -1,0 +1,36 @@
+import type { ServiceContext } from '../../../core/context.ts';
+import { tenantTx } from '../../../core/db/tenant-tx.ts';
+
+/** Where a room's chat stands: its newest message and its newest change (both 0 before the first). */
+export interface RoomPosition {
+  seq: number;
+  changeSeq: number;
+}
+
+export async function roomPosition(ctx: ServiceContext, roomId: string): Promise<RoomPosition> {
+  const { rows } = await tenantTx(ctx.db, { tenantId: ctx.tenantId }, (tx) =>
+    tx.query<{ last_seq: number | string; last_change: number | string }>(
+      'select last_seq, last_change from chat_room_seq where room_id = $1',
+      [roomId],
+    ),
+  );
+  const row = rows[0];
+  return { seq: Number(row?.last_seq ?? 0), changeSeq: Number(row?.last_change ?? 0) };
+}
+
+/**
+ * The change that created message `seq` (0 for seq 0): a client that saw that message saw every change
+ * before it. A message stored without one (by an older instance during a rolling deploy) answers with
+ * the newest message before it that has one, which can only resend changes, never skip them.
+ */
+export async function changeOfMessage(ctx: ServiceContext, roomId: string, seq: number): Promise<number> {
+  const { rows } = await tenantTx(ctx.db, { tenantId: ctx.tenantId }, (tx) =>
+    tx.query<{ created_change: number | string }>(
+      `select created_change from chat_messages
+        where room_id = $1 and seq <= $2 and created_change is not null
+        order by seq desc limit 1`,
+      [roomId, seq],
+    ),
+  );
+  return Number(rows[0]?.created_change ?? 0);
+}
