@@ -23,10 +23,27 @@ export function tenantTx<T>(db: Database, scope: TenantScope, fn: (tx: Queryable
   });
 }
 
+export interface SystemTxOptions {
+  /**
+   * Commit without waiting for the WAL flush (`synchronous_commit = off`): a database crash may lose the
+   * last fraction of a second of such commits, never corrupt anything. Only for bookkeeping that is safe to
+   * redo, such as a webhook worker's leases and at-least-once delivery records.
+   */
+  relaxedDurability?: boolean;
+}
+
 /** One transaction across tenants, as `svc_system`. Use only where no tenant is known yet or none applies. */
-export function systemTx<T>(db: Database, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+export function systemTx<T>(
+  db: Database,
+  fn: (tx: Queryable) => Promise<T>,
+  options: SystemTxOptions = {},
+): Promise<T> {
+  const setup =
+    options.relaxedDurability === true
+      ? `select set_config('role', '${SYSTEM_ROLE}', true), set_config('synchronous_commit', 'off', true)`
+      : `select set_config('role', '${SYSTEM_ROLE}', true)`;
   return db.transaction(async (tx) => {
-    await tx.query(`select set_config('role', '${SYSTEM_ROLE}', true)`);
+    await tx.query(setup);
     return fn(tx);
   });
 }

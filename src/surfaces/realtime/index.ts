@@ -49,8 +49,9 @@ async function ensureWebSocketServer(app: FastifyInstance, limits: GatewayLimits
  * would ever close it, and an unauthenticated client could hold it forever (and stall shutdown).
  */
 function closeRefusedUpgrades(app: FastifyInstance): void {
-  app.addHook('onResponse', async (request) => {
+  app.addHook('onResponse', (request, _reply, done) => {
     if (request.headers.upgrade?.toLowerCase() === 'websocket') request.raw.socket?.destroy();
+    done();
   });
 }
 

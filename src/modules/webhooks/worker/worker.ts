@@ -10,7 +10,6 @@ import { deliveryHeaders } from '../signing.ts';
 import type { EmitTenantEvent } from '../types.ts';
 import { type ClaimedDelivery, claimDue } from './claim.ts';
 import { guardedLookup, type Resolver, systemResolver } from './lookup.ts';
-import { nextDueAfter } from './nextPoll.ts';
 import { AttemptRecorder } from './recordBatch.ts';
 import { type Agents, sendAttempt } from './send.ts';
 
@@ -179,33 +178,29 @@ export class WebhookWorker {
   }
 
   private async tick(): Promise<void> {
-    const now = this.options.clock.now();
     const capacity = this.maxConcurrency - this.inFlight.size;
-    let contended = false;
-    if (capacity > 0) {
-      const result = await claimDue(this.options.db, {
-        owner: this.instanceId,
-        now,
-        leaseMs: this.leaseMs,
-        limit: capacity,
-        perEndpoint: this.perEndpoint,
-        tenantIds: this.options.tenantIds,
-      });
-      for (const delivery of result.claimed) this.launch(delivery);
-      contended = result.contended;
-    }
+    // Full: every attempt that finishes wakes the loop, and the longest sleep still applies.
+    if (capacity <= 0) return this.sleep(this.maxPollMs);
+    const result = await claimDue(this.options.db, {
+      owner: this.instanceId,
+      now: this.options.clock.now(),
+      leaseMs: this.leaseMs,
+      limit: capacity,
+      perEndpoint: this.perEndpoint,
+      tenantIds: this.options.tenantIds,
+    });
+    for (const delivery of result.claimed) this.launch(delivery);
     if (!this.running) return;
-    // Attempts finished or work was queued while claiming: claim again at once. When to wake up next only
-    // matters before going to sleep, so the busy path skips that query.
+    // Attempts finished or work was queued while claiming: claim again at once.
     if (this.again) return;
-    if (contended) {
+    if (result.contended) {
       // Another instance is draining the same backlog; share it instead of sleeping until the next poll.
       this.sleep(CONTENDED_RETRY_MS);
       return;
     }
-    // Measured from the claim's `now`: a row that fell due since then is not skipped.
-    const next = await nextDueAfter(this.options.db, now, this.options.tenantIds);
-    const delay = next === undefined ? this.maxPollMs : next - this.options.clock.now();
+    // The claim's own snapshot says when the next retry or lease expiry falls due.
+    const delay =
+      result.nextDueAt === undefined ? this.maxPollMs : result.nextDueAt - this.options.clock.now();
     this.sleep(Math.min(this.maxPollMs, Math.max(1, delay)));
   }
 
