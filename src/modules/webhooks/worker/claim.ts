@@ -30,6 +30,11 @@ export interface ClaimOptions {
   perEndpoint: number;
   /** Only these tenants' deliveries (a worker dedicated to some tenants); undefined = all. */
   tenantIds?: readonly string[] | undefined;
+  /**
+   * This worker's leased deliveries whose request has already been answered (the outcome is being
+   * recorded): they no longer occupy the receiver, so they do not count against `perEndpoint`.
+   */
+  answeredIds?: readonly string[];
 }
 
 interface ClaimRow {
@@ -89,7 +94,8 @@ with candidates as (
            row_number() over (partition by e.id order by d.next_attempt_at, d.id)
            + (select count(*) from webhook_deliveries l
                where l.tenant_id = e.tenant_id and l.endpoint_id = e.id
-                 and l.lease_owner is not null and l.lease_expires_at > $1) as slot
+                 and l.lease_owner is not null and l.lease_expires_at > $1
+                 and l.id <> all($8::text[])) as slot
       from webhook_endpoints e
       cross join lateral (
         select d.id, d.next_attempt_at from webhook_deliveries d
@@ -157,6 +163,7 @@ export async function claimDue(db: Database, options: ClaimOptions): Promise<Cla
         options.owner,
         leaseToken,
         new Date(options.now + options.leaseMs).toISOString(),
+        options.answeredIds ?? [],
       ]),
     { relaxedDurability: true },
   );

@@ -225,7 +225,7 @@ interface Queued {
  */
 export class AttemptRecorder {
   private readonly queue: Queued[] = [];
-  private flushing = false;
+  private flushing: Promise<void> | undefined;
 
   constructor(
     private readonly db: Database,
@@ -236,12 +236,16 @@ export class AttemptRecorder {
   record(finished: FinishedAttempt): Promise<RecordResult> {
     return new Promise<RecordResult>((resolve, reject) => {
       this.queue.push({ finished, resolve, reject });
-      if (!this.flushing) void this.flush();
+      this.flushing ??= this.flush();
     });
   }
 
+  /** Resolves once everything queued so far is written. */
+  async idle(): Promise<void> {
+    await this.flushing;
+  }
+
   private async flush(): Promise<void> {
-    this.flushing = true;
     try {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, this.maxBatch);
@@ -267,7 +271,7 @@ export class AttemptRecorder {
         }
       }
     } finally {
-      this.flushing = false;
+      this.flushing = undefined;
     }
   }
 }
