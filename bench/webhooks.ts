@@ -320,7 +320,7 @@ async function main(): Promise<void> {
           method: 'POST',
           headers,
           body: JSON.stringify({ type, data: { bench: true } }),
-          connections: 16,
+          connections: 32,
           overallRate: eventRate,
           duration: DURATION_S,
           workers: 1,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
 import type { Config } from './config.ts';
 import { installAuthentication } from './core/auth/authenticate.ts';
 import { Identity } from './core/auth/identity.ts';
@@ -38,7 +38,8 @@ export const MODULES: readonly ModuleManifest[] = [roomsModule, presenceModule, 
 
 declare module 'fastify' {
   interface FastifyRequest {
-    trace: TraceContext;
+    readonly trace: TraceContext;
+    traceContext: TraceContext | undefined;
   }
   interface FastifyInstance {
     identity: Identity;
@@ -75,18 +76,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installValidation(app);
   // JSON only: any other body type answers 415.
   app.removeContentTypeParser('text/plain');
-  app.decorateRequest('trace');
+  // Parsed (or started) on first use: most requests never record an event or send a webhook.
+  app.decorateRequest('traceContext', undefined);
+  app.decorateRequest('trace', {
+    getter(this: FastifyRequest): TraceContext {
+      this.traceContext ??= traceFrom(this.headers.traceparent);
+      return this.traceContext;
+    },
+  });
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async (request, reply) => {
-    request.trace = traceFrom(request.headers.traceparent);
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    if (closing) {
-      reply.header('connection', 'close');
-      throw new ServiceUnavailable('the service is shutting down; retry on another instance');
-    }
+    if (!closing) return done();
+    reply.header('connection', 'close');
+    done(new ServiceUnavailable('the service is shutting down; retry on another instance'));
   });
 
   const reportError = (context: string) => (err: unknown) => app.log.error({ err }, context);
@@ -103,12 +109,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Dead-lettering records a tenant event in the worker's tenant-scoped transaction; the fan-out skips
     // the endpoint that failed.
     emitTenantEvent: async (tx, tenantId, type, data) => {
-      await events.insert(tx, tenantId, type, data, {
+      const event = await events.insert(tx, tenantId, type, data, {
         traceId: randomBytes(16).toString('hex'),
         spanId: randomBytes(8).toString('hex'),
         requestId: 'webhook-worker',
         origin: 'system',
       });
+      return () => events.publishCommitted([event]);
     },
   });
   // Outbox: every event gets its deliveries in the transaction that records it; the worker is woken

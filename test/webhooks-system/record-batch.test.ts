@@ -166,6 +166,7 @@ describe('recording attempts in a batch', () => {
         assert.equal(type, 'webhook.delivery.dead_lettered');
         const { deliveryId: _d, endpointId: _e, eventId: _v, ...rest } = data;
         emitted.push({ mode, data: rest });
+        return () => {};
       };
     const options = (mode: string) => ({
       owner: OWNER,

@@ -3,6 +3,7 @@ import type http from 'node:http';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Database, Queryable } from '../../src/core/db/database.ts';
+import { systemTx } from '../../src/core/db/tenant-tx.ts';
 import { newId } from '../../src/core/ids.ts';
 import {
   createEndpoint,
@@ -197,7 +198,18 @@ describe('webhook failures, retries and dead letters', () => {
         data,
         createdAt: new Date(futureClock.now()),
       });
+      // Published only once committed: the row that dead-lettered reads so from outside the transaction.
+      return () => {
+        published.push(
+          systemTx(db, (outside) =>
+            outside.query<{ state: string }>('select state from webhook_deliveries where id = $1', [
+              data.deliveryId,
+            ]),
+          ).then(({ rows }) => rows[0]?.state),
+        );
+      };
     };
+    const published: Promise<string | undefined>[] = [];
     const { deliveryIds } = await publishEvent(db, tenantId, 'room.created', { roomId: 'room_1' });
     const [id = ''] = deliveryIds;
     assert.equal(deliveryIds.length, 1, 'only the endpoint taking every event gets room.created');
@@ -220,6 +232,7 @@ describe('webhook failures, retries and dead letters', () => {
       await healthy.close();
     }
     assert.equal(emitted.length, 1);
+    assert.deepEqual(await Promise.all(published), ['dead_lettered'], 'published once, after the commit');
     assert.deepEqual(
       emitted[0]?.scope,
       { role: 'svc_tenant', tenant: tenantId },

@@ -2,7 +2,7 @@ import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import { systemTx } from '../db/tenant-tx.ts';
 import { AppError } from '../http/errors.ts';
-import { hashApiKey, parseApiKey, sameHash } from './api-key-format.ts';
+import { hashApiKey, type ParsedApiKey, parseApiKey, sameHash, sameKey } from './api-key-format.ts';
 import type { Principal } from './principal.ts';
 
 interface KeyRow {
@@ -20,6 +20,10 @@ interface CachedKey {
   row: KeyRow;
   hash: Buffer;
   fetchedAt: number;
+  /** Built once per fetch: every request with this key shares it (principals are never mutated). */
+  principal: Principal;
+  /** The exact key bytes that last matched `hash`. */
+  verified?: string;
 }
 
 const CACHE_TTL_MS = 60_000;
@@ -62,27 +66,41 @@ export class ApiKeyVerifier {
     for (const [prefix, entry] of this.cache) if (entry.row.id === keyId) this.cache.delete(prefix);
   }
 
-  async verify(raw: string): Promise<Principal> {
+  /**
+   * The answer for a key whose row is cached and fresh, without touching the database (the hot path);
+   * undefined when the row must be read. Throws for a key that is malformed or does not verify.
+   */
+  verifyCached(raw: string): Principal | undefined {
     const parsed = parseApiKey(raw);
     if (parsed === undefined) throw invalidKey();
     const now = this.clock.now();
-    let entry = this.cache.get(parsed.prefix);
-    if (entry === undefined || now - entry.fetchedAt > CACHE_TTL_MS) {
-      entry = await this.fetch(parsed.prefix, now);
-      if (entry === undefined) throw invalidKey();
-    }
+    const entry = this.cache.get(parsed.prefix);
+    if (entry === undefined || now - entry.fetchedAt > CACHE_TTL_MS) return undefined;
+    return this.check(parsed.full, entry, now);
+  }
+
+  async verify(raw: string): Promise<Principal> {
+    const cached = this.verifyCached(raw);
+    if (cached !== undefined) return cached;
+    const parsed = parseApiKey(raw) as ParsedApiKey;
+    const now = this.clock.now();
+    const entry = await this.fetch(parsed.prefix, now);
+    if (entry === undefined) throw invalidKey();
+    return this.check(parsed.full, entry, now);
+  }
+
+  private check(full: string, entry: CachedKey, now: number): Principal {
     const { row } = entry;
-    if (!sameHash(hashApiKey(parsed.full), entry.hash)) throw invalidKey();
+    // The key that verified last is remembered for the life of the cache entry, so a repeat caller costs a
+    // constant-time byte comparison instead of a SHA-256.
+    if (entry.verified === undefined || !sameKey(full, entry.verified)) {
+      if (!sameHash(hashApiKey(full), entry.hash)) throw invalidKey();
+      entry.verified = full;
+    }
     if (row.revoked_at !== null) throw invalidKey();
     if (row.expires_at !== null && row.expires_at.getTime() <= now) throw invalidKey();
     this.lastUsed.set(row.id, now);
-    return {
-      kind: 'api_key',
-      tenantId: row.tenant_id,
-      apiKeyId: row.id,
-      apiKey: { id: row.id, name: row.name, prefix: row.prefix },
-      scopes: row.scopes,
-    };
+    return entry.principal;
   }
 
   private async fetch(prefix: string, now: number): Promise<CachedKey | undefined> {
@@ -95,7 +113,18 @@ export class ApiKeyVerifier {
     );
     const row = rows[0];
     if (row === undefined) return undefined;
-    const entry = { row, hash: Buffer.from(row.secret_hash), fetchedAt: now };
+    const entry: CachedKey = {
+      row,
+      hash: Buffer.from(row.secret_hash),
+      fetchedAt: now,
+      principal: Object.freeze({
+        kind: 'api_key',
+        tenantId: row.tenant_id,
+        apiKeyId: row.id,
+        apiKey: Object.freeze({ id: row.id, name: row.name, prefix: row.prefix }),
+        scopes: Object.freeze(row.scopes),
+      }),
+    };
     if (this.evictions !== evictionsBefore) return entry;
     if (this.cache.size >= CACHE_MAX) this.cache.clear();
     this.cache.set(prefix, entry);

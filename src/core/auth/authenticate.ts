@@ -110,21 +110,42 @@ function presentedCredential(
   return { kind: isSession(bearer) ? 'session' : 'hosted_user', value: bearer };
 }
 
-/** Resolves `request.principal` for every route that declares `config.auth`, then enforces it. */
+/**
+ * Resolves `request.principal` for every route that declares `config.auth`, then enforces it. A callback
+ * hook: a credential verified recently is answered from memory, with no promise on the hot path.
+ */
 export function installAuthentication(app: FastifyInstance, identity: Identity): void {
   // A token verified before is a session token without decoding it again.
   const isSession = (jwt: string) => identity.sessions.isVerified(jwt) || isSessionToken(jwt);
   app.decorateRequest('principal', undefined);
-  app.addHook('onRequest', async (request) => {
+
+  const refusal = (request: FastifyRequest, error: unknown): Error => {
+    if (!(error instanceof AppError)) return error as Error;
+    if (GUESSES.has(error.code)) identity.failures.recordFailure(request.ip);
+    return withChallenge(error);
+  };
+  const admit = (request: FastifyRequest, auth: RouteAuth, principal: Principal): void => {
+    request.principal = principal;
+    if (auth.scope !== undefined && principal.kind !== 'hosted_user' && !hasScope(principal, auth.scope)) {
+      throw insufficientScope(auth.scope);
+    }
+    const roomId = (request.params as Record<string, unknown> | undefined)?.roomId;
+    if (principal.roomId !== undefined && typeof roomId === 'string' && roomId !== principal.roomId) {
+      throw new AppError('forbidden', `this session token is limited to room ${principal.roomId}`);
+    }
+  };
+
+  app.addHook('onRequest', (request, _reply, done) => {
     const auth = request.routeOptions.config.auth;
-    if (auth === undefined) return;
+    if (auth === undefined) return done();
+    let presented: Presented | undefined;
     try {
       const retryAfter = identity.failures.retryAfterSeconds(request.ip);
       if (retryAfter > 0)
         throw new RateLimited('too many failed authentications; try again later', retryAfter);
-      const presented = presentedCredential(request, auth, isSession);
+      presented = presentedCredential(request, auth, isSession);
       if (presented === undefined) {
-        if (auth.optional === true) return;
+        if (auth.optional === true) return done();
         throw new AppError('unauthorized', `send ${auth.credentials.map((k) => KIND_NAMES[k]).join(' or ')}`);
       }
       if (!auth.credentials.includes(presented.kind)) {
@@ -133,19 +154,24 @@ export function installAuthentication(app: FastifyInstance, identity: Identity):
           `this route does not accept ${KIND_NAMES[presented.kind]}; send ${auth.credentials.map((k) => KIND_NAMES[k]).join(' or ')}`,
         );
       }
-      const principal = await identity.verify(presented.kind, presented.value);
-      request.principal = principal;
-      if (auth.scope !== undefined && principal.kind !== 'hosted_user' && !hasScope(principal, auth.scope)) {
-        throw insufficientScope(auth.scope);
-      }
-      const roomId = (request.params as Record<string, unknown> | undefined)?.roomId;
-      if (principal.roomId !== undefined && typeof roomId === 'string' && roomId !== principal.roomId) {
-        throw new AppError('forbidden', `this session token is limited to room ${principal.roomId}`);
+      const cached = identity.verifyCached(presented.kind, presented.value);
+      if (cached !== undefined) {
+        admit(request, auth, cached);
+        return done();
       }
     } catch (error) {
-      if (!(error instanceof AppError)) throw error;
-      if (GUESSES.has(error.code)) identity.failures.recordFailure(request.ip);
-      throw withChallenge(error);
+      return done(refusal(request, error));
     }
+    identity.verify(presented.kind, presented.value).then(
+      (principal) => {
+        try {
+          admit(request, auth, principal);
+        } catch (error) {
+          return done(refusal(request, error));
+        }
+        done();
+      },
+      (error: unknown) => done(refusal(request, error)),
+    );
   });
 }

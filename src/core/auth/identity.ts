@@ -43,6 +43,13 @@ export class Identity {
     return identity;
   }
 
+  /** The hot path: a credential verified recently answers from memory. Undefined -> call `verify`. */
+  verifyCached(kind: PrincipalKind, credential: string): Principal | undefined {
+    if (kind === 'api_key') return this.apiKeys.verifyCached(credential);
+    if (kind === 'session') return this.sessions.verifyCached(credential);
+    return undefined;
+  }
+
   async verify(kind: PrincipalKind, credential: string): Promise<Principal> {
     switch (kind) {
       case 'api_key':

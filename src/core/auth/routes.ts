@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { Database } from '../db/database.ts';
 import { TenantDirectory } from '../tenancy/tenant-directory.ts';
 import { listUserTenants } from '../tenancy/tenants.ts';
@@ -46,6 +46,8 @@ const Me = Type.Object({
   memberships: Type.Optional(Type.Array(Membership)),
 });
 
+type MeBody = Static<typeof Me>;
+
 async function userWithMemberships(db: Database, userId: string) {
   const [user, memberships] = await Promise.all([getUser(db, userId), listUserTenants(db, userId)]);
   return {
@@ -87,23 +89,17 @@ export async function identityRoutes(
     },
     async (request) => {
       const principal = request.principal as Principal;
-      const base = {
-        principal: {
-          kind: principal.kind,
-          scopes: [...principal.scopes],
-          ...(principal.modules === undefined ? {} : { modules: [...principal.modules] }),
-          ...(principal.roomId === undefined ? {} : { roomId: principal.roomId }),
-          ...(principal.expiresAt === undefined
-            ? {}
-            : { expiresAt: new Date(principal.expiresAt).toISOString() }),
-        },
-      };
+      // Built field by field: the hot path of every integration's first call.
+      const shown: MeBody['principal'] = { kind: principal.kind, scopes: principal.scopes as string[] };
+      if (principal.modules !== undefined) shown.modules = principal.modules as string[];
+      if (principal.roomId !== undefined) shown.roomId = principal.roomId;
+      if (principal.expiresAt !== undefined) shown.expiresAt = new Date(principal.expiresAt).toISOString();
       if (principal.kind === 'hosted_user' && principal.userId !== undefined) {
         const { user, memberships } = await userWithMemberships(db, principal.userId);
         // A console user has no single tenant on /v1: it is named only when they belong to exactly one.
         const only = memberships.length === 1 ? memberships[0] : undefined;
         return {
-          ...base,
+          principal: shown,
           tenant:
             only === undefined
               ? null
@@ -112,14 +108,12 @@ export async function identityRoutes(
           memberships,
         };
       }
-      // The hot path of every integration's first call: no transaction per request (see TenantDirectory).
+      // No transaction per request (see TenantDirectory).
       const tenant = principal.tenantId === undefined ? undefined : await tenants.summary(principal.tenantId);
-      return {
-        ...base,
-        tenant: tenant ?? null,
-        ...(principal.apiKey === undefined ? {} : { apiKey: principal.apiKey }),
-        ...(principal.actor ? { actor: principal.actor } : {}),
-      };
+      const body: MeBody = { tenant: tenant ?? null, principal: shown };
+      if (principal.apiKey !== undefined) body.apiKey = principal.apiKey;
+      if (principal.actor !== undefined) body.actor = principal.actor;
+      return body;
     },
   );
 

@@ -110,17 +110,26 @@ export class SessionTokens {
     return this.verified.has(token);
   }
 
-  async verify(token: string): Promise<Principal> {
+  /**
+   * The answer for a token that verified recently, without checking its signature again (the hot path);
+   * undefined when it must be verified. Expiry and revocation are checked either way.
+   */
+  verifyCached(token: string): Principal | undefined {
     const now = this.clock.now();
     const hit = this.verified.get(token);
-    if (hit !== undefined && now - hit.verifiedAt < VERIFIED_MAX_AGE_MS) {
-      // Same expiry rule as jwtVerify below: whole seconds, with the clock tolerance.
-      if (hit.exp <= Math.floor(now / 1000) - CLOCK_TOLERANCE_SECONDS) {
-        this.verified.delete(token);
-        throw invalid('expired');
-      }
-      return this.unlessRevoked(hit);
+    if (hit === undefined || now - hit.verifiedAt >= VERIFIED_MAX_AGE_MS) return undefined;
+    // Same expiry rule as jwtVerify below: whole seconds, with the clock tolerance.
+    if (hit.exp <= Math.floor(now / 1000) - CLOCK_TOLERANCE_SECONDS) {
+      this.verified.delete(token);
+      throw invalid('expired');
     }
+    return this.unlessRevoked(hit);
+  }
+
+  async verify(token: string): Promise<Principal> {
+    const cached = this.verifyCached(token);
+    if (cached !== undefined) return cached;
+    const now = this.clock.now();
     let kid: string | undefined;
     try {
       kid = decodeProtectedHeader(token).kid;
@@ -144,7 +153,8 @@ export class SessionTokens {
     }
     const claims = payload as unknown as SessionClaims & { jti: string; iat: number; exp: number };
     const verified: VerifiedSession = {
-      principal: {
+      // Frozen: every request with this token shares it.
+      principal: Object.freeze({
         kind: 'session',
         tenantId: claims.tid,
         scopes: claims.scp,
@@ -158,7 +168,7 @@ export class SessionTokens {
         ...(claims.room === undefined ? {} : { roomId: claims.room }),
         sessionId: claims.jti,
         expiresAt: claims.exp * 1000,
-      },
+      }),
       issuedAtMs: typeof claims.iat_ms === 'number' ? claims.iat_ms : claims.iat * 1000,
       exp: claims.exp,
       verifiedAt: now,
@@ -178,6 +188,6 @@ export class SessionTokens {
       this.revocations.isSessionRevoked(tenantId, sessionId, actor.id, issuedAtMs)
     )
       throw invalid('revoked');
-    return { ...principal };
+    return principal;
   }
 }

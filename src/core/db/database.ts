@@ -10,10 +10,23 @@ export interface Queryable {
   exec(sql: string): Promise<void>;
 }
 
+export interface TransactionOptions {
+  setup?: string;
+}
+
 export interface Database extends Queryable {
   readonly kind: 'pglite' | 'postgres';
-  /** BEGIN; fn; COMMIT — or ROLLBACK when fn throws. */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * BEGIN; setup; fn; COMMIT — or ROLLBACK when fn throws. `setup` is parameterless SQL sent in the same
+   * round trip as BEGIN (on PostgreSQL), e.g. the role and settings the transaction runs with.
+   */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  /**
+   * A separate set of at most `max` connections for a background worker, so request load cannot starve
+   * it of connections (and it cannot starve requests). Close it when the worker stops. On PGlite, with its
+   * one in-process connection, this is the same database and closing it does nothing.
+   */
+  dedicated(options: { max: number }): Promise<Database>;
   /** Runs fn on one connection while holding a cluster-wide advisory lock (no-op lock on PGlite). */
   withAdvisoryLock<T>(key: number, fn: (conn: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;

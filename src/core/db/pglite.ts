@@ -59,12 +59,17 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
   }
   const root = wrap(pg);
   let closed = false;
-  return {
+  const db: Database = {
     kind: 'pglite',
     query: root.query,
     exec: root.exec,
-    transaction: (fn) => pg.transaction((tx) => fn(wrap(tx))),
+    transaction: (fn, options) =>
+      pg.transaction(async (tx) => {
+        if (options?.setup !== undefined) await tx.exec(options.setup);
+        return fn(wrap(tx));
+      }),
     withAdvisoryLock: (_key, fn) => fn(root),
+    dedicated: async () => ({ ...db, close: async () => {} }),
     async close() {
       if (closed) return;
       closed = true;
@@ -72,4 +77,5 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
       release();
     },
   };
+  return db;
 }

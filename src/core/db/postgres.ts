@@ -49,9 +49,10 @@ export async function openPostgres(
     kind: 'postgres',
     query: root.query,
     exec: root.exec,
-    transaction: (fn) =>
+    transaction: (fn, options) =>
       onClient(async (client) => {
-        await client.query('BEGIN');
+        // One round trip: a simple-protocol query may carry several statements.
+        await client.query(options?.setup === undefined ? 'BEGIN' : `BEGIN; ${options.setup}`);
         try {
           const result = await fn(wrap(client));
           await client.query('COMMIT');
@@ -61,6 +62,7 @@ export async function openPostgres(
           throw error;
         }
       }),
+    dedicated: (dedicatedOptions) => openPostgres(connectionString, dedicatedOptions),
     withAdvisoryLock: (key, fn) =>
       onClient(async (client) => {
         await client.query('select pg_advisory_lock($1)', [key]);

@@ -12,21 +12,38 @@ export interface TenantScope {
   tenantId: string;
 }
 
+/** Tenant ids are `ten_` plus base32; anything else never reaches SQL text. */
+const SAFE_TENANT_ID = /^[A-Za-z0-9_]{1,64}$/;
+
 /** One transaction, run as `svc_tenant` with the tenant set: every query inside sees one tenant only. */
 export function tenantTx<T>(db: Database, scope: TenantScope, fn: (tx: Queryable) => Promise<T>): Promise<T> {
-  return db.transaction(async (tx) => {
-    await tx.query(
-      `select set_config('role', '${TENANT_ROLE}', true), set_config('svc.tenant_id', $1, true)`,
-      [scope.tenantId],
-    );
-    return fn(tx);
+  if (!SAFE_TENANT_ID.test(scope.tenantId)) {
+    return Promise.reject(new Error(`tenantTx: not a tenant id: ${JSON.stringify(scope.tenantId)}`));
+  }
+  // Sent with BEGIN in one round trip (simple protocol, so the id is inlined; checked above).
+  return db.transaction(fn, {
+    setup: `select set_config('role', '${TENANT_ROLE}', true), set_config('svc.tenant_id', '${scope.tenantId}', true)`,
   });
 }
 
+export interface SystemTxOptions {
+  /**
+   * Commit without waiting for the WAL flush (`synchronous_commit = off`): a database crash may lose the
+   * last fraction of a second of such commits, never corrupt anything. Only for bookkeeping that is safe to
+   * redo, such as a webhook worker's leases and at-least-once delivery records.
+   */
+  relaxedDurability?: boolean;
+}
+
 /** One transaction across tenants, as `svc_system`. Use only where no tenant is known yet or none applies. */
-export function systemTx<T>(db: Database, fn: (tx: Queryable) => Promise<T>): Promise<T> {
-  return db.transaction(async (tx) => {
-    await tx.query(`select set_config('role', '${SYSTEM_ROLE}', true)`);
-    return fn(tx);
-  });
+export function systemTx<T>(
+  db: Database,
+  fn: (tx: Queryable) => Promise<T>,
+  options: SystemTxOptions = {},
+): Promise<T> {
+  const setup =
+    options.relaxedDurability === true
+      ? `select set_config('role', '${SYSTEM_ROLE}', true), set_config('synchronous_commit', 'off', true)`
+      : `select set_config('role', '${SYSTEM_ROLE}', true)`;
+  return db.transaction(fn, { setup });
 }

@@ -29,9 +29,15 @@ export class ModuleEnablement {
 
   constructor(private readonly db: Database) {}
 
-  async states(tenantId: string): Promise<Map<string, ModuleState>> {
+  /** The states when the cache holds them fresh, else undefined (then call `states`). */
+  cachedStates(tenantId: string): Map<string, ModuleState> | undefined {
     const hit = this.cache.get(tenantId);
-    if (hit !== undefined && Date.now() - hit.at < TTL_MS) return hit.states;
+    return hit !== undefined && Date.now() - hit.at < TTL_MS ? hit.states : undefined;
+  }
+
+  async states(tenantId: string): Promise<Map<string, ModuleState>> {
+    const hit = this.cachedStates(tenantId);
+    if (hit !== undefined) return hit;
     const { rows } = await tenantTx(this.db, { tenantId }, (tx) =>
       tx.query<{ module: string; enabled: boolean; config: Record<string, unknown> }>(
         'select module, enabled, config from tenant_modules',
@@ -54,10 +60,14 @@ export class ModuleEnablement {
 
   /** 403 module_disabled naming the first of `modules` the tenant has switched off. */
   async assertEnabled(tenantId: string, modules: readonly string[]): Promise<void> {
-    const enabled = await this.enabledModules(tenantId);
-    const disabled = modules.find((m) => !enabled.has(m));
-    if (disabled !== undefined) {
-      throw new AppError('module_disabled', `the ${disabled} module is disabled for this tenant`);
-    }
+    assertAllEnabled(await this.states(tenantId), modules);
+  }
+}
+
+/** Throws 403 module_disabled naming the first of `modules` that `states` has switched off. */
+export function assertAllEnabled(states: Map<string, ModuleState>, modules: readonly string[]): void {
+  const disabled = modules.find((m) => states.get(m)?.enabled !== true);
+  if (disabled !== undefined) {
+    throw new AppError('module_disabled', `the ${disabled} module is disabled for this tenant`);
   }
 }

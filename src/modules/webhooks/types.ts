@@ -50,7 +50,10 @@ export type EmitTenantEvent = (
   tenantId: string,
   type: string,
   data: Record<string, unknown>,
-) => Promise<void>;
+) => Promise<AfterCommit>;
+
+/** Run once the transaction that recorded an event has committed: publishes it (live fan-out, worker wake). */
+export type AfterCommit = () => void;
 
 export const DEAD_LETTERED_EVENT = 'webhook.delivery.dead_lettered';
 export const TEST_EVENT = 'webhook.test';

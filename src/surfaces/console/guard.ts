@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Principal } from '../../core/auth/principal.ts';
 import type { Database } from '../../core/db/database.ts';
 import { AppError, NotFound } from '../../core/http/errors.ts';
@@ -22,9 +22,7 @@ declare module 'fastify' {
  */
 export function installConsoleGuard(app: FastifyInstance, db: Database): void {
   app.decorateRequest('membershipRole', undefined);
-  app.addHook('preHandler', async (request) => {
-    const minRole = request.routeOptions.config.minRole;
-    if (minRole === undefined) return;
+  const check = async (request: FastifyRequest, minRole: Role) => {
     const principal = request.principal as Principal;
     const tenantId = (request.params as { tenantId?: string }).tenantId;
     if (tenantId === undefined || principal.userId === undefined) throw new NotFound('tenant');
@@ -35,6 +33,12 @@ export function installConsoleGuard(app: FastifyInstance, db: Database): void {
     }
     request.membershipRole = role;
     request.principal = { ...principal, tenantId };
+  };
+  // A callback hook, so the many routes without `minRole` pay no promise for it.
+  app.addHook('preHandler', (request, _reply, done) => {
+    const minRole = request.routeOptions.config.minRole;
+    if (minRole === undefined) return done();
+    check(request, minRole).then(() => done(), done);
   });
 }
 

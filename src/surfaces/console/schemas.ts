@@ -1,8 +1,17 @@
-import { Type } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 import { ROLES, WORKSPACE_TYPES } from '../../core/tenancy/roles.ts';
 
-export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(s: T) =>
-  Type.Union([s, Type.Null()]);
+/**
+ * `T | null`. A schema with a single `type` becomes `type: [type, "null"]`: the response serializer then
+ * checks for null directly instead of trying each branch of an `anyOf` with a validator on every reply.
+ */
+export const Nullable = <T extends TSchema>(s: T) => {
+  const type = (s as { type?: unknown }).type;
+  if (typeof type === 'string' && !('const' in s)) {
+    return Type.Unsafe<Static<T> | null>({ ...s, type: [type, 'null'] });
+  }
+  return Type.Unsafe<Static<T> | null>(Type.Union([s, Type.Null()]));
+};
 export const RoleSchema = Type.Union(
   ROLES.map((r) => Type.Literal(r)),
   { description: 'owner > admin > developer > viewer' },

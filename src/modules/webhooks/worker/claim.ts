@@ -30,6 +30,11 @@ export interface ClaimOptions {
   perEndpoint: number;
   /** Only these tenants' deliveries (a worker dedicated to some tenants); undefined = all. */
   tenantIds?: readonly string[] | undefined;
+  /**
+   * This worker's leased deliveries whose request has already been answered (the outcome is being
+   * recorded): they no longer occupy the receiver, so they do not count against `perEndpoint`.
+   */
+  answeredIds?: readonly string[];
 }
 
 interface ClaimRow {
@@ -64,107 +69,131 @@ export interface ClaimResult {
   claimed: ClaimedDelivery[];
   /** Some due rows were taken by another worker in the meantime: there is work, look again soon. */
   contended: boolean;
+  /**
+   * When work may next become claimable without a wake (ms since epoch): the earliest future retry or
+   * lease expiry; undefined when there is none.
+   */
+  nextDueAt: number | undefined;
 }
 
-export async function claimDue(db: Database, options: ClaimOptions): Promise<ClaimResult> {
-  if (options.limit <= 0) return { claimed: [], contended: false };
-  const now = new Date(options.now).toISOString();
-  return systemTx(db, async (tx) => {
-    const { rows: candidates } = await tx.query<{ id: string }>(
-      `select c.id from (
-         select d.id, d.next_attempt_at,
-                row_number() over (partition by e.id order by d.next_attempt_at, d.id)
-                + (select count(*) from webhook_deliveries l
-                    where l.tenant_id = e.tenant_id and l.endpoint_id = e.id
-                      and l.lease_owner is not null and l.lease_expires_at > $1) as slot
-           from webhook_endpoints e
-           cross join lateral (
-             select d.id, d.next_attempt_at from webhook_deliveries d
-              where d.tenant_id = e.tenant_id and d.endpoint_id = e.id
-                and d.state = 'pending' and d.next_attempt_at <= $1
-                and (d.lease_expires_at is null or d.lease_expires_at <= $1)
-              order by d.next_attempt_at, d.id
-              limit $2
-           ) d
-          where e.enabled and ($4::text[] is null or e.tenant_id = any($4::text[]))
-       ) c
-       where c.slot <= $2
-       order by c.next_attempt_at, c.id
-       limit $3`,
-      [now, options.perEndpoint, options.limit, options.tenantIds ?? null],
-    );
-    if (candidates.length === 0) return { claimed: [], contended: false };
+interface ClaimStatementRow extends Partial<ClaimRow> {
+  candidates: number;
+  next_due: Date | null;
+  next_lease: Date | null;
+}
 
-    const leaseToken = randomUUID();
-    const { rows } = await tx.query<ClaimRow>(
-      `with locked as (
-         select d.id, d.lease_owner as previous_owner, d.last_attempt_at as previous_attempt_at,
-                d.attempt_count as previous_count
-           from webhook_deliveries d
-          where d.id = any($1::text[]) and d.state = 'pending' and d.next_attempt_at <= $2
-            and (d.lease_expires_at is null or d.lease_expires_at <= $2)
-          for update skip locked
-       )
-       update webhook_deliveries d
-          set lease_owner = $3, lease_token = $4, lease_expires_at = $5, last_attempt_at = $2,
-              attempt_count = d.attempt_count + case when locked.previous_owner is null then 0 else 1 end
-         from locked, webhook_endpoints e
-        where d.id = locked.id and e.tenant_id = d.tenant_id and e.id = d.endpoint_id
-       returning d.id, d.tenant_id, d.endpoint_id, d.event_id, d.event_type, d.body, d.trace_id, d.trace_flags,
-                 d.cycle, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
-                 locked.previous_owner, locked.previous_attempt_at, locked.previous_count`,
-      [
-        candidates.map((c) => c.id),
+/**
+ * One statement, so one round trip: pick the candidates, lock and lease the ones no other worker holds
+ * (SKIP LOCKED), record the attempts a dead holder lost, and say when to look next. It always answers at
+ * least one row (the counts); claimed rows fill the rest of the columns.
+ */
+const CLAIM_SQL = `
+with candidates as (
+  select c.id from (
+    select d.id, d.next_attempt_at,
+           row_number() over (partition by e.id order by d.next_attempt_at, d.id)
+           + (select count(*) from webhook_deliveries l
+               where l.tenant_id = e.tenant_id and l.endpoint_id = e.id
+                 and l.lease_owner is not null and l.lease_expires_at > $1
+                 and l.id <> all($8::text[])) as slot
+      from webhook_endpoints e
+      cross join lateral (
+        select d.id, d.next_attempt_at from webhook_deliveries d
+         where d.tenant_id = e.tenant_id and d.endpoint_id = e.id
+           and d.state = 'pending' and d.next_attempt_at <= $1
+           and (d.lease_expires_at is null or d.lease_expires_at <= $1)
+         order by d.next_attempt_at, d.id
+         limit $2
+      ) d
+     where e.enabled and ($4::text[] is null or e.tenant_id = any($4::text[]))
+  ) c
+  where c.slot <= $2
+  order by c.next_attempt_at, c.id
+  limit $3
+),
+locked as (
+  select d.id, d.lease_owner as previous_owner, d.last_attempt_at as previous_attempt_at,
+         d.attempt_count as previous_count
+    from webhook_deliveries d
+   where d.id in (select id from candidates) and d.state = 'pending' and d.next_attempt_at <= $1
+     and (d.lease_expires_at is null or d.lease_expires_at <= $1)
+   for update skip locked
+),
+claimed as (
+  update webhook_deliveries d
+     set lease_owner = $5, lease_token = $6, lease_expires_at = $7, last_attempt_at = $1,
+         attempt_count = d.attempt_count + case when locked.previous_owner is null then 0 else 1 end
+    from locked, webhook_endpoints e
+   where d.id = locked.id and e.tenant_id = d.tenant_id and e.id = d.endpoint_id
+  returning d.id, d.tenant_id, d.endpoint_id, d.event_id, d.event_type, d.body, d.trace_id, d.trace_flags,
+            d.cycle, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
+            locked.previous_owner, locked.previous_attempt_at, locked.previous_count
+),
+interrupted as (
+  insert into webhook_attempts
+    (tenant_id, delivery_id, attempt, cycle, started_at, error_class, error_message, worker)
+  select tenant_id, id, previous_count + 1, cycle, coalesce(previous_attempt_at, $1), 'interrupted',
+         'the worker holding the lease stopped before recording a result', previous_owner
+    from claimed where previous_owner is not null
+  on conflict do nothing
+)
+select c.*, m.candidates, m.next_due, m.next_lease
+  from (select (select count(*)::int from candidates) as candidates,
+               (select min(next_attempt_at) from webhook_deliveries
+                 where state = 'pending' and next_attempt_at > $1
+                   and ($4::text[] is null or tenant_id = any($4::text[]))) as next_due,
+               (select min(lease_expires_at) from webhook_deliveries
+                 where lease_owner is not null and lease_expires_at > $1
+                   and ($4::text[] is null or tenant_id = any($4::text[]))) as next_lease) m
+  left join claimed c on true`;
+
+export async function claimDue(db: Database, options: ClaimOptions): Promise<ClaimResult> {
+  const now = new Date(options.now).toISOString();
+  const leaseToken = randomUUID();
+  // The lease is the worker's own bookkeeping: a commit lost in a database crash only means the row is
+  // claimed (and delivered) again, which at-least-once delivery allows. So it skips the WAL flush wait.
+  const result = await systemTx(
+    db,
+    (tx) =>
+      tx.query<ClaimStatementRow>(CLAIM_SQL, [
         now,
+        options.perEndpoint,
+        Math.max(0, options.limit),
+        options.tenantIds ?? null,
         options.owner,
         leaseToken,
         new Date(options.now + options.leaseMs).toISOString(),
-      ],
-    );
-
-    const takenOver = rows.filter((r) => r.previous_owner !== null);
-    if (takenOver.length > 0) {
-      await tx.query(
-        `insert into webhook_attempts
-           (tenant_id, delivery_id, attempt, cycle, started_at, error_class, error_message, worker)
-         select tenant_id, delivery_id, attempt, cycle, started_at, 'interrupted', error_message, worker
-           from unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::timestamptz[], $6::text[], $7::text[])
-                as t(tenant_id, delivery_id, attempt, cycle, started_at, error_message, worker)
-         on conflict do nothing`,
-        [
-          takenOver.map((r) => r.tenant_id),
-          takenOver.map((r) => r.id),
-          takenOver.map((r) => r.previous_count + 1),
-          takenOver.map((r) => r.cycle),
-          takenOver.map((r) => (r.previous_attempt_at ?? new Date(options.now)).toISOString()),
-          takenOver.map(() => 'the worker holding the lease stopped before recording a result'),
-          takenOver.map((r) => r.previous_owner ?? ''),
-        ],
-      );
-    }
-
-    const claimed = rows
-      .map((r) => ({
-        id: r.id,
-        tenantId: r.tenant_id,
-        endpointId: r.endpoint_id,
-        eventId: r.event_id,
-        eventType: r.event_type,
-        body: r.body,
-        traceId: r.trace_id,
-        traceFlags: r.trace_flags,
-        cycle: r.cycle,
-        url: r.url,
-        secrets:
-          r.previous_secret !== null &&
-          r.previous_secret_expires_at !== null &&
-          new Date(r.previous_secret_expires_at).getTime() > options.now
-            ? [r.secret, r.previous_secret]
-            : [r.secret],
-        leaseToken,
-        claimedAt: options.now,
-      }))
-      .sort((a, b) => (a.id < b.id ? -1 : 1));
-    return { claimed, contended: claimed.length < candidates.length };
-  });
+        options.answeredIds ?? [],
+      ]),
+    { relaxedDurability: true },
+  );
+  const meta = result.rows[0];
+  const rows = result.rows.filter((r): r is ClaimStatementRow & ClaimRow => r.id != null);
+  const nextTimes = [meta?.next_due, meta?.next_lease]
+    .filter((value): value is Date => value !== null && value !== undefined)
+    .map((value) => new Date(value).getTime());
+  const nextDueAt = nextTimes.length === 0 ? undefined : Math.min(...nextTimes);
+  const claimed = rows
+    .map((r) => ({
+      id: r.id,
+      tenantId: r.tenant_id,
+      endpointId: r.endpoint_id,
+      eventId: r.event_id,
+      eventType: r.event_type,
+      body: r.body,
+      traceId: r.trace_id,
+      traceFlags: r.trace_flags,
+      cycle: r.cycle,
+      url: r.url,
+      secrets:
+        r.previous_secret !== null &&
+        r.previous_secret_expires_at !== null &&
+        new Date(r.previous_secret_expires_at).getTime() > options.now
+          ? [r.secret, r.previous_secret]
+          : [r.secret],
+      leaseToken,
+      claimedAt: options.now,
+    }))
+    .sort((a, b) => (a.id < b.id ? -1 : 1));
+  return { claimed, contended: claimed.length < (meta?.candidates ?? 0), nextDueAt };
 }

@@ -1,6 +1,6 @@
 import type { Database } from '../../../core/db/database.ts';
 import { systemTx, TENANT_ROLE } from '../../../core/db/tenant-tx.ts';
-import { DEAD_LETTERED_EVENT, type DeliveryState, type EmitTenantEvent } from '../types.ts';
+import { type AfterCommit, DEAD_LETTERED_EVENT, type DeliveryState, type EmitTenantEvent } from '../types.ts';
 import type { ClaimedDelivery } from './claim.ts';
 import { retryDelay } from './schedule.ts';
 import type { AttemptOutcome } from './send.ts';
@@ -25,7 +25,7 @@ export type RecordResult = 'delivered' | 'retry' | 'dead_lettered' | 'released' 
 /**
  * Writes the attempt and moves the delivery on, in one transaction. Only the lease holder moves a
  * failed delivery on; a success counts whoever reports it. Dead-lettering emits the tenant event in the
- * same transaction, scoped to the tenant.
+ * same transaction, scoped to the tenant, and publishes it once that transaction has committed.
  */
 export async function recordOutcome(
   db: Database,
@@ -34,7 +34,8 @@ export async function recordOutcome(
   options: RecordOptions,
 ): Promise<RecordResult> {
   const now = new Date(options.now).toISOString();
-  return systemTx(db, async (tx) => {
+  const committed: AfterCommit[] = [];
+  const result = await systemTx(db, async (tx): Promise<RecordResult> => {
     const { rows } = await tx.query<LockedRow>(
       `select state, lease_token, attempt_count, cycle_attempt_count from webhook_deliveries
         where tenant_id = $1 and id = $2 for update`,
@@ -107,7 +108,7 @@ export async function recordOutcome(
         `select set_config('role', '${TENANT_ROLE}', true), set_config('svc.tenant_id', $1, true)`,
         [claimed.tenantId],
       );
-      await options.emit(tx, claimed.tenantId, DEAD_LETTERED_EVENT, {
+      const published = await options.emit(tx, claimed.tenantId, DEAD_LETTERED_EVENT, {
         deliveryId: claimed.id,
         endpointId: claimed.endpointId,
         eventId: claimed.eventId,
@@ -117,7 +118,10 @@ export async function recordOutcome(
         lastErrorClass: outcome.errorClass,
         lastError: outcome.errorMessage,
       });
+      committed.push(published);
     }
     return 'dead_lettered';
   });
+  for (const publish of committed) publish();
+  return result;
 }

@@ -1,6 +1,6 @@
 import type { Database } from '../../../core/db/database.ts';
 import { systemTx, TENANT_ROLE } from '../../../core/db/tenant-tx.ts';
-import { DEAD_LETTERED_EVENT, type DeliveryState } from '../types.ts';
+import { type AfterCommit, DEAD_LETTERED_EVENT, type DeliveryState } from '../types.ts';
 import type { ClaimedDelivery } from './claim.ts';
 import { type RecordOptions, type RecordResult, recordOutcome } from './record.ts';
 import { retryDelay } from './schedule.ts';
@@ -48,7 +48,9 @@ const isoOrNull = (value: Date | null) => (value === null ? null : new Date(valu
 
 /**
  * `recordOutcome` for many finished attempts in one transaction: one locking select, one insert of every
- * attempt, one update of every row, then the dead-letter events — whatever the batch size. The decisions
+ * attempt, one update of every row, then the dead-letter events (published after commit) — whatever the
+ * batch size. A batch without dead-lettering commits without waiting for the WAL flush: if the database
+ * crashed right then, its deliveries would only be sent again. The decisions
  * are `recordOutcome`'s, taken row by row in order (a row met twice sees its first attempt's effect).
  */
 export async function recordOutcomes(
@@ -57,97 +59,100 @@ export async function recordOutcomes(
   options: BatchRecordOptions,
 ): Promise<RecordResult[]> {
   if (finished.length === 0) return [];
-  return systemTx(db, async (tx) => {
-    const ids = [...new Set(finished.map((f) => f.claimed.id))].sort();
-    const { rows } = await tx.query<LockedRow>(
-      `select id, tenant_id, state, lease_token, attempt_count, cycle_attempt_count, next_attempt_at,
+  const committed: AfterCommit[] = [];
+  const results = await systemTx(
+    db,
+    async (tx) => {
+      const ids = [...new Set(finished.map((f) => f.claimed.id))].sort();
+      const { rows } = await tx.query<LockedRow>(
+        `select id, tenant_id, state, lease_token, attempt_count, cycle_attempt_count, next_attempt_at,
               last_status_code, last_error_class, delivered_at, dead_lettered_at
          from webhook_deliveries where id = any($1::text[]) order by id for update`,
-      [ids],
-    );
-    const after = new Map<string, RowAfter>(
-      rows.map((row) => [
-        row.id,
-        {
-          tenantId: row.tenant_id,
-          state: row.state,
-          leaseToken: row.lease_token,
-          attemptCount: row.attempt_count,
-          cycleAttemptCount: row.cycle_attempt_count,
-          nextAttemptAt: isoOrNull(row.next_attempt_at),
-          lastStatusCode: row.last_status_code,
-          lastErrorClass: row.last_error_class,
-          deliveredAt: isoOrNull(row.delivered_at),
-          deadLetteredAt: isoOrNull(row.dead_lettered_at),
-          released: false,
-        },
-      ]),
-    );
+        [ids],
+      );
+      const after = new Map<string, RowAfter>(
+        rows.map((row) => [
+          row.id,
+          {
+            tenantId: row.tenant_id,
+            state: row.state,
+            leaseToken: row.lease_token,
+            attemptCount: row.attempt_count,
+            cycleAttemptCount: row.cycle_attempt_count,
+            nextAttemptAt: isoOrNull(row.next_attempt_at),
+            lastStatusCode: row.last_status_code,
+            lastErrorClass: row.last_error_class,
+            deliveredAt: isoOrNull(row.delivered_at),
+            deadLetteredAt: isoOrNull(row.dead_lettered_at),
+            released: false,
+          },
+        ]),
+      );
 
-    const attempts: { f: FinishedAttempt; attempt: number }[] = [];
-    const deadLettered: { f: FinishedAttempt; attempt: number }[] = [];
-    const results = finished.map((f): RecordResult => {
-      const row = after.get(f.claimed.id);
-      if (row === undefined) return 'gone';
-      const { claimed, outcome } = f;
-      row.attemptCount += 1;
-      attempts.push({ f, attempt: row.attemptCount });
-      const now = new Date(f.now).toISOString();
-      const ownsLease = row.leaseToken === claimed.leaseToken && row.state === 'pending';
-      const moveOn = () => {
-        row.lastStatusCode = outcome.statusCode;
-        row.lastErrorClass = outcome.errorClass;
-        row.leaseToken = null;
-        row.released = true;
-      };
-      if (outcome.errorClass === null && row.state === 'pending') {
+      const attempts: { f: FinishedAttempt; attempt: number }[] = [];
+      const deadLettered: { f: FinishedAttempt; attempt: number }[] = [];
+      const results = finished.map((f): RecordResult => {
+        const row = after.get(f.claimed.id);
+        if (row === undefined) return 'gone';
+        const { claimed, outcome } = f;
+        row.attemptCount += 1;
+        attempts.push({ f, attempt: row.attemptCount });
+        const now = new Date(f.now).toISOString();
+        const ownsLease = row.leaseToken === claimed.leaseToken && row.state === 'pending';
+        const moveOn = () => {
+          row.lastStatusCode = outcome.statusCode;
+          row.lastErrorClass = outcome.errorClass;
+          row.leaseToken = null;
+          row.released = true;
+        };
+        if (outcome.errorClass === null && row.state === 'pending') {
+          moveOn();
+          row.state = 'delivered';
+          row.deliveredAt = now;
+          row.nextAttemptAt = null;
+          return 'delivered';
+        }
+        if (!ownsLease) return 'recorded_only';
         moveOn();
-        row.state = 'delivered';
-        row.deliveredAt = now;
+        // The receiver may or may not have seen it; the schedule is not charged, the row is free at once.
+        if (outcome.errorClass === 'interrupted') return 'released';
+        const failures = row.cycleAttemptCount + 1;
+        row.cycleAttemptCount = failures;
+        const delay = retryDelay(options.schedule, failures, options.random);
+        if (delay !== undefined) {
+          row.nextAttemptAt = new Date(f.now + delay).toISOString();
+          return 'retry';
+        }
+        row.state = 'dead_lettered';
+        row.deadLetteredAt = now;
         row.nextAttemptAt = null;
-        return 'delivered';
-      }
-      if (!ownsLease) return 'recorded_only';
-      moveOn();
-      // The receiver may or may not have seen it; the schedule is not charged, the row is free at once.
-      if (outcome.errorClass === 'interrupted') return 'released';
-      const failures = row.cycleAttemptCount + 1;
-      row.cycleAttemptCount = failures;
-      const delay = retryDelay(options.schedule, failures, options.random);
-      if (delay !== undefined) {
-        row.nextAttemptAt = new Date(f.now + delay).toISOString();
-        return 'retry';
-      }
-      row.state = 'dead_lettered';
-      row.deadLetteredAt = now;
-      row.nextAttemptAt = null;
-      deadLettered.push({ f, attempt: row.attemptCount });
-      return 'dead_lettered';
-    });
+        deadLettered.push({ f, attempt: row.attemptCount });
+        return 'dead_lettered';
+      });
 
-    await tx.query(
-      `insert into webhook_attempts (tenant_id, delivery_id, attempt, cycle, started_at, duration_ms, status_code,
+      await tx.query(
+        `insert into webhook_attempts (tenant_id, delivery_id, attempt, cycle, started_at, duration_ms, status_code,
          error_class, error_message, response_body_excerpt, worker)
        select * from unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::timestamptz[], $6::int[], $7::int[],
                             $8::text[], $9::text[], $10::text[], $11::text[])`,
-      [
-        attempts.map((a) => a.f.claimed.tenantId),
-        attempts.map((a) => a.f.claimed.id),
-        attempts.map((a) => a.attempt),
-        attempts.map((a) => a.f.claimed.cycle),
-        attempts.map((a) => new Date(a.f.claimed.claimedAt).toISOString()),
-        attempts.map((a) => a.f.outcome.durationMs),
-        attempts.map((a) => a.f.outcome.statusCode),
-        attempts.map((a) => a.f.outcome.errorClass),
-        attempts.map((a) => a.f.outcome.errorMessage),
-        attempts.map((a) => a.f.outcome.responseBodyExcerpt),
-        attempts.map(() => options.owner),
-      ],
-    );
+        [
+          attempts.map((a) => a.f.claimed.tenantId),
+          attempts.map((a) => a.f.claimed.id),
+          attempts.map((a) => a.attempt),
+          attempts.map((a) => a.f.claimed.cycle),
+          attempts.map((a) => new Date(a.f.claimed.claimedAt).toISOString()),
+          attempts.map((a) => a.f.outcome.durationMs),
+          attempts.map((a) => a.f.outcome.statusCode),
+          attempts.map((a) => a.f.outcome.errorClass),
+          attempts.map((a) => a.f.outcome.errorMessage),
+          attempts.map((a) => a.f.outcome.responseBodyExcerpt),
+          attempts.map(() => options.owner),
+        ],
+      );
 
-    const changed = [...after];
-    await tx.query(
-      `update webhook_deliveries d
+      const changed = [...after];
+      await tx.query(
+        `update webhook_deliveries d
           set state = u.state, attempt_count = u.attempt_count, cycle_attempt_count = u.cycle_attempt_count,
               next_attempt_at = u.next_attempt_at, last_status_code = u.last_status_code,
               last_error_class = u.last_error_class, delivered_at = u.delivered_at,
@@ -160,43 +165,50 @@ export async function recordOutcomes(
               as u(tenant_id, id, state, attempt_count, cycle_attempt_count, next_attempt_at, last_status_code,
                    last_error_class, delivered_at, dead_lettered_at, released)
         where d.tenant_id = u.tenant_id and d.id = u.id`,
-      [
-        changed.map(([, r]) => r.tenantId),
-        changed.map(([id]) => id),
-        changed.map(([, r]) => r.state),
-        changed.map(([, r]) => r.attemptCount),
-        changed.map(([, r]) => r.cycleAttemptCount),
-        changed.map(([, r]) => r.nextAttemptAt),
-        changed.map(([, r]) => r.lastStatusCode),
-        changed.map(([, r]) => r.lastErrorClass),
-        changed.map(([, r]) => r.deliveredAt),
-        changed.map(([, r]) => r.deadLetteredAt),
-        changed.map(([, r]) => r.released),
-      ],
-    );
+        [
+          changed.map(([, r]) => r.tenantId),
+          changed.map(([id]) => id),
+          changed.map(([, r]) => r.state),
+          changed.map(([, r]) => r.attemptCount),
+          changed.map(([, r]) => r.cycleAttemptCount),
+          changed.map(([, r]) => r.nextAttemptAt),
+          changed.map(([, r]) => r.lastStatusCode),
+          changed.map(([, r]) => r.lastErrorClass),
+          changed.map(([, r]) => r.deliveredAt),
+          changed.map(([, r]) => r.deadLetteredAt),
+          changed.map(([, r]) => r.released),
+        ],
+      );
 
-    // Last: each emit scopes the transaction to its tenant (RLS), which no system statement may follow.
-    if (options.emit !== undefined) {
-      for (const { f, attempt } of deadLettered) {
-        const { claimed, outcome } = f;
-        await tx.query(
-          `select set_config('role', '${TENANT_ROLE}', true), set_config('svc.tenant_id', $1, true)`,
-          [claimed.tenantId],
-        );
-        await options.emit(tx, claimed.tenantId, DEAD_LETTERED_EVENT, {
-          deliveryId: claimed.id,
-          endpointId: claimed.endpointId,
-          eventId: claimed.eventId,
-          eventType: claimed.eventType,
-          attempts: attempt,
-          lastStatusCode: outcome.statusCode,
-          lastErrorClass: outcome.errorClass,
-          lastError: outcome.errorMessage,
-        });
+      // Last: each emit scopes the transaction to its tenant (RLS), which no system statement may follow.
+      if (options.emit !== undefined) {
+        for (const { f, attempt } of deadLettered) {
+          const { claimed, outcome } = f;
+          // A tenant event is published once committed, so its commit waits for the WAL flush again.
+          await tx.query(
+            `select set_config('role', '${TENANT_ROLE}', true), set_config('svc.tenant_id', $1, true),
+                  set_config('synchronous_commit', 'on', true)`,
+            [claimed.tenantId],
+          );
+          const published = await options.emit(tx, claimed.tenantId, DEAD_LETTERED_EVENT, {
+            deliveryId: claimed.id,
+            endpointId: claimed.endpointId,
+            eventId: claimed.eventId,
+            eventType: claimed.eventType,
+            attempts: attempt,
+            lastStatusCode: outcome.statusCode,
+            lastErrorClass: outcome.errorClass,
+            lastError: outcome.errorMessage,
+          });
+          committed.push(published);
+        }
       }
-    }
-    return results;
-  });
+      return results;
+    },
+    { relaxedDurability: true },
+  );
+  for (const publish of committed) publish();
+  return results;
 }
 
 interface Queued {
@@ -213,7 +225,7 @@ interface Queued {
  */
 export class AttemptRecorder {
   private readonly queue: Queued[] = [];
-  private flushing = false;
+  private flushing: Promise<void> | undefined;
 
   constructor(
     private readonly db: Database,
@@ -224,12 +236,16 @@ export class AttemptRecorder {
   record(finished: FinishedAttempt): Promise<RecordResult> {
     return new Promise<RecordResult>((resolve, reject) => {
       this.queue.push({ finished, resolve, reject });
-      if (!this.flushing) void this.flush();
+      this.flushing ??= this.flush();
     });
   }
 
+  /** Resolves once everything queued so far is written. */
+  async idle(): Promise<void> {
+    await this.flushing;
+  }
+
   private async flush(): Promise<void> {
-    this.flushing = true;
     try {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, this.maxBatch);
@@ -255,7 +271,7 @@ export class AttemptRecorder {
         }
       }
     } finally {
-      this.flushing = false;
+      this.flushing = undefined;
     }
   }
 }

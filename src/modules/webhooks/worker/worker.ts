@@ -10,7 +10,6 @@ import { deliveryHeaders } from '../signing.ts';
 import type { EmitTenantEvent } from '../types.ts';
 import { type ClaimedDelivery, claimDue } from './claim.ts';
 import { guardedLookup, type Resolver, systemResolver } from './lookup.ts';
-import { nextDueAfter } from './nextPoll.ts';
 import { AttemptRecorder } from './recordBatch.ts';
 import { type Agents, sendAttempt } from './send.ts';
 
@@ -52,6 +51,8 @@ export interface WebhookWorkerOptions {
 const silentLog: WorkerLog = { error() {}, warn() {} };
 const ERROR_BACKOFF_MS = 1000;
 const CONTENDED_RETRY_MS = 20;
+/** One claim and one recording transaction at a time, plus a spare. */
+const WORKER_CONNECTIONS = 3;
 
 interface InFlight {
   done: Promise<void>;
@@ -70,6 +71,8 @@ export class WebhookWorker {
   private again = false;
   private timer: Timer | undefined;
   private readonly inFlight = new Map<string, InFlight>();
+  /** Deliveries whose request was answered while their outcome is being recorded (see ClaimOptions). */
+  private readonly answered = new Set<string>();
   private readonly agents: Agents;
   private readonly log: WorkerLog;
   private readonly random: () => number;
@@ -78,7 +81,10 @@ export class WebhookWorker {
   private readonly leaseMs: number;
   private readonly maxPollMs: number;
   private readonly policy: DestinationPolicy;
-  private readonly recorder: AttemptRecorder;
+  private recorder: AttemptRecorder;
+  /** Connections of its own on PostgreSQL, opened by the first tick: see Database.dedicated. */
+  private db: Database;
+  private ownDb: Database | undefined;
 
   constructor(private readonly options: WebhookWorkerOptions) {
     this.instanceId =
@@ -93,12 +99,8 @@ export class WebhookWorker {
     this.leaseMs = options.config.webhookTimeoutMs + (options.leaseMarginMs ?? 30_000);
     this.maxPollMs = options.maxPollMs ?? 5000;
     this.policy = destinationPolicy(options.config);
-    this.recorder = new AttemptRecorder(options.db, {
-      owner: this.instanceId,
-      schedule: options.config.webhookRetryScheduleMs,
-      random: this.random,
-      emit: options.emitTenantEvent,
-    });
+    this.db = options.db;
+    this.recorder = this.recorderOn(options.db);
     const lookup = guardedLookup(this.policy, options.resolve ?? systemResolver);
     this.agents = {
       http: new http.Agent({ keepAlive: true, lookup }),
@@ -110,10 +112,27 @@ export class WebhookWorker {
     };
   }
 
+  private recorderOn(db: Database): AttemptRecorder {
+    return new AttemptRecorder(db, {
+      owner: this.instanceId,
+      schedule: this.options.config.webhookRetryScheduleMs,
+      random: this.random,
+      emit: this.options.emitTenantEvent,
+    });
+  }
+
   start(): void {
     if (this.running) return;
     this.running = true;
     this.wake();
+  }
+
+  /** On PostgreSQL the first tick opens connections of the worker's own (see Database.dedicated). */
+  private async useOwnConnections(): Promise<void> {
+    if (this.ownDb !== undefined || this.options.db.kind !== 'postgres') return;
+    this.ownDb = await this.options.db.dedicated({ max: WORKER_CONNECTIONS });
+    this.db = this.ownDb;
+    this.recorder = this.recorderOn(this.ownDb);
   }
 
   /** Look for due deliveries now (call after committing new ones). Cheap; calls coalesce. */
@@ -156,6 +175,11 @@ export class WebhookWorker {
     }
     this.agents.http.destroy();
     this.agents.https.destroy();
+    await this.recorder.idle();
+    const own = this.ownDb;
+    this.ownDb = undefined;
+    this.db = this.options.db;
+    await own?.close();
   }
 
   /** Runs ticks while wakes keep arriving; `ticking` is cleared with no await in between, so none is lost. */
@@ -179,33 +203,34 @@ export class WebhookWorker {
   }
 
   private async tick(): Promise<void> {
-    const now = this.options.clock.now();
-    const capacity = this.maxConcurrency - this.inFlight.size;
-    let contended = false;
-    if (capacity > 0) {
-      const result = await claimDue(this.options.db, {
-        owner: this.instanceId,
-        now,
-        leaseMs: this.leaseMs,
-        limit: capacity,
-        perEndpoint: this.perEndpoint,
-        tenantIds: this.options.tenantIds,
-      });
-      for (const delivery of result.claimed) this.launch(delivery);
-      contended = result.contended;
-    }
+    // Requests under way count against the concurrency; answered ones being recorded do not, up to as
+    // many again (so a slow database cannot make the recording queue grow without bound).
+    const sending = this.inFlight.size - this.answered.size;
+    const capacity = Math.min(this.maxConcurrency - sending, 2 * this.maxConcurrency - this.inFlight.size);
+    // Full: every attempt that finishes wakes the loop, and the longest sleep still applies.
+    if (capacity <= 0) return this.sleep(this.maxPollMs);
+    await this.useOwnConnections();
+    const result = await claimDue(this.db, {
+      owner: this.instanceId,
+      now: this.options.clock.now(),
+      leaseMs: this.leaseMs,
+      limit: capacity,
+      perEndpoint: this.perEndpoint,
+      tenantIds: this.options.tenantIds,
+      answeredIds: [...this.answered],
+    });
+    for (const delivery of result.claimed) this.launch(delivery);
     if (!this.running) return;
-    // Attempts finished or work was queued while claiming: claim again at once. When to wake up next only
-    // matters before going to sleep, so the busy path skips that query.
+    // Attempts finished or work was queued while claiming: claim again at once.
     if (this.again) return;
-    if (contended) {
+    if (result.contended) {
       // Another instance is draining the same backlog; share it instead of sleeping until the next poll.
       this.sleep(CONTENDED_RETRY_MS);
       return;
     }
-    // Measured from the claim's `now`: a row that fell due since then is not skipped.
-    const next = await nextDueAfter(this.options.db, now, this.options.tenantIds);
-    const delay = next === undefined ? this.maxPollMs : next - this.options.clock.now();
+    // The claim's own snapshot says when the next retry or lease expiry falls due.
+    const delay =
+      result.nextDueAt === undefined ? this.maxPollMs : result.nextDueAt - this.options.clock.now();
     this.sleep(Math.min(this.maxPollMs, Math.max(1, delay)));
   }
 
@@ -253,6 +278,13 @@ export class WebhookWorker {
       agents: this.agents,
       signal,
     });
-    await this.recorder.record({ claimed: delivery, outcome, now: clock.now() });
+    // The receiver's slot is free now: claims may give it the next delivery while this one is recorded.
+    this.answered.add(delivery.id);
+    this.wake();
+    try {
+      await this.recorder.record({ claimed: delivery, outcome, now: clock.now() });
+    } finally {
+      this.answered.delete(delivery.id);
+    }
   }
 }
