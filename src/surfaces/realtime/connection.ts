@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import { WebSocket } from 'ws';
 import type { ActorRef, Principal } from '../../core/auth/principal.ts';
@@ -31,6 +32,38 @@ export type Admission = 'accepted' | 'refused' | 'flooding';
 /** Frames are JSON text; one options object for every send of the hot fan-out path. */
 const AS_TEXT = { binary: false } as const;
 
+/**
+ * Write coalescing: every frame a connection is sent during one event-loop turn leaves in one write at the
+ * end of the turn (the socket is corked on its first frame and uncorked by one `setImmediate` for all
+ * connections). An idle server adds no delay; a busy one makes fewer, larger writes instead of one system
+ * call per frame per socket, which is what a room fan-out is made of.
+ */
+class WriteCoalescer {
+  private corked = new Set<Connection>();
+  private scheduled = false;
+
+  add(connection: Connection): void {
+    this.corked.add(connection);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.flushAll());
+  }
+
+  private flushAll(): void {
+    this.scheduled = false;
+    const corked = this.corked;
+    this.corked = new Set();
+    for (const connection of corked) connection.flush();
+  }
+}
+
+const coalescer = new WriteCoalescer();
+
+/** The TCP socket under a `ws` WebSocket (not in its public types; present on every open server socket). */
+function rawSocket(socket: WebSocket): Socket | undefined {
+  return (socket as unknown as { _socket?: Socket })._socket;
+}
+
 /** One WebSocket: its session, rooms, limits and the one-at-a-time queue its frames are handled in. */
 export class Connection {
   readonly id = `conn_${randomUUID()}`;
@@ -43,6 +76,7 @@ export class Connection {
   private refusedInARow = 0;
   private warnedAt = Number.NEGATIVE_INFINITY;
   private readonly bucket: TokenBucket;
+  private corked: Socket | undefined;
 
   constructor(
     readonly socket: WebSocket,
@@ -70,8 +104,23 @@ export class Connection {
       this.close(CLOSE.slowConsumer, 'too slow to keep up; reconnect and resume');
       return false;
     }
+    if (this.corked === undefined) {
+      const raw = rawSocket(this.socket);
+      if (raw !== undefined) {
+        raw.cork();
+        this.corked = raw;
+        coalescer.add(this);
+      }
+    }
     this.socket.send(frame, AS_TEXT);
     return true;
+  }
+
+  /** Writes what this turn's sends left in the corked socket (see WriteCoalescer). */
+  flush(): void {
+    const raw = this.corked;
+    this.corked = undefined;
+    raw?.uncork();
   }
 
   /** Resolves true once the send buffer is below half the limit, false when the connection closed first. */
@@ -88,6 +137,8 @@ export class Connection {
     this.closing = true;
     try {
       this.socket.close(code, reason);
+      // The close frame follows this turn's frames; let them all go now.
+      this.flush();
     } catch {
       this.socket.terminate();
       return;
