@@ -1,4 +1,4 @@
-import type { Database } from '../../../core/db/database.ts';
+import type { Database, Queryable } from '../../../core/db/database.ts';
 import { systemTx, TENANT_ROLE } from '../../../core/db/tenant-tx.ts';
 import { type AfterCommit, DEAD_LETTERED_EVENT, type DeliveryState, type EmitTenantEvent } from '../types.ts';
 import type { ClaimedDelivery } from './claim.ts';
@@ -104,24 +104,39 @@ export async function recordOutcome(
       [now, failures],
     );
     if (options.emit !== undefined) {
-      await tx.query(
-        `select set_config('role', '${TENANT_ROLE}', true), set_config('svc.tenant_id', $1, true)`,
-        [claimed.tenantId],
-      );
-      const published = await options.emit(tx, claimed.tenantId, DEAD_LETTERED_EVENT, {
-        deliveryId: claimed.id,
-        endpointId: claimed.endpointId,
-        eventId: claimed.eventId,
-        eventType: claimed.eventType,
-        attempts: attempt,
-        lastStatusCode: outcome.statusCode,
-        lastErrorClass: outcome.errorClass,
-        lastError: outcome.errorMessage,
-      });
-      committed.push(published);
+      committed.push(await emitDeadLettered(tx, options.emit, claimed, outcome, attempt));
     }
     return 'dead_lettered';
   });
   for (const publish of committed) publish();
   return result;
+}
+
+/**
+ * Records `webhook.delivery.dead_lettered` for a delivery in the current transaction, scoped to its tenant
+ * (RLS) from here on, so no system statement may follow. Its commit waits for the WAL flush even in a
+ * worker transaction that relaxed it: the event is published once committed. Returns the publisher.
+ */
+export async function emitDeadLettered(
+  tx: Queryable,
+  emit: EmitTenantEvent,
+  claimed: ClaimedDelivery,
+  outcome: AttemptOutcome,
+  attempts: number,
+): Promise<AfterCommit> {
+  await tx.query(
+    `select set_config('role', '${TENANT_ROLE}', true), set_config('svc.tenant_id', $1, true),
+            set_config('synchronous_commit', 'on', true)`,
+    [claimed.tenantId],
+  );
+  return emit(tx, claimed.tenantId, DEAD_LETTERED_EVENT, {
+    deliveryId: claimed.id,
+    endpointId: claimed.endpointId,
+    eventId: claimed.eventId,
+    eventType: claimed.eventType,
+    attempts,
+    lastStatusCode: outcome.statusCode,
+    lastErrorClass: outcome.errorClass,
+    lastError: outcome.errorMessage,
+  });
 }

@@ -1,8 +1,8 @@
 import type { Database } from '../../../core/db/database.ts';
-import { systemTx, TENANT_ROLE } from '../../../core/db/tenant-tx.ts';
-import { type AfterCommit, DEAD_LETTERED_EVENT, type DeliveryState } from '../types.ts';
+import { systemTx } from '../../../core/db/tenant-tx.ts';
+import type { AfterCommit, DeliveryState } from '../types.ts';
 import type { ClaimedDelivery } from './claim.ts';
-import { type RecordOptions, type RecordResult, recordOutcome } from './record.ts';
+import { emitDeadLettered, type RecordOptions, type RecordResult, recordOutcome } from './record.ts';
 import { retryDelay } from './schedule.ts';
 import type { AttemptOutcome } from './send.ts';
 
@@ -183,24 +183,7 @@ export async function recordOutcomes(
       // Last: each emit scopes the transaction to its tenant (RLS), which no system statement may follow.
       if (options.emit !== undefined) {
         for (const { f, attempt } of deadLettered) {
-          const { claimed, outcome } = f;
-          // A tenant event is published once committed, so its commit waits for the WAL flush again.
-          await tx.query(
-            `select set_config('role', '${TENANT_ROLE}', true), set_config('svc.tenant_id', $1, true),
-                  set_config('synchronous_commit', 'on', true)`,
-            [claimed.tenantId],
-          );
-          const published = await options.emit(tx, claimed.tenantId, DEAD_LETTERED_EVENT, {
-            deliveryId: claimed.id,
-            endpointId: claimed.endpointId,
-            eventId: claimed.eventId,
-            eventType: claimed.eventType,
-            attempts: attempt,
-            lastStatusCode: outcome.statusCode,
-            lastErrorClass: outcome.errorClass,
-            lastError: outcome.errorMessage,
-          });
-          committed.push(published);
+          committed.push(await emitDeadLettered(tx, options.emit, f.claimed, f.outcome, attempt));
         }
       }
       return results;
