@@ -26,7 +26,7 @@ import { createRealtimeBackplane, type RealtimeBackplane } from './core/realtime
 import { chatModule } from './modules/chat/manifest.ts';
 import { presenceModule } from './modules/presence/manifest.ts';
 import { roomsModule } from './modules/rooms/manifest.ts';
-import { enqueueDeliveries, WebhookWorker } from './modules/webhooks/index.ts';
+import { insertEventWithDeliveries, WebhookWorker } from './modules/webhooks/index.ts';
 import { webhooksModule } from './modules/webhooks/manifest.ts';
 import { installConsoleGuard } from './surfaces/console/guard.ts';
 import { consoleSurface } from './surfaces/console/index.ts';
@@ -100,7 +100,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const backplane =
     deps.realtime?.backplane ??
     createRealtimeBackplane(config, clock, { report: (err, context) => app.log.error({ err }, context) });
-  const events = new EventStore(bus, clock);
+  // Outbox: every event gets its deliveries in the statement that records it; the worker is woken after
+  // commit only for events that queued any.
+  const queuedDeliveries = new WeakSet<object>();
+  const events = new EventStore(bus, clock, async (tx, event) => {
+    if ((await insertEventWithDeliveries(tx, event)).length > 0) queuedDeliveries.add(event);
+  });
   const webhookWorker = new WebhookWorker({
     db,
     config,
@@ -117,12 +122,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       });
       return () => events.publishCommitted([event]);
     },
-  });
-  // Outbox: every event gets its deliveries in the transaction that records it; the worker is woken
-  // after commit only for events that queued any.
-  const queuedDeliveries = new WeakSet<object>();
-  events.onEventInTransaction(async (tx, event) => {
-    if ((await enqueueDeliveries(tx, event)).length > 0) queuedDeliveries.add(event);
   });
   const services: Services = {
     config,

@@ -1,19 +1,56 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { isBlockedAddress, matchesEventTypes } from '../../src/modules/webhooks/index.ts';
+import { isId, newId } from '../../src/core/ids.ts';
+import { eventTypeMatchSql, isBlockedAddress } from '../../src/modules/webhooks/index.ts';
 import { retryDelay } from '../../src/modules/webhooks/worker/schedule.ts';
+import { openTestDb } from './support.ts';
 
 describe('webhook rules', () => {
-  test('event type matching: null, exact, prefix.* at any depth but not the prefix itself', () => {
-    assert.equal(matchesEventTypes(null, 'anything.at.all'), true);
-    assert.equal(matchesEventTypes(['room.created'], 'room.created'), true);
-    assert.equal(matchesEventTypes(['room.created'], 'room.closed'), false);
-    assert.equal(matchesEventTypes(['room.created'], 'room.created.extra'), false);
-    assert.equal(matchesEventTypes(['auction.*'], 'auction.started'), true);
-    assert.equal(matchesEventTypes(['auction.*'], 'auction.bid.placed'), true);
-    assert.equal(matchesEventTypes(['auction.*'], 'auction'), false);
-    assert.equal(matchesEventTypes(['auction.*'], 'auctions.started'), false);
-    assert.equal(matchesEventTypes(['room.created', 'chat.*'], 'chat.message.sent'), true);
+  test('event type matching (SQL): null, exact, prefix.* at any depth but not the prefix itself', async () => {
+    const db = await openTestDb();
+    try {
+      const matches = async (filter: string[] | null, type: string) => {
+        const { rows } = await db.query<{ m: boolean }>(
+          `select ${eventTypeMatchSql('$1::text[]', '$2::text')} as m`,
+          [filter, type],
+        );
+        return rows[0]?.m;
+      };
+      assert.equal(await matches(null, 'anything.at.all'), true);
+      assert.equal(await matches(['room.created'], 'room.created'), true);
+      assert.equal(await matches(['room.created'], 'room.closed'), false);
+      assert.equal(await matches(['room.created'], 'room.created.extra'), false);
+      assert.equal(await matches(['auction.*'], 'auction.started'), true);
+      assert.equal(await matches(['auction.*'], 'auction.bid.placed'), true);
+      assert.equal(await matches(['auction.*'], 'auction'), false);
+      assert.equal(await matches(['auction.*'], 'auction.'), false);
+      assert.equal(await matches(['auction.*'], 'auctions.started'), false);
+      assert.equal(await matches(['room.created', 'chat.*'], 'chat.message.sent'), true);
+      assert.equal(await matches(['room.created', 'chat.*'], 'room.closed'), false);
+    } finally {
+      await db.close();
+    }
+  });
+
+  test('delivery ids minted in SQL have the layout of newId: the time, then 80 random bits', async () => {
+    const db = await openTestDb();
+    try {
+      for (const at of [0, 1, Date.UTC(2026, 10, 22, 15, 30), Date.UTC(2200, 0, 1), 2 ** 48 - 1]) {
+        const { rows } = await db.query<{ id: string }>(
+          "select 'whd_' || svc_id_suffix($1) as id from generate_series(1, 50)",
+          [at],
+        );
+        const ids = rows.map((r) => r.id);
+        for (const id of ids) {
+          assert.ok(isId('webhookDelivery', id), id);
+          assert.equal(id.slice(0, 14), newId('webhookDelivery', at).slice(0, 14), `time part of ${id}`);
+        }
+        assert.equal(new Set(ids.map((id) => id.slice(14))).size, ids.length, 'random parts differ');
+      }
+      await assert.rejects(db.query('select svc_id_suffix($1)', [2 ** 48]), /48-bit/);
+    } finally {
+      await db.close();
+    }
   });
 
   test('blocked addresses: private, loopback, link-local, metadata, mapped forms; public ones pass', () => {

@@ -2,7 +2,7 @@ import type { Clock } from '../clock.ts';
 import type { Queryable } from '../db/database.ts';
 import { newId } from '../ids.ts';
 import type { EventBus } from './bus.ts';
-import type { InTransactionHandler, TenantEvent, TraceMetadata } from './types.ts';
+import type { TenantEvent, TraceMetadata } from './types.ts';
 
 export interface EventRow {
   id: string;
@@ -24,19 +24,34 @@ export function toEvent(row: EventRow): TenantEvent {
   };
 }
 
-/** Writes events into the caller's transaction and hands them to in-transaction handlers (outbox). */
-export class EventStore {
-  private readonly inTransaction: InTransactionHandler[] = [];
+/**
+ * Writes an event's row, and whatever must commit with it (the outbox: webhook deliveries), into the
+ * caller's transaction. The app installs one that does both in one statement.
+ */
+export type EventWriter = (tx: Queryable, event: TenantEvent) => Promise<void>;
 
+/** The event row alone. */
+export async function insertEventRow(tx: Queryable, event: TenantEvent): Promise<void> {
+  await tx.query(
+    'insert into events (id, tenant_id, type, data, trace, created_at) values ($1, $2, $3, $4, $5, $6)',
+    [
+      event.id,
+      event.tenantId,
+      event.type,
+      JSON.stringify(event.data),
+      JSON.stringify(event.trace),
+      event.createdAt,
+    ],
+  );
+}
+
+/** Writes events into the caller's transaction (through the writer) and publishes them after commit. */
+export class EventStore {
   constructor(
     readonly bus: EventBus,
     private readonly clock: Clock,
+    private readonly write: EventWriter = insertEventRow,
   ) {}
-
-  /** e.g. webhook fan-out: one delivery row per matching endpoint, committed with the event. */
-  onEventInTransaction(handler: InTransactionHandler): void {
-    this.inTransaction.push(handler);
-  }
 
   async insert(
     tx: Queryable,
@@ -54,11 +69,7 @@ export class EventStore {
       createdAt: new Date(createdAt).toISOString(),
       trace,
     };
-    await tx.query(
-      'insert into events (id, tenant_id, type, data, trace, created_at) values ($1, $2, $3, $4, $5, $6)',
-      [event.id, tenantId, type, JSON.stringify(data), JSON.stringify(trace), event.createdAt],
-    );
-    for (const handler of this.inTransaction) await handler(tx, event);
+    await this.write(tx, event);
     return event;
   }
 

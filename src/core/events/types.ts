@@ -17,9 +17,3 @@ export interface TenantEvent {
   createdAt: string;
   trace: TraceMetadata;
 }
-
-/** Called inside the emitting transaction (e.g. webhook fan-out): it commits or rolls back with the event. */
-export type InTransactionHandler = (
-  tx: import('../db/database.ts').Queryable,
-  event: TenantEvent,
-) => Promise<void>;

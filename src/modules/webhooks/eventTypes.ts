@@ -12,16 +12,6 @@ export function isEventType(value: string): boolean {
   return value.length <= MAX_EVENT_TYPE_LENGTH && EVENT_TYPE.test(value);
 }
 
-/** True when an endpoint with this filter receives events of `type` (null = every type). */
-export function matchesEventTypes(filter: readonly string[] | null, type: string): boolean {
-  if (filter === null) return true;
-  return filter.some((entry) =>
-    entry.endsWith('.*')
-      ? type.startsWith(entry.slice(0, -1)) && type.length > entry.length - 1
-      : entry === type,
-  );
-}
-
 /**
  * Checks an `eventTypes` input: null (every event) or a non-empty list of exact types and `prefix.*`
  * patterns. Returns the normalized list (duplicates removed, order kept) or the problems found.

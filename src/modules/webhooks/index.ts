@@ -1,13 +1,18 @@
 /**
  * Webhooks: signed, retried, dead-lettered deliveries of tenant events. Verbs take `(ctx, input)` and
- * run in a tenant transaction; the event store calls `enqueueDeliveries` inside the event's transaction;
+ * run in a tenant transaction; the event store writes each event with `insertEventWithDeliveries` (the
+ * outbox, one statement);
  * each instance runs one `WebhookWorker`.
  */
 export { type CreateEndpointInput, createEndpoint, MAX_ENDPOINTS_PER_TENANT } from './createEndpoint.ts';
 export { deleteEndpoint } from './deleteEndpoint.ts';
 export { isBlockedAddress } from './destinations.ts';
-export { type EnqueueOptions, enqueueDeliveries } from './enqueueDeliveries.ts';
-export { matchesEventTypes } from './eventTypes.ts';
+export {
+  type EnqueueOptions,
+  enqueueDeliveries,
+  eventTypeMatchSql,
+  insertEventWithDeliveries,
+} from './enqueueDeliveries.ts';
 export { getDelivery } from './getDelivery.ts';
 export { getEndpoint } from './getEndpoint.ts';
 export { type ListDeliveriesInput, listDeliveries } from './listDeliveries.ts';

@@ -41,9 +41,9 @@ export interface WebhookEvent {
 /**
  * The port the worker calls when a delivery is dead-lettered, inside the transaction that dead-letters it.
  * The transaction is already scoped to `tenantId` (role svc_tenant, svc.tenant_id set), like `tenantTx`.
- * The event store writes the event and calls `enqueueDeliveries(tx, event)` as for any event:
- * for `webhook.delivery.dead_lettered`, `enqueueDeliveries` itself leaves out the endpoint named in
- * `data.endpointId`, so the emitter needs no special case.
+ * The event store writes the event with its deliveries as for any event: for
+ * `webhook.delivery.dead_lettered`, the fan-out itself leaves out the endpoint named in `data.endpointId`,
+ * so the emitter needs no special case.
  */
 export type EmitTenantEvent = (
   tx: Queryable,
