@@ -3,8 +3,10 @@
 // postgres://postgres@127.0.0.1:5432/postgres; skipped with a note when unreachable).
 //
 //   drain   a backlog of deliveries made due at once: deliveries/s from the first receipt to the last.
-//   rate    events POSTed at a fixed rate (autocannon, worker thread) to endpoints that each match them:
-//           deliveries/s received and commit-to-receipt latency (event created_at -> receiver clock).
+//   rate    events POSTed at a fixed rate, evenly spaced (lib/paced-load.ts, a child process), to endpoints
+//           that each match them: deliveries/s received and commit-to-receipt latency (event created_at ->
+//           receiver clock).
+//   burst   the highest rate again, but each second's events sent at once at its start (autocannon).
 //
 // The receiver runs in a child process of its own, so its clock reads are not delayed by the service's
 // event loop. Goal on PostgreSQL (issue 5): >= 1,000 deliveries/s with p99 < 200 ms at that rate.
@@ -15,7 +17,9 @@
 import { fork } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import type { Database } from '../src/core/db/database.ts';
+import type { PacedResult, PacedRun } from './lib/paced-load.ts';
 
 interface Receipt {
   eventType: string;
@@ -141,6 +145,20 @@ async function main(): Promise<void> {
       receiver.send({ type: 'collect' } satisfies ReceiverMessage);
     });
   const resetReceipts = () => receiver.send({ type: 'reset' } satisfies ReceiverMessage);
+
+  const loader = fork(path.join(import.meta.dirname, 'lib/paced-load.ts'), [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const paced = (load: PacedRun) =>
+    new Promise<PacedResult>((resolve, reject) => {
+      loader.once(
+        'message',
+        (message: { kind: 'result'; result: PacedResult } | { kind: 'failed'; message: string }) =>
+          message.kind === 'result' ? resolve(message.result) : reject(new Error(message.message)),
+      );
+      loader.send(load);
+    });
 
   const percentile = (sorted: number[], p: number): number =>
     sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
@@ -309,22 +327,46 @@ async function main(): Promise<void> {
           ` = ${drainRate.toFixed(0)} deliveries/s (first to last receipt; ${drained.length - unique} repeats)\n`,
       );
 
-      // Fixed rates: POST /v1/events at rate / ENDPOINTS events/s; each event fans out to every endpoint.
-      for (const [round, rate] of RATES.entries()) {
+      // Fixed rates: POST /v1/events at rate / ENDPOINTS events/s, evenly spaced (open loop, paced-load.ts);
+      // each event fans out to every endpoint. Then one burst run at the highest rate (autocannon's
+      // overallRate sends each second's quota at once at the start of the second).
+      const runs = [
+        ...RATES.map((rate) => ({ rate, burst: false })),
+        ...(RATES.length > 0 ? [{ rate: Math.max(...RATES), burst: true }] : []),
+      ];
+      for (const [round, { rate, burst }] of runs.entries()) {
         resetReceipts();
         const type = `app.bench.run${round}_${rate}`;
         const eventRate = Math.max(1, Math.round(rate / ENDPOINTS));
+        const body = JSON.stringify({ type, data: { bench: true } });
+        const url = `${service.baseUrl}/v1/events`;
         const started = Date.now();
-        const load = await autocannon({
-          url: `${service.baseUrl}/v1/events`,
-          method: 'POST',
-          headers,
-          body: JSON.stringify({ type, data: { bench: true } }),
-          connections: 32,
-          overallRate: eventRate,
-          duration: DURATION_S,
-          workers: 1,
-        });
+        const load = burst
+          ? await autocannon({
+              url,
+              method: 'POST',
+              headers,
+              body,
+              connections: 32,
+              overallRate: eventRate,
+              duration: DURATION_S,
+              workers: 1,
+            }).then((r) => ({
+              ok: r['2xx'],
+              p50Ms: r.latency.p50,
+              p99Ms: r.latency.p99,
+              errors: r.errors + r.timeouts,
+              non2xx: r.non2xx,
+            }))
+          : await paced({
+              url,
+              method: 'POST',
+              headers,
+              body,
+              rate: eventRate,
+              seconds: DURATION_S,
+              connections: 64,
+            });
         const publishedFor = (Date.now() - started) / 1000;
         // Requests still under way when the load ended commit a little later: count the queue when settled.
         const receipts = await receiptsUntil(type, () => queued(service.db, type), SETTLE_LIMIT_MS);
@@ -335,11 +377,13 @@ async function main(): Promise<void> {
           .sort((a, b) => a - b);
         const repeats = receipts.length - new Set(receipts.map((r) => r.deliveryId)).size;
         const inWindow = receipts.filter((r) => r.receivedAt <= started + publishedFor * 1000).length;
+        const what = burst ? 'burst  ' : 'rate   ';
+        const how = burst ? `in bursts: ${eventRate} events at the start of each second` : 'evenly spaced';
         process.stdout.write(
           [
-            `  rate    offered ${eventRate * ENDPOINTS} deliveries/s (${eventRate} events/s x ${ENDPOINTS} endpoints) for ${DURATION_S} s:` +
-              ` ${load['2xx']} events accepted (${(load['2xx'] / publishedFor).toFixed(0)}/s), POST p50 ${load.latency.p50} ms p99 ${load.latency.p99} ms,` +
-              ` errors ${load.errors + load.timeouts} non-2xx ${load.non2xx}`,
+            `  ${what} offered ${eventRate * ENDPOINTS} deliveries/s (${eventRate} events/s x ${ENDPOINTS} endpoints, ${how}) for ${DURATION_S} s:` +
+              ` ${load.ok} events accepted (${(load.ok / publishedFor).toFixed(0)}/s), POST p50 ${load.p50Ms.toFixed(0)} ms p99 ${load.p99Ms.toFixed(0)} ms,` +
+              ` errors ${load.errors} non-2xx ${load.non2xx}`,
             `          received ${receipts.length - repeats}/${expected} deliveries (${repeats} repeats); ${(inWindow / publishedFor).toFixed(0)} deliveries/s while publishing`,
             `          not delivered when the wait ended: ${await unfinished(service.db, type)}`,
             `          ${await latencySplit(service.db, type, receipts)}`,
@@ -402,5 +446,6 @@ async function main(): Promise<void> {
   } finally {
     receiver.removeAllListeners('exit');
     receiver.disconnect();
+    loader.disconnect();
   }
 }
