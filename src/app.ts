@@ -26,7 +26,7 @@ import { createRealtimeBackplane, type RealtimeBackplane } from './core/realtime
 import { chatModule } from './modules/chat/manifest.ts';
 import { presenceModule } from './modules/presence/manifest.ts';
 import { roomsModule } from './modules/rooms/manifest.ts';
-import { insertEventWithDeliveries, WebhookWorker } from './modules/webhooks/index.ts';
+import { insertEventsWithDeliveries, WebhookWorker } from './modules/webhooks/index.ts';
 import { webhooksModule } from './modules/webhooks/manifest.ts';
 import { installConsoleGuard } from './surfaces/console/guard.ts';
 import { consoleSurface } from './surfaces/console/index.ts';
@@ -103,8 +103,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Outbox: every event gets its deliveries in the statement that records it; the worker is woken after
   // commit only for events that queued any.
   const queuedDeliveries = new WeakSet<object>();
-  const events = new EventStore(bus, clock, async (tx, event) => {
-    if ((await insertEventWithDeliveries(tx, event)).length > 0) queuedDeliveries.add(event);
+  const events = new EventStore(bus, clock, async (tx, written) => {
+    const queued = await insertEventsWithDeliveries(tx, written);
+    for (const event of written) if (queued.has(event.id)) queuedDeliveries.add(event);
   });
   const webhookWorker = new WebhookWorker({
     db,

@@ -67,6 +67,63 @@ describe('chat messages over REST', () => {
     assert.equal(elsewhere.json<Message>().seq, 1, 'each room counts on its own');
   });
 
+  test('concurrent sends are numbered without gaps in arrival order; a retried clientId in the crowd returns the first message', async () => {
+    const tenant = await tenantWithRoom();
+    const first = await send(tenant.apiKey, tenant.roomId, {
+      text: 'original',
+      clientId: 'c-1',
+      actor: { id: 'test:bot' },
+    });
+    assert.equal(first.statusCode, 201, first.body);
+    // Sends that arrive while the room's writer is busy are written together (on PostgreSQL, whose pool
+    // lets them get that far; PGlite's one connection serializes them earlier); the retry among them breaks
+    // the unique clientId, so that group is written again message by message.
+    const texts = Array.from({ length: 30 }, (_, i) => `m${i}`);
+    const results = await Promise.all([
+      ...texts.map((text, i) =>
+        send(tenant.apiKey, tenant.roomId, { text, actor: { id: `test:user-${i % 3}` } }),
+      ),
+      send(tenant.apiKey, tenant.roomId, {
+        text: 'original again',
+        clientId: 'c-1',
+        actor: { id: 'test:bot' },
+      }),
+    ]);
+    const retry = results.pop();
+    assert.ok(retry !== undefined);
+    assert.ok([200, 201].includes(retry.statusCode), retry.body);
+    assert.deepEqual(
+      [retry.json<Message>().id, retry.json<Message>().text],
+      [first.json<Message>().id, 'original'],
+    );
+    for (const res of results) assert.equal(res.statusCode, 201, res.body);
+    const seqs = results.map((res) => res.json<Message>().seq).sort((a, b) => a - b);
+    assert.deepEqual(
+      seqs,
+      Array.from({ length: texts.length }, (_, i) => i + 2),
+      'consecutive, no gaps',
+    );
+    const history = await call(t.app, {
+      method: 'GET',
+      url: `/v1/rooms/${tenant.roomId}/messages?limit=100`,
+      headers: bearer(tenant.apiKey),
+    });
+    const stored = history.json<{ data: Message[] }>().data;
+    assert.equal(stored.length, texts.length + 1);
+    assert.deepEqual(
+      stored.map((m) => m.seq),
+      Array.from({ length: texts.length + 1 }, (_, i) => i + 1),
+    );
+    for (const res of results) {
+      const sent = res.json<Message>();
+      assert.equal(
+        stored.find((m) => m.seq === sent.seq)?.text,
+        sent.text,
+        'the answer matches what is stored',
+      );
+    }
+  });
+
   test('history pages both ways by seq, oldest first within a page, with tombstones kept', async () => {
     const tenant = await tenantWithRoom();
     for (let i = 1; i <= 12; i++) {

@@ -25,24 +25,32 @@ export function toEvent(row: EventRow): TenantEvent {
 }
 
 /**
- * Writes an event's row, and whatever must commit with it (the outbox: webhook deliveries), into the
+ * Writes events' rows, and whatever must commit with them (the outbox: webhook deliveries), into the
  * caller's transaction. The app installs one that does both in one statement.
  */
-export type EventWriter = (tx: Queryable, event: TenantEvent) => Promise<void>;
+export type EventWriter = (tx: Queryable, events: readonly TenantEvent[]) => Promise<void>;
 
-/** The event row alone. */
-export async function insertEventRow(tx: Queryable, event: TenantEvent): Promise<void> {
+/** The event rows alone, in one statement. */
+export async function insertEventRows(tx: Queryable, events: readonly TenantEvent[]): Promise<void> {
+  if (events.length === 0) return;
   await tx.query(
-    'insert into events (id, tenant_id, type, data, trace, created_at) values ($1, $2, $3, $4, $5, $6)',
+    `insert into events (id, tenant_id, type, data, trace, created_at)
+     select * from unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::jsonb[], $6::timestamptz[])`,
     [
-      event.id,
-      event.tenantId,
-      event.type,
-      JSON.stringify(event.data),
-      JSON.stringify(event.trace),
-      event.createdAt,
+      events.map((e) => e.id),
+      events.map((e) => e.tenantId),
+      events.map((e) => e.type),
+      events.map((e) => JSON.stringify(e.data)),
+      events.map((e) => JSON.stringify(e.trace)),
+      events.map((e) => e.createdAt),
     ],
   );
+}
+
+export interface NewEvent {
+  type: string;
+  data: Record<string, unknown>;
+  trace: TraceMetadata;
 }
 
 /** Writes events into the caller's transaction (through the writer) and publishes them after commit. */
@@ -50,7 +58,7 @@ export class EventStore {
   constructor(
     readonly bus: EventBus,
     private readonly clock: Clock,
-    private readonly write: EventWriter = insertEventRow,
+    private readonly write: EventWriter = insertEventRows,
   ) {}
 
   async insert(
@@ -60,17 +68,27 @@ export class EventStore {
     data: Record<string, unknown>,
     trace: TraceMetadata,
   ): Promise<TenantEvent> {
-    const createdAt = this.clock.now();
-    const event: TenantEvent = {
-      id: newId('event', createdAt),
-      tenantId,
-      type,
-      data,
-      createdAt: new Date(createdAt).toISOString(),
-      trace,
-    };
-    await this.write(tx, event);
+    const [event] = await this.insertMany(tx, tenantId, [{ type, data, trace }]);
+    if (event === undefined) throw new Error('insertMany returned no event');
     return event;
+  }
+
+  /** Several events of one tenant in one write (one statement with the app's writer), in order. */
+  async insertMany(tx: Queryable, tenantId: string, items: readonly NewEvent[]): Promise<TenantEvent[]> {
+    const createdAt = this.clock.now();
+    const created = new Date(createdAt).toISOString();
+    const events = items.map(
+      (item): TenantEvent => ({
+        id: newId('event', createdAt),
+        tenantId,
+        type: item.type,
+        data: item.data,
+        createdAt: created,
+        trace: item.trace,
+      }),
+    );
+    await this.write(tx, events);
+    return events;
   }
 
   publishCommitted(events: readonly TenantEvent[]): void {

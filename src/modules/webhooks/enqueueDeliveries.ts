@@ -1,12 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../../core/db/database.ts';
-import { insertEventRow } from '../../core/events/store.ts';
 import type { TenantEvent } from '../../core/events/types.ts';
 import { DEAD_LETTERED_EVENT, type WebhookEvent } from './types.ts';
 
 export interface EnqueueOptions {
-  /** Endpoints that must not receive this event. */
-  excludeEndpointIds?: readonly string[];
   /** When the first attempt is due (ms since epoch); default: the event's createdAt, i.e. at once. */
   now?: number;
 }
@@ -25,63 +22,87 @@ export function eventTypeMatchSql(filter: string, type: string): string {
 }
 
 /**
- * One statement: (optionally) the event row, and one pending delivery per enabled endpoint of the tenant
- * whose eventTypes matches, minting the delivery ids in SQL. The body is `{"id":"<delivery id>",` followed by
- * the rest serialized once here, so it holds exactly the bytes `JSON.stringify({id, type, created_at, data})`
- * would.
+ * One statement for any number of events of one tenant: (optionally) the event rows, and one pending
+ * delivery per event and enabled endpoint whose eventTypes matches, with the delivery ids minted in SQL.
+ * A body is `{"id":"<delivery id>",` followed by the rest serialized once here, so it holds exactly the
+ * bytes `JSON.stringify({id, type, created_at, data})` would.
  */
-function fanOutSql(withEvent: boolean): string {
-  return `with ${withEvent ? 'event as (insert into events (id, tenant_id, type, data, trace, created_at) values ($1, $2, $3, $10, $11, $12)),' : ''}
+function fanOutSql(withEvents: boolean): string {
+  const events = `events_written as (
+    insert into events (id, tenant_id, type, data, trace, created_at)
+    select id, $1, type, data::jsonb, trace::jsonb, created_at
+      from unnest($2::text[], $3::text[], $11::text[], $12::text[], $13::timestamptz[])
+           as t(id, type, data, trace, created_at)
+  ),`;
+  return `with ${withEvents ? events : ''}
+  fanned as (
+    select * from unnest($2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[],
+                         $8::timestamptz[], $9::text[], $10::boolean[])
+      as f(event_id, type, at_ms, rest, trace_id, trace_flags, due_at, excluded, skip)
+  ),
   targets as (
-    select e.id as endpoint_id, 'whd_' || svc_id_suffix($4) as id
-    from webhook_endpoints e
-    where e.tenant_id = $2 and e.enabled and e.id <> all($5::text[]) and ${eventTypeMatchSql('e.event_types', '$3')}
+    select f.*, e.id as endpoint_id, 'whd_' || svc_id_suffix(f.at_ms) as id
+      from fanned f
+      join webhook_endpoints e on e.tenant_id = $1 and e.enabled
+     where not f.skip and e.id is distinct from f.excluded and ${eventTypeMatchSql('e.event_types', 'f.type')}
   )
   insert into webhook_deliveries
     (id, tenant_id, endpoint_id, event_id, event_type, body, trace_id, trace_flags, next_attempt_at, created_at)
-  select t.id, $2, t.endpoint_id, $1, $3, '{"id":"' || t.id || '",' || $6, $7, $8, $9, $9 from targets t
+  select t.id, $1, t.endpoint_id, t.event_id, t.type, '{"id":"' || t.id || '",' || t.rest, t.trace_id,
+         t.trace_flags, t.due_at, t.due_at
+    from targets t
   on conflict (tenant_id, endpoint_id, event_id) do nothing
-  returning id`;
+  returning id, event_id`;
 }
 const FAN_OUT = fanOutSql(false);
-const EVENT_AND_FAN_OUT = fanOutSql(true);
-
-function fanOutParams(
-  event: WebhookEvent,
-  excluded: readonly string[],
-  dueAt: number | undefined,
-): unknown[] {
-  const createdAt = new Date(event.createdAt);
-  if (Number.isNaN(createdAt.getTime())) throw new Error(`event ${event.id}: createdAt is not a valid time`);
-  const created = createdAt.toISOString();
-  const rest = JSON.stringify({ type: event.type, created_at: created, data: event.data }).slice(1);
-  const traceId = event.trace?.traceId;
-  return [
-    event.id,
-    event.tenantId,
-    event.type,
-    createdAt.getTime(),
-    excluded,
-    rest,
-    traceId !== undefined && TRACE_ID.test(traceId) ? traceId : randomBytes(16).toString('hex'),
-    event.trace?.sampled === true ? '01' : '00',
-    new Date(dueAt ?? createdAt.getTime()).toISOString(),
-  ];
-}
+const EVENTS_AND_FAN_OUT = fanOutSql(true);
 
 /**
- * The endpoints an event must skip, or null when it must not be fanned out at all:
  * `webhook.delivery.dead_lettered` is never sent to the endpoint that failed (`data.endpointId`), and a
- * dead-lettering of such an event is not fanned out, so two failing endpoints cannot feed each other
- * dead-letter events forever.
+ * dead-lettering of such an event is not fanned out at all, so two failing endpoints cannot feed each
+ * other dead-letter events forever.
  */
-function exclusions(event: WebhookEvent, options: EnqueueOptions): string[] | null {
-  const excluded = [...(options.excludeEndpointIds ?? [])];
-  if (event.type === DEAD_LETTERED_EVENT) {
-    if (event.data.eventType === DEAD_LETTERED_EVENT) return null;
-    if (typeof event.data.endpointId === 'string') excluded.push(event.data.endpointId);
+function deadLetterRule(event: WebhookEvent): { excluded: string | null; skip: boolean } {
+  if (event.type !== DEAD_LETTERED_EVENT) return { excluded: null, skip: false };
+  if (event.data.eventType === DEAD_LETTERED_EVENT) return { excluded: null, skip: true };
+  return { excluded: typeof event.data.endpointId === 'string' ? event.data.endpointId : null, skip: false };
+}
+
+/** The statement's parameters $1-$10: the tenant, then one array entry per event. */
+function fanOutParams(events: readonly WebhookEvent[], dueAt: number | undefined): unknown[] {
+  const tenantId = events[0]?.tenantId;
+  const columns = {
+    id: [] as string[],
+    type: [] as string[],
+    atMs: [] as number[],
+    rest: [] as string[],
+    traceId: [] as string[],
+    traceFlags: [] as string[],
+    due: [] as string[],
+    excluded: [] as (string | null)[],
+    skip: [] as boolean[],
+  };
+  for (const event of events) {
+    if (event.tenantId !== tenantId) throw new Error('one fan-out statement serves one tenant');
+    const createdAt = new Date(event.createdAt);
+    if (Number.isNaN(createdAt.getTime()))
+      throw new Error(`event ${event.id}: createdAt is not a valid time`);
+    const created = createdAt.toISOString();
+    const traceId = event.trace?.traceId;
+    const rule = deadLetterRule(event);
+    columns.id.push(event.id);
+    columns.type.push(event.type);
+    columns.atMs.push(createdAt.getTime());
+    columns.rest.push(JSON.stringify({ type: event.type, created_at: created, data: event.data }).slice(1));
+    columns.traceId.push(
+      traceId !== undefined && TRACE_ID.test(traceId) ? traceId : randomBytes(16).toString('hex'),
+    );
+    columns.traceFlags.push(event.trace?.sampled === true ? '01' : '00');
+    columns.due.push(new Date(dueAt ?? createdAt.getTime()).toISOString());
+    columns.excluded.push(rule.excluded);
+    columns.skip.push(rule.skip);
   }
-  return excluded;
+  return [tenantId, ...Object.values(columns)];
 }
 
 /**
@@ -95,27 +116,24 @@ export async function enqueueDeliveries(
   event: WebhookEvent,
   options: EnqueueOptions = {},
 ): Promise<string[]> {
-  const excluded = exclusions(event, options);
-  if (excluded === null) return [];
-  const { rows } = await tx.query<{ id: string }>(FAN_OUT, fanOutParams(event, excluded, options.now));
+  const { rows } = await tx.query<{ id: string }>(FAN_OUT, fanOutParams([event], options.now));
   return rows.map((r) => r.id);
 }
 
 /**
- * Writes the event row and its deliveries in one statement (one round trip for the whole outbox).
- * Returns the ids of the deliveries queued.
+ * Writes the rows of events of one tenant and all their deliveries in one statement (one round trip for
+ * the whole outbox). Returns the ids of the events that queued any delivery.
  */
-export async function insertEventWithDeliveries(tx: Queryable, event: TenantEvent): Promise<string[]> {
-  const excluded = exclusions(event, {});
-  if (excluded === null) {
-    await insertEventRow(tx, event);
-    return [];
-  }
-  const { rows } = await tx.query<{ id: string }>(EVENT_AND_FAN_OUT, [
-    ...fanOutParams(event, excluded, undefined),
-    JSON.stringify(event.data),
-    JSON.stringify(event.trace),
-    event.createdAt,
+export async function insertEventsWithDeliveries(
+  tx: Queryable,
+  events: readonly TenantEvent[],
+): Promise<Set<string>> {
+  if (events.length === 0) return new Set();
+  const { rows } = await tx.query<{ id: string; event_id: string }>(EVENTS_AND_FAN_OUT, [
+    ...fanOutParams(events, undefined),
+    events.map((e) => JSON.stringify(e.data)),
+    events.map((e) => JSON.stringify(e.trace)),
+    events.map((e) => e.createdAt),
   ]);
-  return rows.map((r) => r.id);
+  return new Set(rows.map((r) => r.event_id));
 }

@@ -1,6 +1,6 @@
 /**
  * Webhooks: signed, retried, dead-lettered deliveries of tenant events. Verbs take `(ctx, input)` and
- * run in a tenant transaction; the event store writes each event with `insertEventWithDeliveries` (the
+ * run in a tenant transaction; the event store writes events with `insertEventsWithDeliveries` (the
  * outbox, one statement);
  * each instance runs one `WebhookWorker`.
  */
@@ -11,7 +11,7 @@ export {
   type EnqueueOptions,
   enqueueDeliveries,
   eventTypeMatchSql,
-  insertEventWithDeliveries,
+  insertEventsWithDeliveries,
 } from './enqueueDeliveries.ts';
 export { getDelivery } from './getDelivery.ts';
 export { getEndpoint } from './getEndpoint.ts';

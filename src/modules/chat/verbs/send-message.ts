@@ -1,11 +1,11 @@
 import type { Static } from 'typebox';
-import { inTenant, type ServiceContext } from '../../../core/context.ts';
+import { type ServiceContext, traceMetadata } from '../../../core/context.ts';
 import { PG_ERROR, pgErrorCode } from '../../../core/db/database.ts';
 import { tenantTx } from '../../../core/db/tenant-tx.ts';
 import { NotFound } from '../../../core/http/errors.ts';
 import { newId } from '../../../core/ids.ts';
 import type { SendMessageInput } from '../schema.ts';
-import { actingActor } from './author.ts';
+import { type Actor, actingActor } from './author.ts';
 import { chatConfig } from './config.ts';
 import { type ChatMessage, MESSAGE_SELECT, type MessageRow, toMessage } from './message-row.ts';
 import { checkText } from './moderation.ts';
@@ -13,74 +13,95 @@ import { assertRoomAllowed } from './room-access.ts';
 
 export type SendMessage = Static<typeof SendMessageInput>;
 
+/** At most this many queued sends go into one transaction. */
+const MAX_BATCH = 64;
+
+interface PendingSend {
+  ctx: ServiceContext;
+  input: SendMessage;
+  resolve: (message: ChatMessage) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Sends waiting for their room's writer, per database and `tenant/room`. */
+const waiting = new WeakMap<object, Map<string, PendingSend[]>>();
+
 /**
- * Stores a message as the next of its room. The room's counter row is taken with an upsert that locks it
- * until commit, so concurrent senders get consecutive numbers (message `seq` and `changeSeq`) in commit
- * order, and a rolled-back send gives its numbers back.
+ * Stores a message as the next of its room. Sends to one room are written in groups (group commit): while
+ * one transaction holds the room's counter row, later sends wait in this process, and the next
+ * transaction writes all of them with consecutive numbers in arrival order. A busy room then costs one
+ * transaction per group instead of one per message, whose row lock (held to commit) would otherwise cap
+ * the room at one message per few database round trips.
  */
 export async function sendMessage(ctx: ServiceContext, input: SendMessage): Promise<ChatMessage> {
   assertRoomAllowed(ctx, input.roomId);
   checkText(input.text, await chatConfig(ctx));
+  return new Promise<ChatMessage>((resolve, reject) => {
+    let rooms = waiting.get(ctx.db);
+    if (rooms === undefined) {
+      rooms = new Map();
+      waiting.set(ctx.db, rooms);
+    }
+    const key = `${ctx.tenantId}/${input.roomId}`;
+    const queue = rooms.get(key);
+    const pending: PendingSend = { ctx, input, resolve, reject };
+    if (queue !== undefined) {
+      queue.push(pending);
+      return;
+    }
+    const fresh = [pending];
+    rooms.set(key, fresh);
+    void writeQueued(rooms, key, fresh);
+  });
+}
+
+/** Writes a room's queue group by group until it is empty; a send that fails alone fails alone. */
+async function writeQueued(
+  rooms: Map<string, PendingSend[]>,
+  key: string,
+  queue: PendingSend[],
+): Promise<void> {
   try {
-    return await inTenant(ctx, async (tx, emit) => {
-      const author = await actingActor(ctx, tx, input.actor);
-      const id = newId('message', ctx.clock.now());
-      const metadata = input.metadata ?? {};
-      // Takes the room's next message and change numbers, stores the message and records its creation
-      // in one statement (one round trip fewer).
-      const { rows } = await tx.query<{
-        seq: number | string;
-        created_change: number | string;
-        created_at: Date | string;
-      }>(
-        `with counter as (
-           insert into chat_room_seq as s (tenant_id, room_id, last_seq, last_change) values ($1, $3, 1, 1)
-           on conflict (tenant_id, room_id)
-           do update set last_seq = s.last_seq + 1, last_change = s.last_change + 1
-           returning last_seq, last_change),
-         message as (
-           insert into chat_messages
-             (tenant_id, id, room_id, seq, created_change, author_actor_id, text, metadata, client_id)
-           select $1, $2, $3, counter.last_seq, counter.last_change, $4, $5, $6, $7 from counter
-           returning seq, created_change, created_at),
-         logged as (
-           insert into chat_changes (tenant_id, room_id, change_seq, message_id, revision, kind)
-           select $1, $3, message.created_change, $2, 0, 'created' from message)
-         select seq, created_change, created_at from message`,
-        [
-          ctx.tenantId,
-          id,
-          input.roomId,
-          author.id,
-          input.text,
-          JSON.stringify(metadata),
-          input.clientId ?? null,
-        ],
-      );
-      const row = rows[0];
-      if (row === undefined) throw new Error('message insert returned nothing');
-      // Built from what was just written rather than read back: sending is the hot path.
-      const message: ChatMessage = {
-        id,
-        roomId: input.roomId,
-        seq: Number(row.seq),
-        author,
-        text: input.text,
-        metadata,
-        clientId: input.clientId ?? null,
-        reactions: [],
-        revision: 0,
-        createdAt: new Date(row.created_at).toISOString(),
-        editedAt: null,
-        deletedAt: null,
-      };
-      await emit('chat.message.created', {
-        roomId: input.roomId,
-        message,
-        changeSeq: Number(row.created_change),
-      });
-      return message;
-    });
+    while (queue.length > 0) {
+      const group = queue.splice(0, MAX_BATCH);
+      if (group.length > 1) {
+        let written: ChatMessage[] | undefined;
+        try {
+          written = await writeGroup(group);
+        } catch (error) {
+          // A constraint one message broke (its clientId was used before, the room is gone) rolled the
+          // whole group back: write each on its own below, so only that one fails. Anything else fails all.
+          if (!isConstraintViolation(error)) {
+            for (const p of group) p.reject(error);
+            continue;
+          }
+        }
+        if (written !== undefined) {
+          for (const [i, p] of group.entries()) {
+            const message = written[i];
+            if (message === undefined) p.reject(new Error('a queued message was not written'));
+            else p.resolve(message);
+          }
+          continue;
+        }
+      }
+      for (const p of group) await writeOne(p).then(p.resolve, p.reject);
+    }
+  } finally {
+    rooms.delete(key);
+  }
+}
+
+function isConstraintViolation(error: unknown): boolean {
+  return pgErrorCode(error)?.startsWith('23') === true;
+}
+
+async function writeOne(pending: PendingSend): Promise<ChatMessage> {
+  const { ctx, input } = pending;
+  try {
+    const [message] = await writeGroup([pending]);
+    if (message === undefined) throw new Error('message insert returned nothing');
+    return message;
   } catch (error) {
     const code = pgErrorCode(error);
     if (code === PG_ERROR.foreignKeyViolation) throw new NotFound('room', input.roomId);
@@ -90,6 +111,103 @@ export async function sendMessage(ctx: ServiceContext, input: SendMessage): Prom
     }
     throw error;
   }
+}
+
+/**
+ * Takes the room's next numbers for every message of the group, stores them and records their creation in
+ * one statement, then writes their events in one more: two round trips while the counter row is locked.
+ */
+const INSERT_GROUP = `
+with batch as (
+  select * from unnest($3::text[], $4::uuid[], $5::text[], $6::jsonb[], $7::text[]) with ordinality
+    as b(id, author_actor_id, text, metadata, client_id, n)
+),
+counter as (
+  insert into chat_room_seq as s (tenant_id, room_id, last_seq, last_change)
+  values ($1, $2, $8, $8)
+  on conflict (tenant_id, room_id)
+  do update set last_seq = s.last_seq + excluded.last_seq, last_change = s.last_change + excluded.last_change
+  returning last_seq, last_change
+),
+message as (
+  insert into chat_messages
+    (tenant_id, id, room_id, seq, created_change, author_actor_id, text, metadata, client_id)
+  select $1, b.id, $2, c.last_seq - $8 + b.n, c.last_change - $8 + b.n, b.author_actor_id, b.text, b.metadata,
+         b.client_id
+    from batch b cross join counter c
+  returning id, seq, created_change, created_at
+),
+logged as (
+  insert into chat_changes (tenant_id, room_id, change_seq, message_id, revision, kind)
+  select $1, $2, m.created_change, m.id, 0, 'created' from message m
+)
+select id, seq, created_change, created_at from message order by seq`;
+
+/** One transaction for a group of sends to one room of one tenant (in `ctx` of the first). */
+async function writeGroup(group: readonly PendingSend[]): Promise<ChatMessage[]> {
+  const first = group[0];
+  if (first === undefined) return [];
+  const { ctx } = first;
+  const roomId = first.input.roomId;
+  const enabled = await ctx.enablement.enabledModules(ctx.tenantId);
+  const { messages, events } = await tenantTx(ctx.db, { tenantId: ctx.tenantId }, async (tx) => {
+    const authors: Actor[] = [];
+    for (const p of group) authors.push(await actingActor(p.ctx, tx, p.input.actor));
+    const now = ctx.clock.now();
+    const ids = group.map(() => newId('message', now));
+    const { rows } = await tx.query<{
+      id: string;
+      seq: number | string;
+      created_change: number | string;
+      created_at: Date | string;
+    }>(INSERT_GROUP, [
+      ctx.tenantId,
+      roomId,
+      ids,
+      authors.map((a) => a.id),
+      group.map((p) => p.input.text),
+      group.map((p) => JSON.stringify(p.input.metadata ?? {})),
+      group.map((p) => p.input.clientId ?? null),
+      group.length,
+    ]);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    // Built from what was just written rather than read back: sending is the hot path.
+    const messages = group.map((p, i): { message: ChatMessage; changeSeq: number } => {
+      const row = byId.get(ids[i] ?? '');
+      if (row === undefined) throw new Error('message insert returned nothing');
+      return {
+        changeSeq: Number(row.created_change),
+        message: {
+          id: row.id,
+          roomId,
+          seq: Number(row.seq),
+          author: authors[i] as Actor,
+          text: p.input.text,
+          metadata: p.input.metadata ?? {},
+          clientId: p.input.clientId ?? null,
+          reactions: [],
+          revision: 0,
+          createdAt: new Date(row.created_at).toISOString(),
+          editedAt: null,
+          deletedAt: null,
+        },
+      };
+    });
+    const events = enabled.has('chat')
+      ? await ctx.events.insertMany(
+          tx,
+          ctx.tenantId,
+          messages.map(({ message, changeSeq }, i) => ({
+            type: 'chat.message.created',
+            data: { roomId, message, changeSeq },
+            trace: traceMetadata(group[i]?.ctx ?? ctx),
+          })),
+        )
+      : [];
+    return { messages: messages.map((m) => m.message), events };
+  });
+  ctx.events.publishCommitted(events);
+  return messages;
 }
 
 /** The message this author already sent with this clientId: a retry must not post twice. */
