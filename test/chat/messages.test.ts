@@ -83,6 +83,7 @@ describe('chat messages over REST', () => {
       ...texts.map((text, i) =>
         send(tenant.apiKey, tenant.roomId, { text, actor: { id: `test:user-${i % 3}` } }),
       ),
+      send(tenant.apiKey, tenant.roomId, { text: 'nobody sent this' }),
       send(tenant.apiKey, tenant.roomId, {
         text: 'original again',
         clientId: 'c-1',
@@ -90,6 +91,8 @@ describe('chat messages over REST', () => {
       }),
     ]);
     const retry = results.pop();
+    const unnamed = results.pop();
+    assert.equal(unnamed?.statusCode, 400, 'an API key must name the actor; the others are not affected');
     assert.ok(retry !== undefined);
     assert.ok([200, 201].includes(retry.statusCode), retry.body);
     assert.deepEqual(

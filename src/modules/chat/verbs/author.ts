@@ -9,14 +9,13 @@ export type Actor = Static<typeof ActorView>;
 const ACTOR_ROW = 'id::text as id, type, external_id as "externalId"';
 
 /**
- * Who a change is made as: a session token speaks for its own actor (and may not name another); an API
- * key names the actor in the input, which is created on first use so servers can post as bots.
+ * The checks of `actingActor` that need no database: a session token may not name another actor, an API
+ * key must name one. Returns the session's own actor, if any.
  */
-export async function actingActor(
+export function checkActingActor(
   ctx: ServiceContext,
-  tx: Queryable,
   named: Static<typeof ActorInput> | undefined,
-): Promise<Actor> {
+): Actor | undefined {
   const own = ctx.principal?.actor;
   if (own !== undefined) {
     if (named !== undefined && named.id !== own.externalId) {
@@ -31,6 +30,21 @@ export async function actingActor(
       { field: '/body/actor', message: 'is required with an API key', code: 'required' },
     ]);
   }
+  return undefined;
+}
+
+/**
+ * Who a change is made as: a session token speaks for its own actor (and may not name another); an API
+ * key names the actor in the input, which is created on first use so servers can post as bots.
+ */
+export async function actingActor(
+  ctx: ServiceContext,
+  tx: Queryable,
+  named: Static<typeof ActorInput> | undefined,
+): Promise<Actor> {
+  const own = checkActingActor(ctx, named);
+  if (own !== undefined) return own;
+  if (named === undefined) throw new Error('checkActingActor let an unnamed actor through');
   const provider = named.id.slice(0, named.id.indexOf(':'));
   // Insert-or-read without touching an existing actor's type or profile (unlike runtime connect).
   const { rows } = await tx.query<Actor>(

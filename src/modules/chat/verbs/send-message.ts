@@ -5,7 +5,7 @@ import { tenantTx } from '../../../core/db/tenant-tx.ts';
 import { NotFound } from '../../../core/http/errors.ts';
 import { newId } from '../../../core/ids.ts';
 import type { SendMessageInput } from '../schema.ts';
-import { type Actor, actingActor } from './author.ts';
+import { type Actor, actingActor, checkActingActor } from './author.ts';
 import { chatConfig } from './config.ts';
 import { type ChatMessage, MESSAGE_SELECT, type MessageRow, toMessage } from './message-row.ts';
 import { checkText } from './moderation.ts';
@@ -35,6 +35,8 @@ const waiting = new WeakMap<object, Map<string, PendingSend[]>>();
  */
 export async function sendMessage(ctx: ServiceContext, input: SendMessage): Promise<ChatMessage> {
   assertRoomAllowed(ctx, input.roomId);
+  // Everything that can reject one message without the database is checked before it joins a group.
+  checkActingActor(ctx, input.actor);
   checkText(input.text, await chatConfig(ctx));
   return new Promise<ChatMessage>((resolve, reject) => {
     let rooms = waiting.get(ctx.db);
