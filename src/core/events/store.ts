@@ -32,18 +32,26 @@ export type EventWriter = (tx: Queryable, events: readonly TenantEvent[]) => Pro
 
 /** The event rows alone, in one statement. */
 export async function insertEventRows(tx: Queryable, events: readonly TenantEvent[]): Promise<void> {
-  if (events.length === 0) return;
+  const [only] = events;
+  if (only === undefined) return;
+  const columns = 'insert into events (id, tenant_id, type, data, trace, created_at)';
+  const row = (e: TenantEvent) => [
+    e.id,
+    e.tenantId,
+    e.type,
+    JSON.stringify(e.data),
+    JSON.stringify(e.trace),
+    e.createdAt,
+  ];
+  if (events.length === 1) {
+    // Plain values plan faster than arrays.
+    await tx.query(`${columns} values ($1, $2, $3, $4, $5, $6)`, row(only));
+    return;
+  }
+  const rows = events.map(row);
   await tx.query(
-    `insert into events (id, tenant_id, type, data, trace, created_at)
-     select * from unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::jsonb[], $6::timestamptz[])`,
-    [
-      events.map((e) => e.id),
-      events.map((e) => e.tenantId),
-      events.map((e) => e.type),
-      events.map((e) => JSON.stringify(e.data)),
-      events.map((e) => JSON.stringify(e.trace)),
-      events.map((e) => e.createdAt),
-    ],
+    `${columns} select * from unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::jsonb[], $6::timestamptz[])`,
+    [0, 1, 2, 3, 4, 5].map((i) => rows.map((r) => r[i])),
   );
 }
 

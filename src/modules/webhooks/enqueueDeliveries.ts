@@ -22,24 +22,36 @@ export function eventTypeMatchSql(filter: string, type: string): string {
 }
 
 /**
- * One statement for any number of events of one tenant: (optionally) the event rows, and one pending
- * delivery per event and enabled endpoint whose eventTypes matches, with the delivery ids minted in SQL.
- * A body is `{"id":"<delivery id>",` followed by the rest serialized once here, so it holds exactly the
- * bytes `JSON.stringify({id, type, created_at, data})` would.
+ * One statement for the events of one tenant: (optionally) the event rows, and one pending delivery per
+ * event and enabled endpoint whose eventTypes matches, with the delivery ids minted in SQL. A body is
+ * `{"id":"<delivery id>",` followed by the rest serialized once here, so it holds exactly the bytes
+ * `JSON.stringify({id, type, created_at, data})` would. One event (the usual case) binds plain values;
+ * several bind arrays (unnest), which costs more to plan.
  */
-function fanOutSql(withEvents: boolean): string {
-  const events = `events_written as (
-    insert into events (id, tenant_id, type, data, trace, created_at)
-    select id, $1, type, data::jsonb, trace::jsonb, created_at
-      from unnest($2::text[], $3::text[], $11::text[], $12::text[], $13::timestamptz[])
-           as t(id, type, data, trace, created_at)
-  ),`;
-  return `with ${withEvents ? events : ''}
-  fanned as (
-    select * from unnest($2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[],
-                         $8::timestamptz[], $9::text[], $10::boolean[])
-      as f(event_id, type, at_ms, rest, trace_id, trace_flags, due_at, excluded, skip)
-  ),
+function fanOutSql(withEvents: boolean, many: boolean): string {
+  const param = (n: number, type: string) => (many ? `$${n}::${type}[]` : `$${n}::${type}`);
+  const eventRows = many
+    ? `select id, $1, type, data::jsonb, trace::jsonb, created_at
+         from unnest($2::text[], $3::text[], $11::text[], $12::text[], $13::timestamptz[])
+              as t(id, type, data, trace, created_at)`
+    : 'values ($2, $1, $3, $11::jsonb, $12::jsonb, $13::timestamptz)';
+  const columns = [
+    ['event_id', 2, 'text'],
+    ['type', 3, 'text'],
+    ['at_ms', 4, 'bigint'],
+    ['rest', 5, 'text'],
+    ['trace_id', 6, 'text'],
+    ['trace_flags', 7, 'text'],
+    ['due_at', 8, 'timestamptz'],
+    ['excluded', 9, 'text'],
+    ['skip', 10, 'boolean'],
+  ] as const;
+  const fanned = many
+    ? `select * from unnest(${columns.map(([, n, type]) => param(n, type)).join(', ')})
+         as f(${columns.map(([name]) => name).join(', ')})`
+    : `select ${columns.map(([name, n, type]) => `${param(n, type)} as ${name}`).join(', ')}`;
+  return `with ${withEvents ? `events_written as (insert into events (id, tenant_id, type, data, trace, created_at) ${eventRows}),` : ''}
+  fanned as (${fanned}),
   targets as (
     select f.*, e.id as endpoint_id, 'whd_' || svc_id_suffix(f.at_ms) as id
       from fanned f
@@ -54,8 +66,9 @@ function fanOutSql(withEvents: boolean): string {
   on conflict (tenant_id, endpoint_id, event_id) do nothing
   returning id, event_id`;
 }
-const FAN_OUT = fanOutSql(false);
-const EVENTS_AND_FAN_OUT = fanOutSql(true);
+const FAN_OUT = fanOutSql(false, false);
+const EVENT_AND_FAN_OUT = fanOutSql(true, false);
+const EVENTS_AND_FAN_OUT = fanOutSql(true, true);
 
 /**
  * `webhook.delivery.dead_lettered` is never sent to the endpoint that failed (`data.endpointId`), and a
@@ -68,8 +81,8 @@ function deadLetterRule(event: WebhookEvent): { excluded: string | null; skip: b
   return { excluded: typeof event.data.endpointId === 'string' ? event.data.endpointId : null, skip: false };
 }
 
-/** The statement's parameters $1-$10: the tenant, then one array entry per event. */
-function fanOutParams(events: readonly WebhookEvent[], dueAt: number | undefined): unknown[] {
+/** The statement's parameters $1-$10: the tenant, then per column one array entry per event (or a value). */
+function fanOutParams(events: readonly WebhookEvent[], dueAt: number | undefined, many: boolean): unknown[] {
   const tenantId = events[0]?.tenantId;
   const columns = {
     id: [] as string[],
@@ -102,7 +115,8 @@ function fanOutParams(events: readonly WebhookEvent[], dueAt: number | undefined
     columns.excluded.push(rule.excluded);
     columns.skip.push(rule.skip);
   }
-  return [tenantId, ...Object.values(columns)];
+  const values: unknown[][] = Object.values(columns);
+  return [tenantId, ...(many ? values : values.map((column) => column[0]))];
 }
 
 /**
@@ -116,7 +130,7 @@ export async function enqueueDeliveries(
   event: WebhookEvent,
   options: EnqueueOptions = {},
 ): Promise<string[]> {
-  const { rows } = await tx.query<{ id: string }>(FAN_OUT, fanOutParams([event], options.now));
+  const { rows } = await tx.query<{ id: string }>(FAN_OUT, fanOutParams([event], options.now, false));
   return rows.map((r) => r.id);
 }
 
@@ -129,11 +143,16 @@ export async function insertEventsWithDeliveries(
   events: readonly TenantEvent[],
 ): Promise<Set<string>> {
   if (events.length === 0) return new Set();
-  const { rows } = await tx.query<{ id: string; event_id: string }>(EVENTS_AND_FAN_OUT, [
-    ...fanOutParams(events, undefined),
-    events.map((e) => JSON.stringify(e.data)),
-    events.map((e) => JSON.stringify(e.trace)),
-    events.map((e) => e.createdAt),
-  ]);
+  const many = events.length > 1;
+  const data = events.map((e) => JSON.stringify(e.data));
+  const trace = events.map((e) => JSON.stringify(e.trace));
+  const created = events.map((e) => e.createdAt);
+  const { rows } = await tx.query<{ id: string; event_id: string }>(
+    many ? EVENTS_AND_FAN_OUT : EVENT_AND_FAN_OUT,
+    [
+      ...fanOutParams(events, undefined, many),
+      ...(many ? [data, trace, created] : [data[0], trace[0], created[0]]),
+    ],
+  );
   return new Set(rows.map((r) => r.event_id));
 }
