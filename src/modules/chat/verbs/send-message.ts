@@ -118,12 +118,15 @@ async function writeOne(pending: PendingSend): Promise<ChatMessage> {
 /**
  * Takes the room's next numbers for every message of the group, stores them and records their creation in
  * one statement, then writes their events in one more: two round trips while the counter row is locked.
+ * One message binds plain values; several bind arrays (unnest), which costs more to plan.
  */
-const INSERT_GROUP = `
-with batch as (
-  select * from unnest($3::text[], $4::uuid[], $5::text[], $6::jsonb[], $7::text[]) with ordinality
-    as b(id, author_actor_id, text, metadata, client_id, n)
-),
+function insertGroupSql(many: boolean): string {
+  const batch = many
+    ? `select * from unnest($3::text[], $4::uuid[], $5::text[], $6::jsonb[], $7::text[]) with ordinality
+         as b(id, author_actor_id, text, metadata, client_id, n)`
+    : 'select $3::text as id, $4::uuid as author_actor_id, $5::text as text, $6::jsonb as metadata, $7::text as client_id, 1 as n';
+  return `
+with batch as (${batch}),
 counter as (
   insert into chat_room_seq as s (tenant_id, room_id, last_seq, last_change)
   values ($1, $2, $8, $8)
@@ -144,6 +147,14 @@ logged as (
   select $1, $2, m.created_change, m.id, 0, 'created' from message m
 )
 select id, seq, created_change, created_at from message order by seq`;
+}
+const INSERT_ONE = insertGroupSql(false);
+const INSERT_GROUP = insertGroupSql(true);
+
+/** Arrays for the unnest form, their only entries for the plain one. */
+function columnsOrValues(many: boolean, columns: readonly unknown[][]): unknown[] {
+  return many ? [...columns] : columns.map((column) => column[0]);
+}
 
 /** One transaction for a group of sends to one room of one tenant (in `ctx` of the first). */
 async function writeGroup(group: readonly PendingSend[]): Promise<ChatMessage[]> {
@@ -162,14 +173,16 @@ async function writeGroup(group: readonly PendingSend[]): Promise<ChatMessage[]>
       seq: number | string;
       created_change: number | string;
       created_at: Date | string;
-    }>(INSERT_GROUP, [
+    }>(group.length > 1 ? INSERT_GROUP : INSERT_ONE, [
       ctx.tenantId,
       roomId,
-      ids,
-      authors.map((a) => a.id),
-      group.map((p) => p.input.text),
-      group.map((p) => JSON.stringify(p.input.metadata ?? {})),
-      group.map((p) => p.input.clientId ?? null),
+      ...columnsOrValues(group.length > 1, [
+        ids,
+        authors.map((a) => a.id),
+        group.map((p) => p.input.text),
+        group.map((p) => JSON.stringify(p.input.metadata ?? {})),
+        group.map((p) => p.input.clientId ?? null),
+      ]),
       group.length,
     ]);
     const byId = new Map(rows.map((row) => [row.id, row]));
