@@ -74,6 +74,9 @@ async function measureTarget(name: string, url: string, tokens: string[] | undef
   });
   const send = (command: Command) => child.send(command);
   try {
+    // Let the setup's garbage go first, so the RSS delta is the connections' (RSS stays noisy; heap is the steadier figure).
+    memory();
+    await sleep(1000);
     const before = memory();
     const connected = nextReport(child, 'connected');
     send({ kind: 'connect', url, room: ROOM, tokens, subscribers: SUBSCRIBERS, publishers: PUBLISHERS });

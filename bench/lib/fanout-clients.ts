@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
 import type { Command, ConnectCommand, PhasePlan, PhaseResult, Report } from './fanout-protocol.ts';
+import { RawWebSocket } from './raw-ws.ts';
 
 const CHAT = Buffer.from('"type":"chat.message"');
 const TEXT = Buffer.from('"text":"');
@@ -18,7 +19,7 @@ interface Phase {
   lastDeliveryAt: number;
 }
 
-let subscribers: WebSocket[] = [];
+let subscribers: RawWebSocket[] = [];
 let publishers: WebSocket[] = [];
 let room = '';
 const phases: Phase[] = [];
@@ -51,10 +52,40 @@ function onDelivery(data: Buffer): void {
   phase.lastDeliveryAt = now;
 }
 
-async function open(command: ConnectCommand, index: number, subscriber: boolean): Promise<WebSocket> {
+function urlFor(command: ConnectCommand, index: number): string {
   const token = command.tokens?.[index];
-  const url = token === undefined ? command.url : `${command.url}?token=${encodeURIComponent(token)}`;
-  const socket = new WebSocket(url, { perMessageDeflate: false });
+  return token === undefined ? command.url : `${command.url}?token=${encodeURIComponent(token)}`;
+}
+
+/**
+ * Resolves on `joined`; an `error` frame first rejects (and counts as refused). `onFrame` answers whether
+ * the frame was taken as part of the join (false once joined).
+ */
+function joinWatcher(): { joined: Promise<void>; onFrame(data: Buffer): boolean } {
+  let settle: { resolve(): void; reject(error: Error): void } | undefined;
+  const joined = new Promise<void>((resolve, reject) => {
+    settle = { resolve, reject };
+  });
+  let done = false;
+  return {
+    joined,
+    onFrame(data) {
+      if (done) return false;
+      if (data.indexOf('"type":"joined"') >= 0) {
+        done = true;
+        settle?.resolve();
+      } else if (data.indexOf('"type":"error"') >= 0) {
+        refusedDuring += 1;
+        settle?.reject(new Error(`server error: ${data.toString()}`));
+      }
+      return true;
+    },
+  };
+}
+
+/** Publishers use `ws` (a few connections, sending). */
+async function openPublisher(command: ConnectCommand, index: number): Promise<WebSocket> {
+  const socket = new WebSocket(urlFor(command, index), { perMessageDeflate: false });
   await new Promise<void>((resolve, reject) => {
     socket.once('open', () => resolve());
     socket.once('error', reject);
@@ -62,20 +93,29 @@ async function open(command: ConnectCommand, index: number, subscriber: boolean)
       reject(new Error(`upgrade refused: ${res.statusCode}`)),
     );
   });
-  const joined = new Promise<void>((resolve, reject) => {
-    socket.on('message', (data: Buffer) => {
-      if (data.indexOf('"type":"joined"') >= 0) resolve();
-      else if (data.indexOf('"type":"error"') >= 0) {
-        refusedDuring += 1;
-        reject(new Error(`server error: ${data.toString()}`));
-      } else if (subscriber) onDelivery(data);
-    });
-  });
-  socket.on('close', () => {
-    if (subscriber) closedDuring += 1;
+  const watch = joinWatcher();
+  socket.on('message', (data: Buffer) => {
+    // After the join, an error frame means a message was not published (e.g. rate_limited).
+    if (!watch.onFrame(data) && data.indexOf('"type":"error"') >= 0) refusedDuring += 1;
   });
   socket.send(JSON.stringify({ type: 'join', room }));
-  await joined;
+  await watch.joined;
+  return socket;
+}
+
+/** Subscribers use the lighter RawWebSocket (1,000 connections, receiving). */
+async function openSubscriber(command: ConnectCommand, index: number): Promise<RawWebSocket> {
+  const watch = joinWatcher();
+  const socket = await RawWebSocket.connect(urlFor(command, index), {
+    message: (data) => {
+      if (!watch.onFrame(data)) onDelivery(data);
+    },
+    close: () => {
+      closedDuring += 1;
+    },
+  });
+  socket.sendText(JSON.stringify({ type: 'join', room }));
+  await watch.joined;
   return socket;
 }
 
@@ -86,14 +126,14 @@ async function connect(command: ConnectCommand): Promise<void> {
   for (let at = 0; at < command.publishers; at += batch) {
     const count = Math.min(batch, command.publishers - at);
     publishers.push(
-      ...(await Promise.all(Array.from({ length: count }, (_, i) => open(command, at + i, false)))),
+      ...(await Promise.all(Array.from({ length: count }, (_, i) => openPublisher(command, at + i)))),
     );
   }
   for (let at = 0; at < command.subscribers; at += batch) {
     const count = Math.min(batch, command.subscribers - at);
     subscribers.push(
       ...(await Promise.all(
-        Array.from({ length: count }, (_, i) => open(command, command.publishers + at + i, true)),
+        Array.from({ length: count }, (_, i) => openSubscriber(command, command.publishers + at + i)),
       )),
     );
   }
