@@ -119,13 +119,19 @@ export class RawWebSocket {
   }
 
   private frame(fin: number, opcode: number, payload: Buffer): void {
-    if (opcode === OPCODE_PING) return this.send(0xa, payload);
+    if (opcode === OPCODE_PING) {
+      this.send(0xa, payload);
+      return;
+    }
     if (opcode === OPCODE_CLOSE) {
       this.socket.end();
       return;
     }
     if (opcode !== OPCODE_TEXT && opcode !== OPCODE_BINARY && opcode !== OPCODE_CONTINUATION) return;
-    if (fin && this.fragments.length === 0) return this.handlers.message(payload);
+    if (fin && this.fragments.length === 0) {
+      this.handlers.message(payload);
+      return;
+    }
     this.fragments.push(Buffer.from(payload));
     if (fin) {
       const whole = Buffer.concat(this.fragments);
