@@ -23,7 +23,10 @@ interface PendingSend {
   reject: (error: unknown) => void;
 }
 
-/** Sends waiting for their room's writer, per database and `tenant/room`. */
+/**
+ * Sends waiting for their room's writer, per app (its event store: a group's events are published on one
+ * app's bus) and `tenant/room`.
+ */
 const waiting = new WeakMap<object, Map<string, PendingSend[]>>();
 
 /**
@@ -39,10 +42,10 @@ export async function sendMessage(ctx: ServiceContext, input: SendMessage): Prom
   checkActingActor(ctx, input.actor);
   checkText(input.text, await chatConfig(ctx));
   return new Promise<ChatMessage>((resolve, reject) => {
-    let rooms = waiting.get(ctx.db);
+    let rooms = waiting.get(ctx.events);
     if (rooms === undefined) {
       rooms = new Map();
-      waiting.set(ctx.db, rooms);
+      waiting.set(ctx.events, rooms);
     }
     const key = `${ctx.tenantId}/${input.roomId}`;
     const queue = rooms.get(key);
