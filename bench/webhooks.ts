@@ -78,7 +78,7 @@ async function main(): Promise<void> {
     { DEV_ISSUER },
     { systemTx, tenantTx },
     { newId },
-    { enableAllModules },
+    { tenantSetup },
     { createApiKey },
     { createTenant },
     { resolveHostedUser },
@@ -91,7 +91,7 @@ async function main(): Promise<void> {
     import('../src/core/auth/dev-issuer.ts'),
     import('../src/core/db/tenant-tx.ts'),
     import('../src/core/ids.ts'),
-    import('../src/core/modules/enablement.ts'),
+    import('../src/app.ts'),
     import('../src/core/tenancy/api-keys.ts'),
     import('../src/core/tenancy/tenants.ts'),
     import('../src/core/tenancy/users.ts'),
@@ -270,9 +270,14 @@ async function main(): Promise<void> {
       const tenant = await createTenant(
         service.db,
         { name: 'bench', workspaceType: 'sandbox', ownerUserId: owner.id },
-        [enableAllModules],
+        tenantSetup(),
       );
-      const { key } = await createApiKey(service.db, tenant.id, { name: 'bench', scopes: ['*'] }, Date.now());
+      const { key } = await createApiKey(
+        service.db,
+        tenant.id,
+        { name: 'bench', scopes: ['*'], knownScopes: [] },
+        Date.now(),
+      );
       const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
       for (let i = 0; i < ENDPOINTS; i++) {
         const res = await fetch(`${service.baseUrl}/v1/webhooks`, {
@@ -315,7 +320,7 @@ async function main(): Promise<void> {
       await tenantTx(service.db, { tenantId: tenant.id }, (tx) =>
         tx.query(`update webhook_deliveries set next_attempt_at = now() where state = 'pending'`),
       );
-      service.app.services.wakeWebhooks();
+      service.app.services.workers.wake('webhooks');
       const drained = await receiptsUntil('app.bench.backlog', events * ENDPOINTS, DRAIN_LIMIT_MS);
       const times = drained.map((r) => r.receivedAt).sort((a, b) => a - b);
       const first = times[0] ?? 0;

@@ -1,7 +1,7 @@
+import { appMigrations, tenantSetup } from './app.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { DEV_OWNER_EMAIL, DEV_OWNER_SUB, loadDevIssuer, signDevToken } from './core/auth/dev-issuer.ts';
 import { migrate } from './core/db/migrations.ts';
-import { enableAllModules } from './core/modules/enablement.ts';
 import { type DevCredentials, ensureDemoTenant } from './core/tenancy/demo.ts';
 import { createRuntime, openDatabase } from './runtime.ts';
 
@@ -57,7 +57,7 @@ async function start(config: Config): Promise<number> {
   });
   const demo =
     config.env === 'development'
-      ? await ensureDemoTenant(runtime.db, config.dataDir, [enableAllModules], Date.now())
+      ? await ensureDemoTenant(runtime.db, config.dataDir, tenantSetup(), Date.now())
       : { credentials: undefined, created: false };
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
@@ -135,7 +135,7 @@ async function devToken(config: Config, argv: string[]): Promise<number> {
 async function runMigrations(config: Config): Promise<number> {
   const db = await openDatabase(config);
   try {
-    const applied = await migrate(db);
+    const applied = await migrate(db, appMigrations());
     process.stdout.write(
       applied.length === 0 ? 'migrations: up to date\n' : `applied: ${applied.join(', ')}\n`,
     );

@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from './app.ts';
+import { appMigrations, buildApp, MODULES } from './app.ts';
 import type { Config } from './config.ts';
 import { type Clock, systemClock } from './core/clock.ts';
 import type { Database } from './core/db/database.ts';
 import { migrate } from './core/db/migrations.ts';
 import { openPglite } from './core/db/pglite.ts';
 import { openPostgres } from './core/db/postgres.ts';
+import type { ModuleManifest } from './core/modules/manifest.ts';
 
 /** PostgreSQL when DATABASE_URL is set, else PGlite in SVC_DATA_DIR (or in memory when asked). */
 export async function openDatabase(config: Config, options: { inMemory?: boolean } = {}): Promise<Database> {
@@ -22,16 +23,26 @@ export interface Runtime {
 /** Opens the database, applies migrations and builds the app; `close()` closes the app, then the database. */
 export async function createRuntime(
   config: Config,
-  options: { clock?: Clock; db?: Database; inMemory?: boolean; webhookWorker?: boolean } = {},
+  options: {
+    clock?: Clock;
+    db?: Database;
+    inMemory?: boolean;
+    /** Run the modules' background workers (default true). */
+    workers?: boolean;
+    /** The modules to run (default MODULES). */
+    modules?: readonly ModuleManifest[];
+  } = {},
 ): Promise<Runtime> {
   const db = options.db ?? (await openDatabase(config, options));
   try {
-    await migrate(db);
+    const modules = options.modules ?? MODULES;
+    await migrate(db, appMigrations(modules));
     const app = await buildApp({
       config,
       db,
       clock: options.clock ?? systemClock,
-      ...(options.webhookWorker === undefined ? {} : { webhookWorker: options.webhookWorker }),
+      modules,
+      ...(options.workers === undefined ? {} : { workers: options.workers }),
     });
     // The database closes after the app, so onClose hooks (e.g. flushing usage) can still write.
     const close = async () => {

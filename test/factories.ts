@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { tenantSetup } from '../src/app.ts';
 import { DEV_ISSUER, signDevToken } from '../src/core/auth/dev-issuer.ts';
-import { enableAllModules } from '../src/core/modules/enablement.ts';
 import { createApiKey as createKeyVerb } from '../src/core/tenancy/api-keys.ts';
 import type { WorkspaceType } from '../src/core/tenancy/roles.ts';
 import { createTenant } from '../src/core/tenancy/tenants.ts';
@@ -47,7 +47,7 @@ export async function createTestTenant(
       workspaceType: options.workspaceType ?? 'sandbox',
       ownerUserId: owner.id,
     },
-    [enableAllModules],
+    tenantSetup(),
   );
   const apiKey = await createApiKey(t, tenant.id, ['*']);
   return {
@@ -68,7 +68,12 @@ export async function createApiKey(
   const created = await createKeyVerb(
     t.db,
     tenantId,
-    { name: `key ${scopes.join(' ')}`, scopes, expiresAt: options.expiresAt },
+    {
+      name: `key ${scopes.join(' ')}`,
+      scopes,
+      knownScopes: t.app.services.registry.knownScopes,
+      expiresAt: options.expiresAt,
+    },
     Date.now(),
   );
   return created.key;

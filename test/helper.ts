@@ -32,7 +32,7 @@ export interface BuildOptions {
   /** Reuse an open database (e.g. two app instances on one database). */
   db?: Database;
   /**
-   * Run the webhook worker (default off): on a shared PostgreSQL a test app's worker would claim other
+   * Run the modules' background workers, e.g. the webhook worker (default off): on a shared PostgreSQL a test app's worker would claim other
    * test files' deliveries with its own retry settings. Tests that deliver turn it on.
    */
   webhookWorker?: boolean;
@@ -47,7 +47,7 @@ export async function buildTestApp(options: BuildOptions = {}): Promise<TestApp>
   const runtime = await createRuntime(config, {
     db,
     clock: options.clock ?? systemClock,
-    webhookWorker: options.webhookWorker ?? false,
+    workers: options.webhookWorker ?? false,
   });
   await options.extend?.(runtime.app);
   await runtime.app.ready();

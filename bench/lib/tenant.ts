@@ -1,6 +1,6 @@
+import { tenantSetup } from '../../src/app.ts';
 import { DEV_ISSUER } from '../../src/core/auth/dev-issuer.ts';
 import type { Database } from '../../src/core/db/database.ts';
-import { enableAllModules } from '../../src/core/modules/enablement.ts';
 import { createApiKey } from '../../src/core/tenancy/api-keys.ts';
 import { createTenant } from '../../src/core/tenancy/tenants.ts';
 import { resolveHostedUser } from '../../src/core/tenancy/users.ts';
@@ -14,9 +14,16 @@ export async function createBenchTenant(db: Database): Promise<{ tenantId: strin
     emailVerified: false,
     name: undefined,
   });
-  const tenant = await createTenant(db, { name: 'bench', workspaceType: 'sandbox', ownerUserId: owner.id }, [
-    enableAllModules,
-  ]);
-  const { key } = await createApiKey(db, tenant.id, { name: 'bench', scopes: ['*'] }, Date.now());
+  const tenant = await createTenant(
+    db,
+    { name: 'bench', workspaceType: 'sandbox', ownerUserId: owner.id },
+    tenantSetup(),
+  );
+  const { key } = await createApiKey(
+    db,
+    tenant.id,
+    { name: 'bench', scopes: ['*'], knownScopes: [] },
+    Date.now(),
+  );
   return { tenantId: tenant.id, apiKey: key };
 }

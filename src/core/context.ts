@@ -3,11 +3,13 @@ import type { Config } from '../config.ts';
 import type { Principal } from './auth/principal.ts';
 import type { Clock } from './clock.ts';
 import type { Database, Queryable } from './db/database.ts';
+import type { GroupCommits } from './db/group-commit.ts';
 import { tenantTx } from './db/tenant-tx.ts';
-import type { EventStore } from './events/store.ts';
+import { EventBatch, type EventStore } from './events/store.ts';
 import type { TenantEvent, TraceMetadata } from './events/types.ts';
 import type { TraceContext } from './http/request-id.ts';
 import type { ModuleEnablement } from './modules/enablement.ts';
+import type { Workers } from './modules/hooks.ts';
 import type { ModuleRegistry } from './modules/registry.ts';
 import type { RealtimeBackplane } from './realtime/index.ts';
 
@@ -21,8 +23,10 @@ export interface Services {
   enablement: ModuleEnablement;
   /** Pub/sub and presence across instances; absent only where an app is built without realtime. */
   realtime?: RealtimeBackplane;
-  /** Tells this instance's webhook worker that deliveries were queued (after commit). */
-  wakeWebhooks: () => void;
+  /** This instance's background workers, by module: `workers.wake(name)` after committing work for one. */
+  workers: Workers;
+  /** Keyed write queues (group commit) for hot keys: a room's messages, an auction's bids. */
+  groupCommit: GroupCommits;
 }
 
 export type Origin = 'api' | 'console' | 'realtime' | 'mcp' | 'system';
@@ -68,17 +72,15 @@ export async function inTenant<T>(
   ctx: ServiceContext,
   fn: (tx: Queryable, emit: Emit) => Promise<T>,
 ): Promise<T> {
-  const committed: TenantEvent[] = [];
+  const batch = new EventBatch();
   const enabled = await ctx.enablement.enabledModules(ctx.tenantId);
   const result = await tenantTx(ctx.db, { tenantId: ctx.tenantId }, (tx) =>
     fn(tx, async (type, data) => {
       const module = ctx.registry.moduleOfEvent(type);
       if (module !== undefined && !enabled.has(module)) return undefined;
-      const event = await ctx.events.insert(tx, ctx.tenantId, type, data, traceMetadata(ctx));
-      committed.push(event);
-      return event;
+      return ctx.events.insert(tx, ctx.tenantId, { type, data, trace: traceMetadata(ctx) }, batch);
     }),
   );
-  ctx.events.publishCommitted(committed);
+  ctx.events.publish(batch);
   return result;
 }

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { SignJWT } from 'jose';
+import { MODULES } from '../../src/app.ts';
 import { DEV_AUDIENCE, DEV_ISSUER } from '../../src/core/auth/dev-issuer.ts';
-import { MODULE_NAMES } from '../../src/core/auth/scopes.ts';
 import { tenantTx } from '../../src/core/db/tenant-tx.ts';
 import { bearer, createTestTenant, hostedToken, type TestTenant } from '../factories.ts';
 import { buildTestApp, call, type TestApp } from '../helper.ts';
@@ -86,7 +86,7 @@ describe('console: tenant setup, keys, team, product keys', () => {
     );
     assert.deepEqual(
       enabled.rows.map((r) => r.module),
-      [...MODULE_NAMES].sort(),
+      MODULES.map((m) => m.name).sort(),
     );
     // Someone else's list does not show it.
     const stranger = await person();

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { enableAllModules } from '../../src/core/modules/enablement.ts';
+import { tenantSetup } from '../../src/app.ts';
 import { DEV_CREDENTIALS_FILE, ensureDemoTenant } from '../../src/core/tenancy/demo.ts';
 import { bearer } from '../factories.ts';
 import { buildTestApp, call, type TestApp } from '../helper.ts';
@@ -46,7 +46,7 @@ describe('dev credentials', () => {
   });
 
   test('ensureDemoTenant writes {tenantId, apiKey, productKey, userId} and the key works', async () => {
-    const first = await ensureDemoTenant(t.db, dir, [enableAllModules], Date.now());
+    const first = await ensureDemoTenant(t.db, dir, tenantSetup(), Date.now());
     assert.equal(first.created, true);
     const file = path.join(dir, DEV_CREDENTIALS_FILE);
     const written = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, string>;
@@ -61,7 +61,7 @@ describe('dev credentials', () => {
     assert.deepEqual(body.principal.scopes, ['*']);
     assert.match(written.productKey ?? '', /^pk_/);
 
-    const again = await ensureDemoTenant(t.db, dir, [enableAllModules], Date.now());
+    const again = await ensureDemoTenant(t.db, dir, tenantSetup(), Date.now());
     assert.equal(again.created, false);
     assert.deepEqual(again.credentials, written);
   });

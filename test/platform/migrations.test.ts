@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
+import { appMigrations } from '../../src/app.ts';
 import type { Database } from '../../src/core/db/database.ts';
 import { loadMigrations, migrate, pendingMigrations } from '../../src/core/db/migrations.ts';
 import { openPglite } from '../../src/core/db/pglite.ts';
@@ -60,13 +61,13 @@ async function appliedIds(db: Database): Promise<string[]> {
 describe(`migrations (${serverUrl === undefined ? 'PGlite' : 'PostgreSQL server'})`, () => {
   test('a fresh database gets every migration once; running again applies nothing', async () => {
     const db = await openFresh();
-    const all = loadMigrations().map((m) => m.id);
+    const all = appMigrations().map((m) => m.id);
     assert.ok(all.length > 0);
-    assert.deepEqual(await pendingMigrations(db), all);
-    assert.deepEqual(await migrate(db), all);
-    assert.deepEqual(await migrate(db), []);
+    assert.deepEqual(await pendingMigrations(db, appMigrations()), all);
+    assert.deepEqual(await migrate(db, appMigrations()), all);
+    assert.deepEqual(await migrate(db, appMigrations()), []);
     assert.deepEqual(await appliedIds(db), all);
-    assert.deepEqual(await pendingMigrations(db), []);
+    assert.deepEqual(await pendingMigrations(db, appMigrations()), []);
   });
 
   test('an applied migration whose file changed is refused', async () => {
@@ -123,10 +124,10 @@ describe(`migrations (${serverUrl === undefined ? 'PGlite' : 'PostgreSQL server'
       () => first.close(),
       () => second.close(),
     );
-    const all = loadMigrations().map((m) => m.id);
-    const [a, b] = await Promise.all([migrate(first), migrate(second)]);
+    const all = appMigrations().map((m) => m.id);
+    const [a, b] = await Promise.all([migrate(first, appMigrations()), migrate(second, appMigrations())]);
     assert.deepEqual([...a, ...b].sort(), all, 'each migration applied by exactly one instance');
     assert.deepEqual(await appliedIds(first), all);
-    assert.deepEqual(await pendingMigrations(second), []);
+    assert.deepEqual(await pendingMigrations(second, appMigrations()), []);
   });
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { appMigrations } from '../../src/app.ts';
 import type { Database } from '../../src/core/db/database.ts';
 import { migrate } from '../../src/core/db/migrations.ts';
 import { SYSTEM_ROLE, systemTx, TENANT_ROLE, tenantTx } from '../../src/core/db/tenant-tx.ts';
@@ -20,7 +21,7 @@ describe('row-level security guard', () => {
   let db: Database;
   before(async () => {
     db = await openDatabase(testConfig(), { inMemory: true });
-    await migrate(db);
+    await migrate(db, appMigrations());
   });
   after(() => db.close());
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { buildApp } from '../../src/app.ts';
+import { appMigrations, buildApp } from '../../src/app.ts';
 import type { Config } from '../../src/config.ts';
 import { systemClock } from '../../src/core/clock.ts';
 import type { Database } from '../../src/core/db/database.ts';
@@ -85,13 +85,13 @@ export async function startInstance(options: InstanceOptions = {}): Promise<Inst
   const ownDeployment = options.deployment === undefined ? deployment() : undefined;
   const backplane = (options.deployment ?? ownDeployment)?.backplane();
   if (backplane === undefined) throw new Error('no backplane');
-  await migrate(db);
+  await migrate(db, appMigrations());
   const app = await buildApp({
     config,
     db,
     clock: systemClock,
     // On a shared PostgreSQL a worker here would claim other test files' webhook deliveries.
-    webhookWorker: false,
+    workers: false,
     realtime: { backplane, ...(options.limits === undefined ? {} : { limits: options.limits }) },
   });
   await app.listen({ host: '127.0.0.1', port: 0 });

@@ -1,14 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Database } from '../../src/core/db/database.ts';
+import type { Database, Queryable } from '../../src/core/db/database.ts';
 import { systemTx, tenantTx } from '../../src/core/db/tenant-tx.ts';
+import { writeEvents } from '../../src/core/events/store.ts';
 import type { TenantEvent } from '../../src/core/events/types.ts';
 import { newId } from '../../src/core/ids.ts';
-import {
-  createEndpoint,
-  insertEventsWithDeliveries,
-  updateEndpoint,
-} from '../../src/modules/webhooks/index.ts';
+import { createEndpoint, updateEndpoint, webhookOutbox } from '../../src/modules/webhooks/index.ts';
 import { createTenant, ctxFor, futureClock, openTestDb, webhookConfig } from './support.ts';
 
 const SECRET = 'a-secret-of-at-least-16';
@@ -22,6 +19,19 @@ function event(tenantId: string, type: string, data: Record<string, unknown>): T
     createdAt: new Date(futureClock.now()).toISOString(),
     trace: { traceId: 'ab'.repeat(16), spanId: 'cd'.repeat(8), requestId: 'req_outbox', origin: 'api' },
   };
+}
+
+/**
+ * The outbox as the event store runs it: core's event rows and the webhooks writer's deliveries in one
+ * statement; returns the events the writer reports as having queued deliveries.
+ */
+async function insertEventsWithDeliveries(tx: Queryable, events: TenantEvent[]): Promise<Set<string>> {
+  const queued = new Set<string>();
+  const writer = webhookOutbox((ids) => {
+    for (const id of ids) queued.add(id);
+  });
+  for (const followUp of await writeEvents(tx, events, [writer])) followUp();
+  return queued;
 }
 
 interface DeliveryRow {

@@ -3,6 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { appMigrations } from '../../src/app.ts';
 import type { Config } from '../../src/config.ts';
 import { type Clock, ManualClock, type Timer } from '../../src/core/clock.ts';
 import type { Database } from '../../src/core/db/database.ts';
@@ -40,7 +41,7 @@ export function manualClock(): ManualClock {
 
 export async function openTestDb(): Promise<Database> {
   const db = await openDatabase(testConfig(), { inMemory: true });
-  await migrate(db);
+  await migrate(db, appMigrations());
   return db;
 }
 

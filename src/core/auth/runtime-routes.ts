@@ -6,45 +6,47 @@ import type { Database } from '../db/database.ts';
 import { tenantTx } from '../db/tenant-tx.ts';
 import { AppError, InvalidRequest, NotFound } from '../http/errors.ts';
 import type { ModuleEnablement } from '../modules/enablement.ts';
+import type { ModuleRegistry } from '../modules/registry.ts';
 import { ACTOR_EXTERNAL_ID, ACTOR_TYPES, upsertActor } from '../tenancy/actors.ts';
 import type { Identity } from './identity.ts';
 import type { Principal } from './principal.ts';
 import { ActorSchema } from './routes.ts';
-import { MODULE_NAMES, runtimeScopesFor } from './scopes.ts';
 
 /** Room ids are prefix-style (`room_...`) or a client's own URL-safe id. */
 export const ROOM_ID_PATTERN = '^[A-Za-z0-9_-]{1,128}$';
 
-const ConnectBody = Type.Object(
-  {
-    modules: Type.Array(Type.String({ minLength: 1, maxLength: 40 }), {
-      minItems: 1,
-      maxItems: 16,
-      uniqueItems: true,
-      description: `Modules the token is minted for: ${MODULE_NAMES.join(', ')}`,
-    }),
-    actor: Type.Object(
-      {
-        type: Type.Union(
-          ACTOR_TYPES.map((t) => Type.Literal(t)),
-          { description: 'end_user, agent or guest' },
-        ),
-        id: Type.String({
-          pattern: ACTOR_EXTERNAL_ID,
-          description: 'Provider-qualified external id, `<provider>:<external_id>`, e.g. `acme-oidc:user_42`',
-        }),
-        identityProvider: Type.String({ minLength: 1, maxLength: 100 }),
-        displayName: Type.Optional(Type.String({ maxLength: 200 })),
-        avatarUrl: Type.Optional(Type.String({ format: 'uri', maxLength: 2000 })),
-      },
-      { additionalProperties: false },
-    ),
-    roomId: Type.Optional(
-      Type.String({ pattern: ROOM_ID_PATTERN, description: 'Limit the token to one room' }),
-    ),
-  },
-  { additionalProperties: false },
-);
+const connectBody = (moduleNames: readonly string[]) =>
+  Type.Object(
+    {
+      modules: Type.Array(Type.String({ minLength: 1, maxLength: 40 }), {
+        minItems: 1,
+        maxItems: 16,
+        uniqueItems: true,
+        description: `Modules the token is minted for: ${moduleNames.join(', ')}`,
+      }),
+      actor: Type.Object(
+        {
+          type: Type.Union(
+            ACTOR_TYPES.map((t) => Type.Literal(t)),
+            { description: 'end_user, agent or guest' },
+          ),
+          id: Type.String({
+            pattern: ACTOR_EXTERNAL_ID,
+            description:
+              'Provider-qualified external id, `<provider>:<external_id>`, e.g. `acme-oidc:user_42`',
+          }),
+          identityProvider: Type.String({ minLength: 1, maxLength: 100 }),
+          displayName: Type.Optional(Type.String({ maxLength: 200 })),
+          avatarUrl: Type.Optional(Type.String({ format: 'uri', maxLength: 2000 })),
+        },
+        { additionalProperties: false },
+      ),
+      roomId: Type.Optional(
+        Type.String({ pattern: ROOM_ID_PATTERN, description: 'Limit the token to one room' }),
+      ),
+    },
+    { additionalProperties: false },
+  );
 
 const ConnectResponse = Type.Object({
   token: Type.String(),
@@ -76,9 +78,14 @@ interface Deps {
   config: Config;
   clock: Clock;
   enablement: ModuleEnablement;
+  registry: ModuleRegistry;
 }
 
-export async function runtimeRoutes(app: FastifyInstance, { db, identity, config, clock, enablement }: Deps) {
+export async function runtimeRoutes(
+  app: FastifyInstance,
+  { db, identity, config, clock, enablement, registry }: Deps,
+) {
+  const ConnectBody = connectBody(registry.names);
   // A revocation matters until every token it voids has expired (the same bound as its row's expires_at).
   const retainUntil = () => Date.now() + (config.sessionTtlSeconds + 60) * 1000;
 
@@ -99,20 +106,20 @@ export async function runtimeRoutes(app: FastifyInstance, { db, identity, config
       const principal = request.principal as Principal;
       const tenantId = principal.tenantId as string;
       const body = request.body as Static<typeof ConnectBody>;
-      const unknown = body.modules.filter((m) => !(MODULE_NAMES as readonly string[]).includes(m));
+      const unknown = body.modules.filter((m) => registry.module(m) === undefined);
       if (unknown.length > 0) {
         throw new InvalidRequest(
           `unknown module: ${unknown.join(', ')}`,
           unknown.map((m) => ({
             field: `/body/modules/${body.modules.indexOf(m)}`,
-            message: `unknown module ${m}; known: ${MODULE_NAMES.join(', ')}`,
+            message: `unknown module ${m}; known: ${registry.names.join(', ')}`,
             code: 'unknown_module',
           })),
         );
       }
       await enablement.assertEnabled(tenantId, body.modules);
       const actor = await tenantTx(db, { tenantId }, (tx) => upsertActor(tx, tenantId, body.actor));
-      const scopes = runtimeScopesFor(body.modules);
+      const scopes = registry.sessionScopesFor(body.modules);
       const minted = await identity.sessions.mint({
         tenantId,
         actor,

@@ -6,7 +6,7 @@ import type { Database, Queryable } from './database.ts';
 
 /**
  * SQL migrations, one file per change, applied in file-name order, the same for PGlite and PostgreSQL.
- * Core files live in `migrations/`; a module keeps its own in `src/modules/<name>/migrations/`.
+ * Core files live in `migrations/`; a module keeps its own folder, named by its manifest's `migrations`.
  * Names start with a 4-digit sequence shared by all folders (`0007_rooms.sql`).
  */
 export interface Migration {
@@ -19,18 +19,18 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../.
 const MIGRATION_LOCK_KEY = 0x5_17c_0001;
 const NAME = /^\d{4}_[a-z0-9_]+\.sql$/;
 
-export function migrationFolders(root: string = ROOT): string[] {
-  const modulesDir = path.join(root, 'src', 'modules');
-  const moduleFolders = fs.existsSync(modulesDir)
-    ? fs
-        .readdirSync(modulesDir)
-        .map((name) => path.join(modulesDir, name, 'migrations'))
-        .filter((dir) => fs.existsSync(dir))
-    : [];
+/** The core folder, then each module's own (its manifest's `migrations`), in the order given. */
+export function migrationFolders(
+  modules: readonly { migrations?: URL | undefined }[],
+  root: string = ROOT,
+): string[] {
+  const moduleFolders = modules.flatMap((m) =>
+    m.migrations === undefined ? [] : [fileURLToPath(m.migrations)],
+  );
   return [path.join(root, 'migrations'), ...moduleFolders];
 }
 
-export function loadMigrations(folders: string[] = migrationFolders()): Migration[] {
+export function loadMigrations(folders: readonly string[]): Migration[] {
   const byId = new Map<string, Migration>();
   for (const folder of folders) {
     for (const file of fs.readdirSync(folder)) {
@@ -69,7 +69,7 @@ async function appliedChecksums(conn: Queryable): Promise<Map<string, string>> {
 }
 
 /** Applies pending migrations under an advisory lock, so instances starting together take turns. */
-export async function migrate(db: Database, migrations: Migration[] = loadMigrations()): Promise<string[]> {
+export async function migrate(db: Database, migrations: readonly Migration[]): Promise<string[]> {
   return db.withAdvisoryLock(MIGRATION_LOCK_KEY, async (conn) => {
     await ensureTable(conn);
     const applied = await appliedChecksums(conn);
@@ -103,10 +103,7 @@ export async function migrate(db: Database, migrations: Migration[] = loadMigrat
 }
 
 /** Ids of migrations not yet applied (readiness check). */
-export async function pendingMigrations(
-  db: Queryable,
-  migrations: Migration[] = loadMigrations(),
-): Promise<string[]> {
+export async function pendingMigrations(db: Queryable, migrations: readonly Migration[]): Promise<string[]> {
   const { rows } = await db.query<{ present: boolean }>(
     "select to_regclass('public.svc_migrations') is not null as present",
   );

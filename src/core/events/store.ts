@@ -25,34 +25,90 @@ export function toEvent(row: EventRow): TenantEvent {
 }
 
 /**
- * Writes events' rows, and whatever must commit with them (the outbox: webhook deliveries), into the
- * caller's transaction. The app installs one that does both in one statement.
+ * A module's outbox: rows that must commit with the events they are about (e.g. webhook deliveries).
+ * Core writes the event rows; a writer adds its own in the same statement.
  */
-export type EventWriter = (tx: Queryable, events: readonly TenantEvent[]) => Promise<void>;
+export interface OutboxWriter {
+  /**
+   * One data-modifying statement (`insert ... returning ...`) that adds the module's rows for `events`
+   * (all of one tenant). It runs as a CTE of the statement that inserts the events, so both commit or
+   * neither does; it cannot see the new event rows, only the values it binds. `bind` adds a parameter and
+   * returns its placeholder. Undefined when there is nothing to add.
+   */
+  statement(events: readonly TenantEvent[], bind: (value: unknown) => string): string | undefined;
+  /** After the transaction committed, with the rows the statement returned (e.g. to wake a worker). */
+  committed?(rows: readonly Record<string, unknown>[]): void;
+}
 
-/** The event rows alone, in one statement. */
-export async function insertEventRows(tx: Queryable, events: readonly TenantEvent[]): Promise<void> {
+/** Events written in one transaction: published, with their writers' follow-ups, once it has committed. */
+export class EventBatch {
+  readonly events: TenantEvent[] = [];
+  readonly followUps: (() => void)[] = [];
+}
+
+const EVENT_COLUMNS = 'insert into events (id, tenant_id, type, data, trace, created_at)';
+
+/**
+ * The one `insert into events`: the rows of `events` (one tenant), with every writer's statement as a CTE
+ * of the same statement, so the whole outbox is one round trip. One event binds plain values; several
+ * bind arrays (unnest), which costs more to plan.
+ */
+function outboxStatement(
+  events: readonly TenantEvent[],
+  writers: readonly OutboxWriter[],
+): { sql: string; params: unknown[]; writers: OutboxWriter[] } {
+  const params: unknown[] = [];
+  const bind = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
   const [only] = events;
-  if (only === undefined) return;
-  const columns = 'insert into events (id, tenant_id, type, data, trace, created_at)';
-  const row = (e: TenantEvent) => [
-    e.id,
-    e.tenantId,
-    e.type,
-    JSON.stringify(e.data),
-    JSON.stringify(e.trace),
-    e.createdAt,
-  ];
-  if (events.length === 1) {
-    // Plain values plan faster than arrays.
-    await tx.query(`${columns} values ($1, $2, $3, $4, $5, $6)`, row(only));
-    return;
+  const tenant = bind(only?.tenantId);
+  const rows =
+    events.length === 1 && only !== undefined
+      ? `values (${bind(only.id)}, ${tenant}, ${bind(only.type)}, ${bind(JSON.stringify(only.data))}::jsonb,
+                 ${bind(JSON.stringify(only.trace))}::jsonb, ${bind(only.createdAt)}::timestamptz)`
+      : `select id, ${tenant}, type, data, trace, created_at
+           from unnest(${bind(events.map((e) => e.id))}::text[], ${bind(events.map((e) => e.type))}::text[],
+                       ${bind(events.map((e) => JSON.stringify(e.data)))}::jsonb[],
+                       ${bind(events.map((e) => JSON.stringify(e.trace)))}::jsonb[],
+                       ${bind(events.map((e) => e.createdAt))}::timestamptz[])
+                as e(id, type, data, trace, created_at)`;
+  const parts: { writer: OutboxWriter; sql: string }[] = [];
+  for (const writer of writers) {
+    const sql = writer.statement(events, bind);
+    if (sql !== undefined) parts.push({ writer, sql });
   }
-  const rows = events.map(row);
-  await tx.query(
-    `${columns} select * from unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::jsonb[], $6::timestamptz[])`,
-    [0, 1, 2, 3, 4, 5].map((i) => rows.map((r) => r[i])),
-  );
+  if (parts.length === 0) return { sql: `${EVENT_COLUMNS} ${rows}`, params, writers: [] };
+  const ctes = parts.map((part, i) => `w${i} as (${part.sql})`).join(',\n');
+  const returned = parts
+    .map((_, i) => `coalesce((select jsonb_agg(to_jsonb(w${i})) from w${i}), '[]'::jsonb) as w${i}`)
+    .join(', ');
+  return {
+    sql: `with events_written as (${EVENT_COLUMNS} ${rows}),\n${ctes}\nselect ${returned}`,
+    params,
+    writers: parts.map((part) => part.writer),
+  };
+}
+
+/**
+ * Writes `events` (built, all of one tenant) and every writer's rows in one statement of `tx`; returns
+ * what to run once the transaction has committed (the writers' `committed`, with the rows each returned).
+ */
+export async function writeEvents(
+  tx: Queryable,
+  events: readonly TenantEvent[],
+  writers: readonly OutboxWriter[],
+): Promise<(() => void)[]> {
+  if (events.length === 0) return [];
+  const statement = outboxStatement(events, writers);
+  const { rows } = await tx.query<Record<string, Record<string, unknown>[]>>(statement.sql, statement.params);
+  const followUps: (() => void)[] = [];
+  for (const [i, writer] of statement.writers.entries()) {
+    const returned = rows[0]?.[`w${i}`] ?? [];
+    if (writer.committed !== undefined) followUps.push(() => writer.committed?.(returned));
+  }
+  return followUps;
 }
 
 export interface NewEvent {
@@ -61,28 +117,25 @@ export interface NewEvent {
   trace: TraceMetadata;
 }
 
-/** Writes events into the caller's transaction (through the writer) and publishes them after commit. */
+/**
+ * Writes events into the caller's transaction, with the rows the modules' outbox writers add, and
+ * publishes them (and runs the writers' follow-ups) after commit.
+ */
 export class EventStore {
   constructor(
     readonly bus: EventBus,
     private readonly clock: Clock,
-    private readonly write: EventWriter = insertEventRows,
+    /** The modules' outbox writers; read at each write, so the app can add them after building the store. */
+    private readonly writers: () => readonly OutboxWriter[] = () => [],
   ) {}
 
-  async insert(
+  /** Several events of one tenant in one statement, in order, added to `batch`. */
+  async insertMany(
     tx: Queryable,
     tenantId: string,
-    type: string,
-    data: Record<string, unknown>,
-    trace: TraceMetadata,
-  ): Promise<TenantEvent> {
-    const [event] = await this.insertMany(tx, tenantId, [{ type, data, trace }]);
-    if (event === undefined) throw new Error('insertMany returned no event');
-    return event;
-  }
-
-  /** Several events of one tenant in one write (one statement with the app's writer), in order. */
-  async insertMany(tx: Queryable, tenantId: string, items: readonly NewEvent[]): Promise<TenantEvent[]> {
+    items: readonly NewEvent[],
+    batch: EventBatch,
+  ): Promise<TenantEvent[]> {
     const createdAt = this.clock.now();
     const created = new Date(createdAt).toISOString();
     const events = items.map(
@@ -95,12 +148,22 @@ export class EventStore {
         trace: item.trace,
       }),
     );
-    await this.write(tx, events);
+    const followUps = await writeEvents(tx, events, this.writers());
+    batch.events.push(...events);
+    batch.followUps.push(...followUps);
     return events;
   }
 
-  publishCommitted(events: readonly TenantEvent[]): void {
-    for (const event of events) this.bus.publish(event);
+  async insert(tx: Queryable, tenantId: string, event: NewEvent, batch: EventBatch): Promise<TenantEvent> {
+    const [written] = await this.insertMany(tx, tenantId, [event], batch);
+    if (written === undefined) throw new Error('insertMany returned no event');
+    return written;
+  }
+
+  /** After commit: the batch's events go out on the bus, then its writers' follow-ups run. */
+  publish(batch: EventBatch): void {
+    for (const event of batch.events) this.bus.publish(event);
+    for (const followUp of batch.followUps) followUp();
   }
 }
 

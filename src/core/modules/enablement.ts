@@ -1,16 +1,18 @@
-import { MODULE_NAMES } from '../auth/scopes.ts';
-import type { Database, Queryable } from '../db/database.ts';
+import type { Database } from '../db/database.ts';
 import { tenantTx } from '../db/tenant-tx.ts';
 import { AppError } from '../http/errors.ts';
+import type { TenantSetupStep } from '../tenancy/tenants.ts';
 
-/** Tenant setup step: a new tenant starts with every module enabled. */
-export async function enableAllModules(tx: Queryable, tenantId: string): Promise<void> {
-  await tx.query(
-    `insert into tenant_modules (tenant_id, module, enabled)
-     select $1, m, true from unnest($2::text[]) as m
-     on conflict (tenant_id, module) do nothing`,
-    [tenantId, [...MODULE_NAMES]],
-  );
+/** The setup step that switches `modules` on for a new tenant (the registry's `enabledByDefault`). */
+export function enableModules(modules: readonly string[]): TenantSetupStep {
+  return async (tx, tenantId) => {
+    await tx.query(
+      `insert into tenant_modules (tenant_id, module, enabled)
+       select $1, m, true from unnest($2::text[]) as m
+       on conflict (tenant_id, module) do nothing`,
+      [tenantId, [...modules]],
+    );
+  };
 }
 
 export interface ModuleState {

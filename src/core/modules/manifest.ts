@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { TSchema } from 'typebox';
-import type { ModuleName } from '../auth/scopes.ts';
 import type { ServiceContext, Services } from '../context.ts';
 import type { WorkspaceType } from '../tenancy/roles.ts';
+import type { ModuleHooks, ModuleHost } from './hooks.ts';
 
 export type ActionAccess = 'read' | 'write' | 'destructive';
 export type ConfirmationHint = 'never' | 'destructive' | 'always';
@@ -21,18 +21,38 @@ export interface ActionDefinition {
   run(ctx: ServiceContext, input: unknown): Promise<unknown>;
 }
 
-/** A module is declared once, here; the catalog, guards, actions, MCP tools and OpenAPI derive from it. */
+/**
+ * A module is declared once, here. Core derives everything else from the list of manifests in `app.ts`:
+ * module names, scopes, what a session token may carry, enablement defaults, migrations, the catalog,
+ * actions, MCP tools, OpenAPI (through the routes), outbox writers, subscribers, workers and realtime frames.
+ */
 export interface ModuleManifest {
-  name: ModuleName;
+  /** Lower-case name; also the prefix of its scopes (`<name>:read`) and the key of its tenant config. */
+  name: string;
   title: string;
   description: string;
   version: string;
+  /** Every scope the module's routes and actions require. */
   scopes: readonly string[];
+  /**
+   * What a session token minted for this module (`POST /v1/runtime/connect`) carries: end users read and
+   * take part, they never administer. Empty when sessions get nothing of this module.
+   */
+  sessionScopes: readonly string[];
   eventTypes: readonly string[];
   /** JSON schema of the tenant's configuration; every property has a default. */
   configSchema: TSchema;
+  /** Whether a new tenant starts with the module on (default true). */
+  enabledByDefault?: boolean;
   actions: readonly ActionDefinition[];
   routes?: (app: FastifyInstance, services: Services) => Promise<void>;
+  /** The module's own SQL migrations: `new URL('./migrations/', import.meta.url)`. */
+  migrations?: URL;
+  /**
+   * Per-app hooks, built once when an app is built: an outbox writer (rows added in the statement that
+   * records an event), a subscriber to committed events, a background worker.
+   */
+  hooks?: (host: ModuleHost) => ModuleHooks;
 }
 
 export const ALL_WORKSPACES: readonly WorkspaceType[] = ['commerce', 'community', 'sandbox'];
@@ -42,4 +62,23 @@ export function defineAction<I>(
   definition: Omit<ActionDefinition, 'run'> & { run(ctx: ServiceContext, input: I): Promise<unknown> },
 ): ActionDefinition {
   return definition as ActionDefinition;
+}
+
+/** Checks a manifest against the rules core relies on; throws naming the first broken one. */
+export function checkManifest(manifest: ModuleManifest): void {
+  const { name } = manifest;
+  if (!/^[a-z][a-z0-9_]{1,30}$/.test(name))
+    throw new Error(`module name ${JSON.stringify(name)} is not valid`);
+  const declared = new Set(manifest.scopes);
+  for (const scope of manifest.sessionScopes) {
+    if (!declared.has(scope))
+      throw new Error(`module ${name}: session scope ${scope} is not one of its scopes`);
+  }
+  for (const action of manifest.actions) {
+    if (!declared.has(action.scope)) {
+      throw new Error(
+        `module ${name}: action ${action.name} requires ${action.scope}, which it does not declare`,
+      );
+    }
+  }
 }

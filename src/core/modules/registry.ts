@@ -1,13 +1,17 @@
-import type { ActionDefinition, ModuleManifest } from './manifest.ts';
+import { PLATFORM_SCOPES } from '../auth/scopes.ts';
+import { type ActionDefinition, checkManifest, type ModuleManifest } from './manifest.ts';
 
-/** The modules this service runs, from the one explicit list in app.ts. */
+/** The modules this service runs, from the one explicit list in app.ts; everything else derives from it. */
 export class ModuleRegistry {
   private readonly byName = new Map<string, ModuleManifest>();
   private readonly actions = new Map<string, { module: ModuleManifest; action: ActionDefinition }>();
-  private readonly eventPrefixes: { prefix: string; module: string }[] = [];
+  private readonly eventModules = new Map<string, string>();
+  /** Every scope a credential may carry: `*`, each module's, and the platform's. */
+  readonly knownScopes: readonly string[];
 
   constructor(manifests: readonly ModuleManifest[]) {
     for (const manifest of manifests) {
+      checkManifest(manifest);
       if (this.byName.has(manifest.name)) throw new Error(`module ${manifest.name} registered twice`);
       this.byName.set(manifest.name, manifest);
       for (const action of manifest.actions) {
@@ -15,13 +19,24 @@ export class ModuleRegistry {
         this.actions.set(action.name, { module: manifest, action });
       }
       for (const type of manifest.eventTypes) {
-        this.eventPrefixes.push({ prefix: type, module: manifest.name });
+        const owner = this.eventModules.get(type);
+        if (owner !== undefined)
+          throw new Error(`event type ${type} declared by ${owner} and ${manifest.name}`);
+        this.eventModules.set(type, manifest.name);
       }
     }
+    this.knownScopes = [
+      ...new Set(['*', ...manifests.flatMap((m) => m.scopes), ...Object.keys(PLATFORM_SCOPES)]),
+    ];
   }
 
   get modules(): ModuleManifest[] {
     return [...this.byName.values()];
+  }
+
+  /** Module names in registration order. */
+  get names(): string[] {
+    return [...this.byName.keys()];
   }
 
   module(name: string): ModuleManifest | undefined {
@@ -38,6 +53,20 @@ export class ModuleRegistry {
 
   /** The module that declares an event type (exactly), if any; platform events belong to none. */
   moduleOfEvent(type: string): string | undefined {
-    return this.eventPrefixes.find((e) => e.prefix === type)?.module;
+    return this.eventModules.get(type);
+  }
+
+  isKnownScope(scope: string): boolean {
+    return this.knownScopes.includes(scope);
+  }
+
+  /** What a session token minted for `modules` carries: the union of their session scopes, sorted. */
+  sessionScopesFor(modules: readonly string[]): string[] {
+    return [...new Set(modules.flatMap((m) => this.byName.get(m)?.sessionScopes ?? []))].sort();
+  }
+
+  /** The modules a new tenant starts with switched on. */
+  get enabledByDefault(): string[] {
+    return this.modules.filter((m) => m.enabledByDefault !== false).map((m) => m.name);
   }
 }

@@ -1,13 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Database } from '../db/database.ts';
-import { pendingMigrations } from '../db/migrations.ts';
+import { type Migration, pendingMigrations } from '../db/migrations.ts';
 import { ServiceUnavailable } from '../http/errors.ts';
 
 const Health = Type.Object({ status: Type.Literal('ok') });
 const Ready = Type.Object({ status: Type.Literal('ready'), database: Type.String() });
 
-export async function healthRoutes(app: FastifyInstance, { db }: { db: Database }): Promise<void> {
+export async function healthRoutes(
+  app: FastifyInstance,
+  { db, migrations }: { db: Database; migrations: readonly Migration[] },
+): Promise<void> {
   app.get(
     '/healthz',
     {
@@ -34,7 +37,7 @@ export async function healthRoutes(app: FastifyInstance, { db }: { db: Database 
     async () => {
       let pending: string[];
       try {
-        pending = await pendingMigrations(db);
+        pending = await pendingMigrations(db, migrations);
       } catch {
         throw new ServiceUnavailable('the database does not answer');
       }

@@ -1,5 +1,4 @@
 import { generateApiKey } from '../auth/api-key-format.ts';
-import { isKnownScope } from '../auth/scopes.ts';
 import type { Database } from '../db/database.ts';
 import { tenantTx } from '../db/tenant-tx.ts';
 import { InvalidRequest, NotFound } from '../http/errors.ts';
@@ -46,6 +45,8 @@ function toApiKey(row: ApiKeyRow): ApiKeyRecord {
 export interface CreateApiKeyInput {
   name: string;
   scopes: string[];
+  /** The scopes a key may carry (the module registry's `knownScopes`); `*` is always allowed. */
+  knownScopes: readonly string[];
   expiresAt?: string | undefined;
   createdBy?: string | undefined;
   env?: 'live' | 'test';
@@ -58,7 +59,8 @@ export async function createApiKey(
   input: CreateApiKeyInput,
   now: number,
 ): Promise<ApiKeyRecord & { key: string }> {
-  const unknown = input.scopes.filter((s) => !isKnownScope(s));
+  const known = new Set(['*', ...input.knownScopes]);
+  const unknown = input.scopes.filter((s) => !known.has(s));
   if (unknown.length > 0) {
     throw new InvalidRequest(
       `unknown scope: ${unknown.join(', ')}`,

@@ -54,7 +54,7 @@ export async function ensureDemoTenant(
   const apiKey = await createApiKey(
     db,
     tenant.id,
-    { name: 'Demo key (all scopes)', scopes: ['*'], createdBy: owner.id, env: 'test' },
+    { name: 'Demo key (all scopes)', scopes: ['*'], knownScopes: [], createdBy: owner.id, env: 'test' },
     now,
   );
   const productKey = await createProductKey(db, tenant.id, 'Demo storefront');

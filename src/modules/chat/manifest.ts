@@ -19,9 +19,11 @@ export const chatModule: ModuleManifest = {
     'Messages in rooms, numbered per room, with edits, tombstones, reactions, moderation and live delivery.',
   version: '1.0.0',
   scopes: ['chat:read', 'chat:write'],
+  sessionScopes: ['chat:read', 'chat:write'],
   eventTypes: ['chat.message.created', 'chat.message.updated', 'chat.message.deleted'],
   configSchema: ChatConfig,
   routes: chatRoutes,
+  migrations: new URL('./migrations/', import.meta.url),
   actions: [
     defineAction({
       name: 'list_messages',

@@ -10,6 +10,7 @@ export const presenceModule: ModuleManifest = {
     'Who is in a room right now, one member per person or agent however many tabs they have, with live state.',
   version: '1.0.0',
   scopes: ['presence:read', 'presence:write'],
+  sessionScopes: ['presence:read', 'presence:write'],
   eventTypes: [],
   configSchema: PresenceConfig,
   routes: presenceRoutes,

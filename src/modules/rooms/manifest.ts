@@ -22,9 +22,11 @@ export const roomsModule: ModuleManifest = {
   description: 'Named spaces that people and agents join: live shows, auctions, community channels.',
   version: '1.0.0',
   scopes: ['rooms:read', 'rooms:write'],
+  sessionScopes: ['rooms:read'],
   eventTypes: ['room.created', 'room.updated', 'room.deleted'],
   configSchema: RoomsConfig,
   routes: roomRoutes,
+  migrations: new URL('./migrations/', import.meta.url),
   actions: [
     defineAction({
       name: 'list_rooms',

@@ -1,8 +1,7 @@
 /**
  * Webhooks: signed, retried, dead-lettered deliveries of tenant events. Verbs take `(ctx, input)` and
- * run in a tenant transaction; the event store writes events with `insertEventsWithDeliveries` (the
- * outbox, one statement);
- * each instance runs one `WebhookWorker`.
+ * run in a tenant transaction; the event store adds each event's deliveries through `webhookOutbox` (in
+ * the statement that writes the event); each instance runs one `WebhookWorker` (see hooks.ts).
  */
 export { type CreateEndpointInput, createEndpoint, MAX_ENDPOINTS_PER_TENANT } from './createEndpoint.ts';
 export { deleteEndpoint } from './deleteEndpoint.ts';
@@ -11,7 +10,7 @@ export {
   type EnqueueOptions,
   enqueueDeliveries,
   eventTypeMatchSql,
-  insertEventsWithDeliveries,
+  webhookOutbox,
 } from './enqueueDeliveries.ts';
 export { getDelivery } from './getDelivery.ts';
 export { getEndpoint } from './getEndpoint.ts';

@@ -3,6 +3,7 @@ import type { ServiceContext } from '../../core/context.ts';
 import { ALL_WORKSPACES, defineAction, type ModuleManifest } from '../../core/modules/manifest.ts';
 import { type CreateEndpointInput, createEndpoint } from './createEndpoint.ts';
 import { deleteEndpoint } from './deleteEndpoint.ts';
+import { webhookHooks } from './hooks.ts';
 import { type ListDeliveriesInput as ListDeliveriesArgs, listDeliveries } from './listDeliveries.ts';
 import { type ListEndpointsInput, listEndpoints } from './listEndpoints.ts';
 import { webhookRoutes } from './routes.ts';
@@ -17,7 +18,10 @@ import {
 } from './schema.ts';
 import { DEAD_LETTERED_EVENT, TEST_EVENT, type WebhookCtx } from './types.ts';
 
-const withWake = (ctx: ServiceContext): WebhookCtx & ServiceContext => ({ ...ctx, wake: ctx.wakeWebhooks });
+const withWake = (ctx: ServiceContext): WebhookCtx & ServiceContext => ({
+  ...ctx,
+  wake: () => ctx.workers.wake('webhooks'),
+});
 
 export const webhooksModule: ModuleManifest = {
   name: 'webhooks',
@@ -25,9 +29,12 @@ export const webhooksModule: ModuleManifest = {
   description: 'Signed, retried, dead-lettered deliveries of tenant events to your HTTP endpoints.',
   version: '1.0.0',
   scopes: ['webhooks:manage'],
+  sessionScopes: [],
   eventTypes: [TEST_EVENT, DEAD_LETTERED_EVENT],
   configSchema: Type.Object({}, { additionalProperties: false }),
   routes: webhookRoutes,
+  migrations: new URL('./migrations/', import.meta.url),
+  hooks: webhookHooks,
   actions: [
     defineAction({
       name: 'list_webhooks',

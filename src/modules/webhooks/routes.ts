@@ -46,7 +46,7 @@ function webhookRoutesOn(surface: Surface) {
   return async (app: FastifyInstance, services: Services) => {
     const ctx = (request: FastifyRequest): WebhookCtx & { tenantId: string } => ({
       ...requestContext(request, services, surface.origin),
-      wake: services.wakeWebhooks,
+      wake: () => services.workers.wake('webhooks'),
     });
     const params = (extra: Record<string, TSchema> = {}) => Type.Object({ ...surface.params, ...extra });
     const route = (operationId: string, summary: string, schema: Record<string, unknown>) => ({

@@ -2,25 +2,26 @@ import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import type { Identity } from '../../core/auth/identity.ts';
 import type { Principal } from '../../core/auth/principal.ts';
-import { ALL_SCOPES } from '../../core/auth/scopes.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { Database } from '../../core/db/database.ts';
+import type { ModuleRegistry } from '../../core/modules/registry.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../core/tenancy/api-keys.ts';
 import { consoleAuth, consoleSecurity, TenantParams } from './guard.ts';
 import { ApiKeySchema, listOf } from './schemas.ts';
 
-const CreateKey = Type.Object(
-  {
-    name: Type.String({ minLength: 1, maxLength: 100 }),
-    scopes: Type.Array(Type.String({ minLength: 1 }), {
-      minItems: 1,
-      maxItems: 64,
-      description: `Scopes the key carries; one of: ${ALL_SCOPES.join(', ')}`,
-    }),
-    expiresAt: Type.Optional(Type.String({ format: 'date-time' })),
-  },
-  { additionalProperties: false },
-);
+const createKeyBody = (knownScopes: readonly string[]) =>
+  Type.Object(
+    {
+      name: Type.String({ minLength: 1, maxLength: 100 }),
+      scopes: Type.Array(Type.String({ minLength: 1 }), {
+        minItems: 1,
+        maxItems: 64,
+        description: `Scopes the key carries; one of: ${knownScopes.join(', ')}`,
+      }),
+      expiresAt: Type.Optional(Type.String({ format: 'date-time' })),
+    },
+    { additionalProperties: false },
+  );
 const KeyParams = {
   type: 'object',
   required: ['tenantId', 'keyId'],
@@ -29,8 +30,14 @@ const KeyParams = {
 
 export async function apiKeyRoutes(
   app: FastifyInstance,
-  { db, identity, clock }: { db: Database; identity: Identity; clock: Clock },
+  {
+    db,
+    identity,
+    clock,
+    registry,
+  }: { db: Database; identity: Identity; clock: Clock; registry: ModuleRegistry },
 ) {
+  const CreateKey = createKeyBody(registry.knownScopes);
   app.post(
     '/api/console/tenants/:tenantId/api-keys',
     {
@@ -51,7 +58,13 @@ export async function apiKeyRoutes(
       const created = await createApiKey(
         db,
         principal.tenantId as string,
-        { name: body.name, scopes: body.scopes, expiresAt: body.expiresAt, createdBy: principal.userId },
+        {
+          name: body.name,
+          scopes: body.scopes,
+          knownScopes: registry.knownScopes,
+          expiresAt: body.expiresAt,
+          createdBy: principal.userId,
+        },
         clock.now(),
       );
       reply.status(201);

@@ -1,7 +1,9 @@
 import type { Static } from 'typebox';
 import { type ServiceContext, traceMetadata } from '../../../core/context.ts';
 import { PG_ERROR, pgErrorCode } from '../../../core/db/database.ts';
+import type { GroupWriter } from '../../../core/db/group-commit.ts';
 import { tenantTx } from '../../../core/db/tenant-tx.ts';
+import { EventBatch } from '../../../core/events/store.ts';
 import { NotFound } from '../../../core/http/errors.ts';
 import { newId } from '../../../core/ids.ts';
 import type { SendMessageInput } from '../schema.ts';
@@ -13,95 +15,40 @@ import { assertRoomAllowed } from './room-access.ts';
 
 export type SendMessage = Static<typeof SendMessageInput>;
 
-/** At most this many queued sends go into one transaction. */
-const MAX_BATCH = 64;
-
-interface PendingSend {
+interface QueuedSend {
   ctx: ServiceContext;
   input: SendMessage;
-  resolve: (message: ChatMessage) => void;
-  reject: (error: unknown) => void;
 }
 
-/**
- * Sends waiting for their room's writer, per app (its event store: a group's events are published on one
- * app's bus) and `tenant/room`.
- */
-const waiting = new WeakMap<object, Map<string, PendingSend[]>>();
+/** Sends to one room are group-committed; see `sendMessage`. */
+const SEND_WRITER: GroupWriter<QueuedSend, ChatMessage> = {
+  writeGroup: (group) => writeGroup(group),
+  writeOne,
+  // A constraint one message broke (its clientId was used before, the room is gone) rolled the whole group
+  // back: each is then written on its own, so only that one fails.
+  isolates: isConstraintViolation,
+};
 
 /**
- * Stores a message as the next of its room. Sends to one room are written in groups (group commit): while
- * one transaction holds the room's counter row, later sends wait in this process, and the next
- * transaction writes all of them with consecutive numbers in arrival order. A busy room then costs one
- * transaction per group instead of one per message, whose row lock (held to commit) would otherwise cap
- * the room at one message per few database round trips.
+ * Stores a message as the next of its room. Sends to one room go through the app's group-commit queue:
+ * while one transaction holds the room's counter row, later sends wait, and the next transaction writes
+ * all of them with consecutive numbers in arrival order.
  */
 export async function sendMessage(ctx: ServiceContext, input: SendMessage): Promise<ChatMessage> {
   assertRoomAllowed(ctx, input.roomId);
   // Everything that can reject one message without the database is checked before it joins a group.
   checkActingActor(ctx, input.actor);
   checkText(input.text, await chatConfig(ctx));
-  return new Promise<ChatMessage>((resolve, reject) => {
-    let rooms = waiting.get(ctx.events);
-    if (rooms === undefined) {
-      rooms = new Map();
-      waiting.set(ctx.events, rooms);
-    }
-    const key = `${ctx.tenantId}/${input.roomId}`;
-    const queue = rooms.get(key);
-    const pending: PendingSend = { ctx, input, resolve, reject };
-    if (queue !== undefined) {
-      queue.push(pending);
-      return;
-    }
-    const fresh = [pending];
-    rooms.set(key, fresh);
-    void writeQueued(rooms, key, fresh);
-  });
-}
-
-/** Writes a room's queue group by group until it is empty; a send that fails alone fails alone. */
-async function writeQueued(
-  rooms: Map<string, PendingSend[]>,
-  key: string,
-  queue: PendingSend[],
-): Promise<void> {
-  try {
-    while (queue.length > 0) {
-      const group = queue.splice(0, MAX_BATCH);
-      if (group.length > 1) {
-        let written: ChatMessage[] | undefined;
-        try {
-          written = await writeGroup(group);
-        } catch (error) {
-          // A constraint one message broke (its clientId was used before, the room is gone) rolled the
-          // whole group back: write each on its own below, so only that one fails. Anything else fails all.
-          if (!isConstraintViolation(error)) {
-            for (const p of group) p.reject(error);
-            continue;
-          }
-        }
-        if (written !== undefined) {
-          for (const [i, p] of group.entries()) {
-            const message = written[i];
-            if (message === undefined) p.reject(new Error('a queued message was not written'));
-            else p.resolve(message);
-          }
-          continue;
-        }
-      }
-      for (const p of group) await writeOne(p).then(p.resolve, p.reject);
-    }
-  } finally {
-    rooms.delete(key);
-  }
+  return ctx.groupCommit
+    .queue('chat.send', SEND_WRITER)
+    .submit(`${ctx.tenantId}/${input.roomId}`, { ctx, input });
 }
 
 function isConstraintViolation(error: unknown): boolean {
   return pgErrorCode(error)?.startsWith('23') === true;
 }
 
-async function writeOne(pending: PendingSend): Promise<ChatMessage> {
+async function writeOne(pending: QueuedSend): Promise<ChatMessage> {
   const { ctx, input } = pending;
   try {
     const [message] = await writeGroup([pending]);
@@ -160,13 +107,14 @@ function columnsOrValues(many: boolean, columns: readonly unknown[][]): unknown[
 }
 
 /** One transaction for a group of sends to one room of one tenant (in `ctx` of the first). */
-async function writeGroup(group: readonly PendingSend[]): Promise<ChatMessage[]> {
+async function writeGroup(group: readonly QueuedSend[]): Promise<ChatMessage[]> {
   const first = group[0];
   if (first === undefined) return [];
   const { ctx } = first;
   const roomId = first.input.roomId;
   const enabled = await ctx.enablement.enabledModules(ctx.tenantId);
-  const { messages, events } = await tenantTx(ctx.db, { tenantId: ctx.tenantId }, async (tx) => {
+  const batch = new EventBatch();
+  const messages = await tenantTx(ctx.db, { tenantId: ctx.tenantId }, async (tx) => {
     const authors: Actor[] = [];
     for (const p of group) authors.push(await actingActor(p.ctx, tx, p.input.actor));
     const now = ctx.clock.now();
@@ -211,20 +159,21 @@ async function writeGroup(group: readonly PendingSend[]): Promise<ChatMessage[]>
         },
       };
     });
-    const events = enabled.has('chat')
-      ? await ctx.events.insertMany(
-          tx,
-          ctx.tenantId,
-          messages.map(({ message, changeSeq }, i) => ({
-            type: 'chat.message.created',
-            data: { roomId, message, changeSeq },
-            trace: traceMetadata(group[i]?.ctx ?? ctx),
-          })),
-        )
-      : [];
-    return { messages: messages.map((m) => m.message), events };
+    if (enabled.has('chat')) {
+      await ctx.events.insertMany(
+        tx,
+        ctx.tenantId,
+        messages.map(({ message, changeSeq }, i) => ({
+          type: 'chat.message.created',
+          data: { roomId, message, changeSeq },
+          trace: traceMetadata(group[i]?.ctx ?? ctx),
+        })),
+        batch,
+      );
+    }
+    return messages.map((m) => m.message);
   });
-  ctx.events.publishCommitted(events);
+  ctx.events.publish(batch);
   return messages;
 }
 

@@ -1,0 +1,37 @@
+import { randomBytes } from 'node:crypto';
+import { EventBatch } from '../../core/events/store.ts';
+import type { ModuleHooks, ModuleHost } from '../../core/modules/hooks.ts';
+import { webhookOutbox } from './enqueueDeliveries.ts';
+import { WebhookWorker } from './worker/worker.ts';
+
+/**
+ * Per app: the worker that delivers, and the outbox writer that queues deliveries with each event and
+ * wakes the worker after commit when it queued any.
+ */
+export function webhookHooks(host: ModuleHost): ModuleHooks {
+  const worker = new WebhookWorker({
+    db: host.db,
+    config: host.config,
+    clock: host.clock,
+    log: host.log,
+    // Dead-lettering records a tenant event in the worker's tenant-scoped transaction; the outbox leaves
+    // out the endpoint that failed.
+    emitTenantEvent: async (tx, tenantId, type, data) => {
+      const batch = new EventBatch();
+      const trace = {
+        traceId: randomBytes(16).toString('hex'),
+        spanId: randomBytes(8).toString('hex'),
+        requestId: 'webhook-worker',
+        origin: 'system' as const,
+      };
+      await host.events.insert(tx, tenantId, { type, data, trace }, batch);
+      return () => host.events.publish(batch);
+    },
+  });
+  return {
+    worker,
+    outbox: webhookOutbox((eventIds) => {
+      if (eventIds.length > 0) worker.wake();
+    }),
+  };
+}
