@@ -1,7 +1,8 @@
 import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
-import { Forbidden, NotFound, ServiceUnavailable } from '../../../core/http/errors.ts';
+import { Forbidden, ServiceUnavailable } from '../../../core/http/errors.ts';
 import { roomKey } from '../../../core/realtime/index.ts';
+import { assertRoomExists } from '../../rooms/port.ts';
 import { memberView } from '../member.ts';
 import type { MemberList, PresenceRef } from '../schema.ts';
 
@@ -14,10 +15,7 @@ export async function listPresence(
   if (limitedTo !== undefined && limitedTo !== input.roomId) {
     throw new Forbidden(`this session token is limited to room ${limitedTo}`);
   }
-  // Asked through the rooms module's action: modules do not read each other's tables.
-  const getRoom = ctx.registry.action('get_room');
-  if (getRoom === undefined) throw new NotFound('room', input.roomId);
-  await getRoom.action.run(ctx, { roomId: input.roomId });
+  await assertRoomExists(ctx, input.roomId);
   const presence = ctx.realtime?.presence;
   if (presence === undefined) throw new ServiceUnavailable('presence is not running on this instance');
   const members = await presence.list(roomKey(ctx.tenantId, input.roomId));

@@ -1,0 +1,98 @@
+import { hasScope, type Principal } from '../auth/principal.ts';
+import type { ServiceContext, Services } from '../context.ts';
+import { AppError, Forbidden, NotFound } from '../http/errors.ts';
+import type { WorkspaceType } from '../tenancy/roles.ts';
+import { getTenant } from '../tenancy/tenants.ts';
+
+/** What an operation needs: asked the same way by REST routes, actions, MCP tools and realtime frames. */
+export interface AccessRequest {
+  /** The module the operation belongs to; platform operations name none. */
+  module?: string | undefined;
+  /** The scope the principal must hold (hosted users are governed by console roles instead). */
+  scope?: string | undefined;
+  /** The room the operation touches: a session token limited to another room is refused. */
+  roomId?: string | undefined;
+  /** The workspace types the operation is offered in (actions and tools); default every type. */
+  workspaceTypes?: readonly WorkspaceType[] | undefined;
+  /** How refusals name the operation, e.g. `create_room`; default "this route". */
+  name?: string | undefined;
+}
+
+/** What the check needs to know of the tenant. */
+export interface TenantAccess {
+  isEnabled(module: string): boolean;
+  /** Needed only for requests that name workspace types. */
+  workspaceType?: WorkspaceType | undefined;
+}
+
+/** The refusal for a missing scope, with its RFC 6750 challenge. */
+export function insufficientScope(message: string, scope: string): AppError {
+  return new AppError('insufficient_scope', message, {
+    headers: {
+      'www-authenticate': `Bearer realm="svc", error="insufficient_scope", scope="${scope}", error_description="${message.replaceAll('"', "'")}"`,
+    },
+  });
+}
+
+/**
+ * The one authorization rule, as the error the caller gets, or undefined when the operation may run:
+ * the scope is held, a session token was minted for the module and reaches the room, the module is on for
+ * the tenant, and the operation is offered in the tenant's workspace type.
+ */
+export function accessRefusal(
+  principal: Principal,
+  request: AccessRequest,
+  tenant: TenantAccess,
+): AppError | undefined {
+  const { module, scope, roomId } = request;
+  const name = request.name ?? 'this route';
+  if (scope !== undefined && principal.kind !== 'hosted_user' && !hasScope(principal, scope)) {
+    return insufficientScope(`${name} requires the scope ${scope}`, scope);
+  }
+  if (principal.kind === 'session') {
+    if (module !== undefined && !(principal.modules ?? []).includes(module)) {
+      return new AppError('insufficient_scope', `this session token was not minted for the ${module} module`);
+    }
+    const limitedTo = principal.roomId;
+    if (limitedTo !== undefined && roomId !== undefined && roomId !== limitedTo) {
+      return new Forbidden(`this session token is limited to room ${limitedTo}`);
+    }
+  }
+  if (module !== undefined && !tenant.isEnabled(module)) {
+    return new AppError('module_disabled', `the ${module} module is disabled for this tenant`);
+  }
+  const types = request.workspaceTypes;
+  if (types !== undefined && tenant.workspaceType !== undefined && !types.includes(tenant.workspaceType)) {
+    return new Forbidden(`${name} is not available in ${tenant.workspaceType} workspaces`);
+  }
+  return undefined;
+}
+
+/** What `accessRefusal` needs of a tenant, from the services' caches (the workspace type only if asked). */
+export async function tenantAccess(
+  services: Pick<Services, 'db' | 'enablement'>,
+  tenantId: string,
+  withWorkspaceType: boolean,
+): Promise<TenantAccess> {
+  const [states, tenant] = await Promise.all([
+    services.enablement.states(tenantId),
+    withWorkspaceType ? getTenant(services.db, tenantId) : undefined,
+  ]);
+  if (withWorkspaceType && tenant === undefined) throw new NotFound('tenant', tenantId);
+  return {
+    isEnabled: (module) => states.get(module)?.enabled === true,
+    workspaceType: tenant?.workspaceType,
+  };
+}
+
+/** Throws the refusal when `ctx.principal` may not do what `request` describes. */
+export async function authorize(ctx: ServiceContext, request: AccessRequest): Promise<void> {
+  const principal = ctx.principal;
+  if (principal === undefined) throw new AppError('unauthorized', 'this operation needs a credential');
+  const refusal = accessRefusal(
+    principal,
+    request,
+    await tenantAccess(ctx, ctx.tenantId, request.workspaceTypes !== undefined),
+  );
+  if (refusal !== undefined) throw refusal;
+}
