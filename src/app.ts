@@ -16,7 +16,7 @@ import { installErrorHandling } from './core/http/error-handler.ts';
 import { registerOpenApi } from './core/http/openapi.ts';
 import { createServer } from './core/http/server.ts';
 import { enableModules, ModuleEnablement } from './core/modules/enablement.ts';
-import { installModuleGuard } from './core/modules/guard.ts';
+import { installAuthorization } from './core/modules/guard.ts';
 import { Workers } from './core/modules/hooks.ts';
 import { installModules } from './core/modules/install.ts';
 import type { ModuleManifest } from './core/modules/manifest.ts';
@@ -107,7 +107,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installErrorHandling(app);
   await registerOpenApi(app, config);
   installAuthentication(app, identity);
-  installModuleGuard(app, services.enablement);
+  installAuthorization(app, services.enablement);
   installConsoleGuard(app, db);
   await app.register(healthRoutes, { db, migrations: appMigrations(modules) });
   await app.register(identityRoutes, { db, identity });
