@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { GroupCommits, type GroupWriter } from '../../src/core/db/group-commit.ts';
+
+/** A writer whose transactions the test finishes by hand, recording every group it was given. */
+function gatedWriter(options: Partial<GroupWriter<string, string>> = {}) {
+  const groups: string[][] = [];
+  const gates: (() => void)[] = [];
+  const writer: GroupWriter<string, string> = {
+    async writeGroup(items) {
+      groups.push([...items]);
+      await new Promise<void>((resolve) => gates.push(resolve));
+      if (items.includes('bad') && items.length > 1)
+        throw Object.assign(new Error('constraint'), { code: '23505' });
+      if (items.includes('bad')) throw new Error('bad item');
+      if (items.includes('boom')) throw new Error('database went away');
+      return items.map((item) => `${item}!`);
+    },
+    isolates: (error) => (error as { code?: string }).code === '23505',
+    ...options,
+  };
+  const releaseAll = async () => {
+    // Lets every queued write start, then finishes its transaction, until none is waiting.
+    for (let i = 0; i < 50; i++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      const gate = gates.shift();
+      if (gate !== undefined) gate();
+    }
+  };
+  return { writer, groups, releaseAll };
+}
+
+describe('group commit', () => {
+  test('writes arriving while a key commits go together, in arrival order; keys are independent', async () => {
+    const { writer, groups, releaseAll } = gatedWriter();
+    const queue = new GroupCommits().queue('test.write', writer);
+    const first = queue.submit('a', 'a1');
+    const rest = ['a2', 'a3', 'a4'].map((item) => queue.submit('a', item));
+    const other = queue.submit('b', 'b1');
+    await releaseAll();
+    assert.deepEqual(await Promise.all([first, ...rest, other]), ['a1!', 'a2!', 'a3!', 'a4!', 'b1!']);
+    assert.deepEqual(groups, [['a1'], ['b1'], ['a2', 'a3', 'a4']]);
+  });
+
+  test('a group that fails on one item is written item by item, so only that item gets the error', async () => {
+    const { writer, groups, releaseAll } = gatedWriter();
+    const queue = new GroupCommits().queue('test.write', writer);
+    const results = ['x1', 'x2', 'bad', 'x3'].map((item) =>
+      queue.submit('k', item).then(
+        (value) => ({ value }),
+        (error: Error) => ({ error: error.message }),
+      ),
+    );
+    await releaseAll();
+    assert.deepEqual(await Promise.all(results), [
+      { value: 'x1!' },
+      { value: 'x2!' },
+      { error: 'bad item' },
+      { value: 'x3!' },
+    ]);
+    assert.deepEqual(groups, [['x1'], ['x2', 'bad', 'x3'], ['x2'], ['bad'], ['x3']]);
+  });
+
+  test('any other error fails the whole group, and the key keeps working after it', async () => {
+    const { writer, releaseAll } = gatedWriter();
+    const queue = new GroupCommits().queue('test.write', writer);
+    const settled = ['y1', 'y2', 'boom'].map((item) =>
+      queue.submit('k', item).then(
+        (value) => value,
+        (error: Error) => error.message,
+      ),
+    );
+    await releaseAll();
+    assert.deepEqual(await Promise.all(settled), ['y1!', 'database went away', 'database went away']);
+    const later = queue.submit('k', 'y4');
+    await releaseAll();
+    assert.equal(await later, 'y4!');
+  });
+
+  test('groups hold at most maxGroup items', async () => {
+    const { writer, groups, releaseAll } = gatedWriter({ maxGroup: 2 });
+    const queue = new GroupCommits().queue('test.write', writer);
+    const all = ['m1', 'm2', 'm3', 'm4', 'm5'].map((item) => queue.submit('k', item));
+    await releaseAll();
+    assert.deepEqual(await Promise.all(all), ['m1!', 'm2!', 'm3!', 'm4!', 'm5!']);
+    assert.deepEqual(groups, [['m1'], ['m2', 'm3'], ['m4', 'm5']]);
+  });
+
+  test('each app holds its own queues: the same name in two apps never shares a group', async () => {
+    const one = gatedWriter();
+    const two = gatedWriter();
+    const a = new GroupCommits().queue('test.write', one.writer);
+    const b = new GroupCommits().queue('test.write', two.writer);
+    const pending = [a.submit('k', 'p1'), b.submit('k', 'q1'), a.submit('k', 'p2'), b.submit('k', 'q2')];
+    await Promise.all([one.releaseAll(), two.releaseAll()]);
+    assert.deepEqual(await Promise.all(pending), ['p1!', 'q1!', 'p2!', 'q2!']);
+    assert.deepEqual(one.groups, [['p1'], ['p2']]);
+    assert.deepEqual(two.groups, [['q1'], ['q2']]);
+  });
+});
