@@ -47,7 +47,7 @@ export async function createTestTenant(
       workspaceType: options.workspaceType ?? 'sandbox',
       ownerUserId: owner.id,
     },
-    tenantSetup(),
+    tenantSetup(t.app.services.registry.modules),
   );
   const apiKey = await createApiKey(t, tenant.id, ['*']);
   return {

@@ -2,6 +2,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { type Config, loadConfig } from '../src/config.ts';
 import { type Clock, systemClock } from '../src/core/clock.ts';
 import type { Database } from '../src/core/db/database.ts';
+import type { ModuleManifest } from '../src/core/modules/manifest.ts';
 import { createRuntime, openDatabase } from '../src/runtime.ts';
 
 /**
@@ -36,6 +37,8 @@ export interface BuildOptions {
    * test files' deliveries with its own retry settings. Tests that deliver turn it on.
    */
   webhookWorker?: boolean;
+  /** The modules to run (default MODULES); a fixture module is added here. */
+  modules?: readonly ModuleManifest[];
   /** Add routes or hooks before the app is sealed. */
   extend?: (app: FastifyInstance) => void | Promise<void>;
 }
@@ -48,6 +51,7 @@ export async function buildTestApp(options: BuildOptions = {}): Promise<TestApp>
     db,
     clock: options.clock ?? systemClock,
     workers: options.webhookWorker ?? false,
+    ...(options.modules === undefined ? {} : { modules: options.modules }),
   });
   await options.extend?.(runtime.app);
   await runtime.app.ready();

@@ -43,18 +43,22 @@ export interface ServiceContext extends Services {
 
 export type Emit = (type: string, data: Record<string, unknown>) => Promise<TenantEvent | undefined>;
 
+/** Who caused an event, as its trace names them. */
+function traceActor(p: Principal | undefined): TraceMetadata['actor'] {
+  switch (p?.kind) {
+    case 'session':
+      return { kind: 'actor', id: p.actor.id, type: p.actor.type, externalId: p.actor.externalId };
+    case 'api_key':
+      return { kind: 'api_key', id: p.apiKeyId };
+    case 'hosted_user':
+      return { kind: 'user', id: p.userId };
+    default:
+      return undefined;
+  }
+}
+
 export function traceMetadata(ctx: ServiceContext): TraceMetadata {
-  const p = ctx.principal;
-  const actor: TraceMetadata['actor'] =
-    p === undefined
-      ? undefined
-      : p.kind === 'session' && p.actor !== undefined
-        ? { kind: 'actor', id: p.actor.id, type: p.actor.type, externalId: p.actor.externalId }
-        : p.kind === 'api_key' && p.apiKeyId !== undefined
-          ? { kind: 'api_key', id: p.apiKeyId }
-          : p.userId !== undefined
-            ? { kind: 'user', id: p.userId }
-            : undefined;
+  const actor = traceActor(ctx.principal);
   return {
     traceId: ctx.trace.traceId,
     spanId: ctx.trace.spanId,
@@ -73,11 +77,11 @@ export async function inTenant<T>(
   fn: (tx: Queryable, emit: Emit) => Promise<T>,
 ): Promise<T> {
   const batch = new EventBatch();
-  const enabled = await ctx.enablement.enabledModules(ctx.tenantId);
+  const states = await ctx.enablement.states(ctx.tenantId);
   const result = await tenantTx(ctx.db, { tenantId: ctx.tenantId }, (tx) =>
     fn(tx, async (type, data) => {
       const module = ctx.registry.moduleOfEvent(type);
-      if (module !== undefined && !enabled.has(module)) return undefined;
+      if (module !== undefined && states.get(module)?.enabled !== true) return undefined;
       return ctx.events.insert(tx, ctx.tenantId, { type, data, trace: traceMetadata(ctx) }, batch);
     }),
   );

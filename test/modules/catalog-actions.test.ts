@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Type } from 'typebox';
+import type { Principal } from '../../src/core/auth/principal.ts';
 import { actionRefusal } from '../../src/core/modules/access.ts';
 import { defineAction, type ModuleManifest } from '../../src/core/modules/manifest.ts';
+import type { WorkspaceType } from '../../src/core/tenancy/roles.ts';
 import {
   bearer,
   connectSession,
@@ -261,19 +263,24 @@ describe('module catalog, settings and actions', () => {
       run: async () => ({}),
     });
     const module = { name: 'rooms', actions: [action] } as unknown as ModuleManifest;
-    const principal = { kind: 'api_key' as const, tenantId: 'ten_x', scopes: ['*'] };
-    const enabledModules = new Set(['rooms']);
+    const principal: Principal = {
+      kind: 'api_key',
+      tenantId: 'ten_x',
+      scopes: ['*'],
+      apiKeyId: 'key_x',
+      apiKey: { id: 'key_x', name: 'x', prefix: 'x' },
+    };
+    const tenant = (workspaceType: WorkspaceType, enabled: readonly string[] = ['rooms']) => ({
+      isEnabled: (name: string) => enabled.includes(name),
+      workspaceType,
+    });
+    assert.equal(actionRefusal(module, action, { principal, tenant: tenant('commerce') }), undefined);
     assert.equal(
-      actionRefusal(module, action, { principal, enabledModules, workspaceType: 'commerce' }),
-      undefined,
-    );
-    assert.equal(
-      actionRefusal(module, action, { principal, enabledModules, workspaceType: 'community' })?.code,
+      actionRefusal(module, action, { principal, tenant: tenant('community') })?.code,
       'forbidden',
     );
     assert.equal(
-      actionRefusal(module, action, { principal, enabledModules: new Set(), workspaceType: 'commerce' })
-        ?.code,
+      actionRefusal(module, action, { principal, tenant: tenant('commerce', []) })?.code,
       'module_disabled',
     );
   });

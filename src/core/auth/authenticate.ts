@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError, RateLimited } from '../http/errors.ts';
 import { looksLikeApiKey } from './api-key-format.ts';
 import type { Identity } from './identity.ts';
-import { hasScope, type Principal, type PrincipalKind } from './principal.ts';
+import type { Principal, PrincipalKind } from './principal.ts';
 import { isSessionToken } from './session-tokens.ts';
 
 /** What a route declares about who may call it (`config.auth`). Routes without it are public. */
@@ -30,6 +30,7 @@ const KIND_NAMES: Record<PrincipalKind, string> = {
   api_key: 'a tenant API key',
   hosted_user: 'a hosted-auth JWT',
   session: 'a session token',
+  product: 'a product key (X-SVC-Product-Key)',
 };
 
 function challenge(error?: string, extra: Record<string, string> = {}): string {
@@ -61,15 +62,11 @@ function withChallenge(error: AppError): AppError {
   return error;
 }
 
-function insufficientScope(scope: string): AppError {
-  return new AppError('insufficient_scope', `this route requires the scope ${scope}`, {
-    headers: {
-      'www-authenticate': challenge('insufficient_scope', {
-        scope,
-        error_description: `this route requires the scope ${scope}`,
-      }),
-    },
-  });
+/** A WebSocket upgrade's `?token=` credential, if one was sent. */
+export function queryToken(request: FastifyRequest): string | undefined {
+  const query: unknown = request.query;
+  if (typeof query !== 'object' || query === null || !('token' in query)) return undefined;
+  return typeof query.token === 'string' && query.token !== '' ? query.token : undefined;
 }
 
 /** Failures that count toward the per-address limit: a credential was presented and did not verify. */
@@ -99,8 +96,8 @@ function presentedCredential(
     }
     bearer = match[1];
   } else if (auth.queryToken === true) {
-    const token = (request.query as Record<string, unknown> | undefined)?.token;
-    if (typeof token === 'string' && token !== '') bearer = token;
+    const token = queryToken(request);
+    if (token !== undefined) bearer = token;
   }
   if (bearer === undefined) return undefined;
   if (looksLikeApiKey(bearer)) return { kind: 'api_key', value: bearer };
@@ -124,15 +121,9 @@ export function installAuthentication(app: FastifyInstance, identity: Identity):
     if (GUESSES.has(error.code)) identity.failures.recordFailure(request.ip);
     return withChallenge(error);
   };
-  const admit = (request: FastifyRequest, auth: RouteAuth, principal: Principal): void => {
+  // Scope, session room and module are checked next, by the authorization hook (core/modules/guard.ts).
+  const admit = (request: FastifyRequest, principal: Principal): void => {
     request.principal = principal;
-    if (auth.scope !== undefined && principal.kind !== 'hosted_user' && !hasScope(principal, auth.scope)) {
-      throw insufficientScope(auth.scope);
-    }
-    const roomId = (request.params as Record<string, unknown> | undefined)?.roomId;
-    if (principal.roomId !== undefined && typeof roomId === 'string' && roomId !== principal.roomId) {
-      throw new AppError('forbidden', `this session token is limited to room ${principal.roomId}`);
-    }
   };
 
   app.addHook('onRequest', (request, _reply, done) => {
@@ -156,7 +147,7 @@ export function installAuthentication(app: FastifyInstance, identity: Identity):
       }
       const cached = identity.verifyCached(presented.kind, presented.value);
       if (cached !== undefined) {
-        admit(request, auth, cached);
+        admit(request, cached);
         return done();
       }
     } catch (error) {
@@ -165,7 +156,7 @@ export function installAuthentication(app: FastifyInstance, identity: Identity):
     identity.verify(presented.kind, presented.value).then(
       (principal) => {
         try {
-          admit(request, auth, principal);
+          admit(request, principal);
         } catch (error) {
           return done(refusal(request, error));
         }

@@ -1,6 +1,7 @@
 import type { Config } from '../../config.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
+import { AppError } from '../http/errors.ts';
 import { resolveHostedUser } from '../tenancy/users.ts';
 import { ApiKeyVerifier } from './api-keys.ts';
 import { FailureLimiter } from './failure-limiter.ts';
@@ -61,6 +62,11 @@ export class Identity {
         const user = await resolveHostedUser(this.db, verified);
         return { kind: 'hosted_user', tenantId: undefined, userId: user.id, scopes: [] };
       }
+      case 'product':
+        throw new AppError(
+          'unauthorized',
+          'product keys are accepted only on routes that name X-SVC-Product-Key',
+        );
     }
   }
 

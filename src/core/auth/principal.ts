@@ -1,5 +1,7 @@
+import { AppError } from '../http/errors.ts';
+
 /** Who is calling, resolved from the credential before any handler runs. */
-export type PrincipalKind = 'api_key' | 'hosted_user' | 'session';
+export type PrincipalKind = Principal['kind'];
 
 export interface ActorRef {
   /** Internal id (`act_...`). */
@@ -10,21 +12,89 @@ export interface ActorRef {
   identityProvider: string;
 }
 
-export interface Principal {
-  kind: PrincipalKind;
-  /** The tenant every query runs in. Hosted users get it from the console route's checked membership. */
+/** A tenant API key: server integrations. */
+export interface ApiKeyPrincipal {
+  kind: 'api_key';
+  tenantId: string;
+  scopes: readonly string[];
+  apiKeyId: string;
+  /** How the console names the key (from the verified, cached key row). */
+  apiKey: { id: string; name: string; prefix: string };
+}
+
+/** A console user (hosted-auth JWT). The tenant is known only once a console route checked membership. */
+export interface HostedUserPrincipal {
+  kind: 'hosted_user';
   tenantId: string | undefined;
   scopes: readonly string[];
-  userId?: string;
-  apiKeyId?: string;
-  /** API keys: how the console names the key (from the verified, cached key row). */
-  apiKey?: { id: string; name: string; prefix: string };
-  actor?: ActorRef;
-  /** Session tokens: the modules and room the token was minted for. */
-  modules?: readonly string[];
+  userId: string;
+}
+
+/** A session token minted by `POST /v1/runtime/connect` for an end user, guest or agent. */
+export interface SessionPrincipal {
+  kind: 'session';
+  tenantId: string;
+  scopes: readonly string[];
+  actor: ActorRef;
+  /** The modules the token was minted for. */
+  modules: readonly string[];
+  /** The one room the token reaches, when it was minted for one. */
   roomId?: string;
-  sessionId?: string;
-  expiresAt?: number;
+  sessionId: string;
+  expiresAt: number;
+}
+
+/** A publishable product key (`X-SVC-Product-Key`): the public read surface of one tenant. */
+export interface ProductPrincipal {
+  kind: 'product';
+  tenantId: string;
+  scopes: readonly string[];
+  productKeyId: string;
+  operatorId?: string;
+}
+
+export type Principal = ApiKeyPrincipal | HostedUserPrincipal | SessionPrincipal | ProductPrincipal;
+
+/** A principal whose tenant is known (every kind but a console user outside a tenant route). */
+export type TenantPrincipal = Principal & { tenantId: string };
+
+/** The principal of a route that requires a credential (the authenticate hook refused requests without). */
+export function authenticated(principal: Principal | undefined): Principal {
+  if (principal === undefined) throw new AppError('unauthorized', 'this route needs a credential');
+  return principal;
+}
+
+/** The principal with its tenant, or the 401 a route that needs one answers. */
+export function tenantPrincipal(principal: Principal | undefined): TenantPrincipal {
+  if (principal === undefined) throw new AppError('unauthorized', 'this route needs a credential');
+  if (!hasTenant(principal)) throw new AppError('unauthorized', 'this route needs a tenant credential');
+  return principal;
+}
+
+function hasTenant(principal: Principal): principal is TenantPrincipal {
+  return principal.tenantId !== undefined;
+}
+
+/** The console user behind a hosted-auth JWT, or 401 for any other credential. */
+export function hostedUser(principal: Principal | undefined): HostedUserPrincipal {
+  if (principal?.kind !== 'hosted_user') throw new AppError('unauthorized', 'send a hosted-auth JWT');
+  return principal;
+}
+
+/** The session behind a session token, or 401 for any other credential. */
+export function sessionOf(principal: Principal | undefined): SessionPrincipal {
+  if (principal?.kind !== 'session') throw new AppError('unauthorized', 'send a session token');
+  return principal;
+}
+
+/** The room a session token is limited to, if any. */
+export function roomLimit(principal: Principal | undefined): string | undefined {
+  return principal?.kind === 'session' ? principal.roomId : undefined;
+}
+
+/** The runtime actor a session token speaks for, if any. */
+export function actorOf(principal: Principal | undefined): ActorRef | undefined {
+  return principal?.kind === 'session' ? principal.actor : undefined;
 }
 
 export function hasScope(principal: Principal, scope: string): boolean {

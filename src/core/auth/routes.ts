@@ -5,7 +5,7 @@ import { TenantDirectory } from '../tenancy/tenant-directory.ts';
 import { listUserTenants } from '../tenancy/tenants.ts';
 import { getUser } from '../tenancy/users.ts';
 import type { Identity } from './identity.ts';
-import type { Principal } from './principal.ts';
+import { authenticated, hostedUser } from './principal.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
   Type.Union([schema, Type.Null()]);
@@ -88,13 +88,15 @@ export async function identityRoutes(
       },
     },
     async (request) => {
-      const principal = request.principal as Principal;
+      const principal = authenticated(request.principal);
       // Built field by field: the hot path of every integration's first call.
       const shown: MeBody['principal'] = { kind: principal.kind, scopes: principal.scopes as string[] };
-      if (principal.modules !== undefined) shown.modules = principal.modules as string[];
-      if (principal.roomId !== undefined) shown.roomId = principal.roomId;
-      if (principal.expiresAt !== undefined) shown.expiresAt = new Date(principal.expiresAt).toISOString();
-      if (principal.kind === 'hosted_user' && principal.userId !== undefined) {
+      if (principal.kind === 'session') {
+        shown.modules = principal.modules as string[];
+        if (principal.roomId !== undefined) shown.roomId = principal.roomId;
+        shown.expiresAt = new Date(principal.expiresAt).toISOString();
+      }
+      if (principal.kind === 'hosted_user') {
         const { user, memberships } = await userWithMemberships(db, principal.userId);
         // A console user has no single tenant on /v1: it is named only when they belong to exactly one.
         const only = memberships.length === 1 ? memberships[0] : undefined;
@@ -111,8 +113,8 @@ export async function identityRoutes(
       // No transaction per request (see TenantDirectory).
       const tenant = principal.tenantId === undefined ? undefined : await tenants.summary(principal.tenantId);
       const body: MeBody = { tenant: tenant ?? null, principal: shown };
-      if (principal.apiKey !== undefined) body.apiKey = principal.apiKey;
-      if (principal.actor !== undefined) body.actor = principal.actor;
+      if (principal.kind === 'api_key') body.apiKey = principal.apiKey;
+      if (principal.kind === 'session') body.actor = principal.actor;
       return body;
     },
   );
@@ -130,7 +132,7 @@ export async function identityRoutes(
       },
     },
     async (request) => {
-      const userId = request.principal?.userId ?? '';
+      const { userId } = hostedUser(request.principal);
       const { user, memberships } = await userWithMemberships(db, userId);
       if (user === undefined) throw new Error('authenticated user vanished');
       return { user, memberships };

@@ -1,5 +1,6 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { type Static, Type } from 'typebox';
+import { Type } from 'typebox';
 import type { Config } from '../../config.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
@@ -9,7 +10,7 @@ import type { ModuleEnablement } from '../modules/enablement.ts';
 import type { ModuleRegistry } from '../modules/registry.ts';
 import { ACTOR_EXTERNAL_ID, ACTOR_TYPES, upsertActor } from '../tenancy/actors.ts';
 import type { Identity } from './identity.ts';
-import type { Principal } from './principal.ts';
+import { sessionOf, tenantPrincipal } from './principal.ts';
 import { ActorSchema } from './routes.ts';
 
 /** Room ids are prefix-style (`room_...`) or a client's own URL-safe id. */
@@ -86,10 +87,11 @@ export async function runtimeRoutes(
   { db, identity, config, clock, enablement, registry }: Deps,
 ) {
   const ConnectBody = connectBody(registry.names);
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   // A revocation matters until every token it voids has expired (the same bound as its row's expires_at).
   const retainUntil = () => Date.now() + (config.sessionTtlSeconds + 60) * 1000;
 
-  app.post(
+  typed.post(
     '/v1/runtime/connect',
     {
       config: { auth: { credentials: ['api_key'], scope: 'sessions:manage' } },
@@ -103,9 +105,8 @@ export async function runtimeRoutes(
       },
     },
     async (request, reply) => {
-      const principal = request.principal as Principal;
-      const tenantId = principal.tenantId as string;
-      const body = request.body as Static<typeof ConnectBody>;
+      const { tenantId } = tenantPrincipal(request.principal);
+      const body = request.body;
       const unknown = body.modules.filter((m) => registry.module(m) === undefined);
       if (unknown.length > 0) {
         throw new InvalidRequest(
@@ -143,7 +144,7 @@ export async function runtimeRoutes(
     },
   );
 
-  app.post(
+  typed.post(
     '/v1/runtime/sessions/revoke',
     {
       config: { auth: { credentials: ['api_key'], scope: 'sessions:manage' } },
@@ -157,8 +158,8 @@ export async function runtimeRoutes(
       },
     },
     async (request) => {
-      const tenantId = (request.principal as Principal).tenantId as string;
-      const body = request.body as Static<typeof RevokeBody>;
+      const { tenantId } = tenantPrincipal(request.principal);
+      const body = request.body;
       if (body.actorId !== undefined) {
         const actorId = body.actorId;
         await tenantTx(db, { tenantId }, async (tx) => {
@@ -181,7 +182,7 @@ export async function runtimeRoutes(
     },
   );
 
-  app.delete(
+  typed.delete(
     '/v1/runtime/session',
     {
       config: { auth: { credentials: ['session'] } },
@@ -194,9 +195,7 @@ export async function runtimeRoutes(
       },
     },
     async (request) => {
-      const principal = request.principal as Principal;
-      const sessionId = principal.sessionId as string;
-      const tenantId = principal.tenantId as string;
+      const { sessionId, tenantId } = sessionOf(request.principal);
       await revokeSession(db, tenantId, sessionId, config.sessionTtlSeconds);
       identity.revocations.apply('session', tenantId, sessionId, clock.now(), retainUntil());
       return { revoked: true as const };

@@ -2,7 +2,7 @@ import { decodeJwt, decodeProtectedHeader, jwtVerify, SignJWT } from 'jose';
 import type { Clock } from '../clock.ts';
 import { AppError } from '../http/errors.ts';
 import { newId } from '../ids.ts';
-import type { ActorRef, Principal } from './principal.ts';
+import type { ActorRef, Principal, SessionPrincipal } from './principal.ts';
 import type { RevocationList } from './revocations.ts';
 import { SESSION_ALG, type SessionKeyRing } from './signing-keys.ts';
 
@@ -54,7 +54,7 @@ const VERIFIED_MAX = 10_000;
 const VERIFIED_MAX_AGE_MS = 60_000;
 
 interface VerifiedSession {
-  principal: Principal;
+  principal: SessionPrincipal;
   issuedAtMs: number;
   /** `exp` claim, in seconds. */
   exp: number;
@@ -181,12 +181,7 @@ export class SessionTokens {
   /** Revocation is checked on every use, cached signature or not. */
   private unlessRevoked({ principal, issuedAtMs }: VerifiedSession): Principal {
     const { tenantId, sessionId, actor } = principal;
-    if (
-      tenantId === undefined ||
-      sessionId === undefined ||
-      actor === undefined ||
-      this.revocations.isSessionRevoked(tenantId, sessionId, actor.id, issuedAtMs)
-    )
+    if (this.revocations.isSessionRevoked(tenantId, sessionId, actor.id, issuedAtMs))
       throw invalid('revoked');
     return principal;
   }

@@ -1,11 +1,13 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../context.ts';
 import { requestContext } from '../http/context.ts';
 import { securityFor } from '../http/openapi.ts';
+import { jsonObject } from '../http/schemas.ts';
 import { idPattern } from '../ids.ts';
 import { eventToWire } from './store.ts';
-import { getEvent, type ListEventsInput, listEvents, publishEvent } from './verbs.ts';
+import { getEvent, listEvents, publishEvent } from './verbs.ts';
 
 export const EventSchema = Type.Object({
   id: Type.String({ pattern: idPattern('event') }),
@@ -53,7 +55,7 @@ const PublishBody = Type.Object(
       maxLength: 100,
       description: 'app.<name>',
     }),
-    data: Type.Object({}, { additionalProperties: true }),
+    data: jsonObject(),
   },
   { additionalProperties: false },
 );
@@ -61,7 +63,8 @@ const PublishBody = Type.Object(
 const security = securityFor('api_key');
 
 export async function eventRoutes(app: FastifyInstance, services: Services) {
-  app.get(
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+  typed.get(
     '/v1/events',
     {
       config: { auth: { credentials: ['api_key'], scope: 'events:read' } },
@@ -75,12 +78,12 @@ export async function eventRoutes(app: FastifyInstance, services: Services) {
       },
     },
     async (request) => {
-      const page = await listEvents(requestContext(request, services), request.query as ListEventsInput);
+      const page = await listEvents(requestContext(request, services), request.query);
       return { data: page.data.map(eventToWire), nextCursor: page.nextCursor };
     },
   );
 
-  app.get(
+  typed.get(
     '/v1/events/:eventId',
     {
       config: { auth: { credentials: ['api_key'], scope: 'events:read' } },
@@ -93,13 +96,10 @@ export async function eventRoutes(app: FastifyInstance, services: Services) {
         response: { 200: EventSchema },
       },
     },
-    async (request) =>
-      eventToWire(
-        await getEvent(requestContext(request, services), (request.params as { eventId: string }).eventId),
-      ),
+    async (request) => eventToWire(await getEvent(requestContext(request, services), request.params.eventId)),
   );
 
-  app.post(
+  typed.post(
     '/v1/events',
     {
       config: { auth: { credentials: ['api_key'], scope: 'events:write' } },
@@ -113,10 +113,7 @@ export async function eventRoutes(app: FastifyInstance, services: Services) {
       },
     },
     async (request, reply) => {
-      const event = await publishEvent(
-        requestContext(request, services),
-        request.body as { type: string; data: Record<string, unknown> },
-      );
+      const event = await publishEvent(requestContext(request, services), request.body);
       reply.status(201);
       return eventToWire(event);
     },

@@ -24,3 +24,18 @@ export const ErrorResponse = Type.Object(
 );
 
 export const errorRef = (description: string) => ({ $ref: 'ErrorResponse#', description });
+
+/** One of `values`, as a union of literals whose static type is exactly `values[number]`. */
+export function oneOf<const T extends readonly string[]>(values: T, options: { description?: string } = {}) {
+  return Type.Unsafe<T[number]>(
+    Type.Union(
+      values.map((value) => Type.Literal(value)),
+      options,
+    ),
+  );
+}
+
+/** Any JSON object, typed as a record of unknown values. */
+export function jsonObject(options: { description?: string } = {}) {
+  return Type.Unsafe<Record<string, unknown>>(Type.Object({}, { additionalProperties: true, ...options }));
+}

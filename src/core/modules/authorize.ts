@@ -25,11 +25,12 @@ export interface TenantAccess {
   workspaceType?: WorkspaceType | undefined;
 }
 
-/** The refusal for a missing scope, with its RFC 6750 challenge. */
-export function insufficientScope(message: string, scope: string): AppError {
-  return new AppError('insufficient_scope', message, {
+/** A 403 with its RFC 6750 challenge (`error="insufficient_scope"`, and the scope when one is missing). */
+function refused(code: 'insufficient_scope' | 'forbidden', message: string, scope?: string): AppError {
+  const scopePart = scope === undefined ? '' : `, scope="${scope}"`;
+  return new AppError(code, message, {
     headers: {
-      'www-authenticate': `Bearer realm="svc", error="insufficient_scope", scope="${scope}", error_description="${message.replaceAll('"', "'")}"`,
+      'www-authenticate': `Bearer realm="svc", error="insufficient_scope"${scopePart}, error_description="${message.replaceAll('"', "'")}"`,
     },
   });
 }
@@ -47,15 +48,15 @@ export function accessRefusal(
   const { module, scope, roomId } = request;
   const name = request.name ?? 'this route';
   if (scope !== undefined && principal.kind !== 'hosted_user' && !hasScope(principal, scope)) {
-    return insufficientScope(`${name} requires the scope ${scope}`, scope);
+    return refused('insufficient_scope', `${name} requires the scope ${scope}`, scope);
   }
   if (principal.kind === 'session') {
     if (module !== undefined && !(principal.modules ?? []).includes(module)) {
-      return new AppError('insufficient_scope', `this session token was not minted for the ${module} module`);
+      return refused('insufficient_scope', `this session token was not minted for the ${module} module`);
     }
     const limitedTo = principal.roomId;
     if (limitedTo !== undefined && roomId !== undefined && roomId !== limitedTo) {
-      return new Forbidden(`this session token is limited to room ${limitedTo}`);
+      return refused('forbidden', `this session token is limited to room ${limitedTo}`);
     }
   }
   if (module !== undefined && !tenant.isEnabled(module)) {

@@ -1,7 +1,9 @@
+import type { TSchema } from 'typebox';
 import type { Database } from '../db/database.ts';
 import { tenantTx } from '../db/tenant-tx.ts';
 import { AppError } from '../http/errors.ts';
 import type { TenantSetupStep } from '../tenancy/tenants.ts';
+import { validated } from './validate.ts';
 
 /** The setup step that switches `modules` on for a new tenant (the registry's `enabledByDefault`). */
 export function enableModules(modules: readonly string[]): TenantSetupStep {
@@ -28,6 +30,7 @@ const TTL_MS = 1_000;
  */
 export class ModuleEnablement {
   private readonly cache = new Map<string, { at: number; states: Map<string, ModuleState> }>();
+  private readonly validatedConfigs = new WeakMap<ModuleState, unknown>();
 
   constructor(private readonly db: Database) {}
 
@@ -49,6 +52,21 @@ export class ModuleEnablement {
     if (this.cache.size > 50_000) this.cache.clear();
     this.cache.set(tenantId, { at: Date.now(), states });
     return states;
+  }
+
+  /**
+   * The tenant's configuration of `module`, validated against `schema` with defaults filled in. Worked out
+   * once per cached state (every request of a busy tenant shares it): treat it as read-only.
+   */
+  async config<T>(tenantId: string, module: string, schema: TSchema): Promise<T> {
+    const state = (await this.states(tenantId)).get(module);
+    if (state === undefined) return validated<T>(schema, {}, 'config');
+    let config = this.validatedConfigs.get(state);
+    if (config === undefined) {
+      config = validated<T>(schema, state.config, 'config');
+      this.validatedConfigs.set(state, config);
+    }
+    return config as T;
   }
 
   async enabledModules(tenantId: string): Promise<Set<string>> {

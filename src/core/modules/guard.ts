@@ -42,6 +42,8 @@ export function installAuthorization(app: FastifyInstance, enablement: ModuleEna
     }
     const states = enablement.cachedStates(tenantId);
     if (states !== undefined) return done(accessRefusal(principal, access, accessOf(states)));
-    enablement.states(tenantId).then((fresh) => done(accessRefusal(principal, access, accessOf(fresh))), done);
+    enablement
+      .states(tenantId)
+      .then((fresh) => done(accessRefusal(principal, access, accessOf(fresh))), done);
   });
 }

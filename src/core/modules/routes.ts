@@ -1,12 +1,12 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { type Static, Type } from 'typebox';
-import type { Principal } from '../auth/principal.ts';
+import { Type } from 'typebox';
+import { authenticated } from '../auth/principal.ts';
 import type { Services } from '../context.ts';
 import { requestContext } from '../http/context.ts';
 import { NotFound } from '../http/errors.ts';
 import { securityFor } from '../http/openapi.ts';
-import { getTenant } from '../tenancy/tenants.ts';
-import { type ActionAudience, actionRefusal } from './access.ts';
+import { actionRefusal, audienceFor, roomOfInput } from './access.ts';
 import { validated } from './validate.ts';
 
 const CatalogEntry = Type.Object({
@@ -51,20 +51,11 @@ const CallBody = Type.Object(
 const runtimeCredentials = ['api_key', 'session'] as const;
 const runtimeSecurity = securityFor('api_key', 'session');
 
-export async function audienceFor(services: Services, principal: Principal): Promise<ActionAudience> {
-  const tenantId = principal.tenantId as string;
-  const [enabledModules, tenant] = await Promise.all([
-    services.enablement.enabledModules(tenantId),
-    getTenant(services.db, tenantId),
-  ]);
-  if (tenant === undefined) throw new NotFound('tenant', tenantId);
-  return { principal, enabledModules, workspaceType: tenant.workspaceType };
-}
-
 export async function moduleRoutes(app: FastifyInstance, services: Services) {
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   const { registry, enablement } = services;
 
-  app.get(
+  typed.get(
     '/v1/modules/catalog',
     {
       config: { auth: { credentials: runtimeCredentials, optional: true } },
@@ -98,7 +89,7 @@ export async function moduleRoutes(app: FastifyInstance, services: Services) {
     },
   );
 
-  app.get(
+  typed.get(
     '/v1/actions',
     {
       config: { auth: { credentials: runtimeCredentials } },
@@ -111,7 +102,7 @@ export async function moduleRoutes(app: FastifyInstance, services: Services) {
       },
     },
     async (request) => {
-      const audience = await audienceFor(services, request.principal as Principal);
+      const audience = await audienceFor(services, authenticated(request.principal));
       const data = registry
         .allActions()
         .filter(({ module, action }) => actionRefusal(module, action, audience) === undefined)
@@ -131,7 +122,7 @@ export async function moduleRoutes(app: FastifyInstance, services: Services) {
     },
   );
 
-  app.post(
+  typed.post(
     '/v1/actions/:name',
     {
       config: { auth: { credentials: runtimeCredentials } },
@@ -146,14 +137,15 @@ export async function moduleRoutes(app: FastifyInstance, services: Services) {
       },
     },
     async (request) => {
-      const { name } = request.params as { name: string };
+      const { name } = request.params;
       const entry = registry.action(name);
       if (entry === undefined) throw new NotFound('action', name);
-      const principal = request.principal as Principal;
-      const refusal = actionRefusal(entry.module, entry.action, await audienceFor(services, principal));
+      const audience = await audienceFor(services, authenticated(request.principal));
+      const refusal = actionRefusal(entry.module, entry.action, audience);
       if (refusal !== undefined) throw refusal;
-      const body = request.body as Static<typeof CallBody>;
-      const input = validated(entry.action.input, body.arguments ?? {}, 'body/arguments');
+      const input = validated(entry.action.input, request.body.arguments ?? {}, 'body/arguments');
+      const roomRefusal = actionRefusal(entry.module, entry.action, audience, roomOfInput(input));
+      if (roomRefusal !== undefined) throw roomRefusal;
       const result = await entry.action.run(requestContext(request, services), input);
       return { action: name, result };
     },

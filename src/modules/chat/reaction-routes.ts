@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import type { Services } from '../../core/context.ts';
@@ -29,7 +30,8 @@ function reactionInput(params: Static<typeof Params>, query: Static<typeof Query
 }
 
 export async function reactionRoutes(app: FastifyInstance, services: Services) {
-  app.post(
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+  typed.post(
     '/v1/rooms/:roomId/messages/:messageId/reactions/:emoji',
     {
       config: write,
@@ -44,13 +46,10 @@ export async function reactionRoutes(app: FastifyInstance, services: Services) {
       },
     },
     async (request) =>
-      addReaction(
-        requestContext(request, services),
-        reactionInput(request.params as Static<typeof Params>, request.query as Static<typeof Query>),
-      ),
+      addReaction(requestContext(request, services), reactionInput(request.params, request.query)),
   );
 
-  app.delete(
+  typed.delete(
     '/v1/rooms/:roomId/messages/:messageId/reactions/:emoji',
     {
       config: write,
@@ -65,9 +64,6 @@ export async function reactionRoutes(app: FastifyInstance, services: Services) {
       },
     },
     async (request) =>
-      removeReaction(
-        requestContext(request, services),
-        reactionInput(request.params as Static<typeof Params>, request.query as Static<typeof Query>),
-      ),
+      removeReaction(requestContext(request, services), reactionInput(request.params, request.query)),
   );
 }

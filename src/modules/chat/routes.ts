@@ -1,5 +1,6 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { type Static, Type } from 'typebox';
+import { Type } from 'typebox';
 import type { Services } from '../../core/context.ts';
 import { requestContext } from '../../core/http/context.ts';
 import { securityFor } from '../../core/http/openapi.ts';
@@ -54,7 +55,8 @@ const EditBody = Type.Object(
 );
 
 export async function chatRoutes(app: FastifyInstance, services: Services) {
-  app.post(
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+  typed.post(
     '/v1/rooms/:roomId/messages',
     {
       config: write,
@@ -70,15 +72,15 @@ export async function chatRoutes(app: FastifyInstance, services: Services) {
     },
     async (request, reply) => {
       const message = await sendMessage(requestContext(request, services), {
-        ...(request.body as Static<typeof SendBody>),
-        ...(request.params as Static<typeof RoomParams>),
+        ...request.body,
+        ...request.params,
       });
       reply.status(201);
       return message;
     },
   );
 
-  app.get(
+  typed.get(
     '/v1/rooms/:roomId/messages',
     {
       config: read,
@@ -94,12 +96,12 @@ export async function chatRoutes(app: FastifyInstance, services: Services) {
     },
     async (request) =>
       listMessages(requestContext(request, services), {
-        ...(request.query as Static<typeof ListQuery>),
-        ...(request.params as Static<typeof RoomParams>),
+        ...request.query,
+        ...request.params,
       }),
   );
 
-  app.patch(
+  typed.patch(
     '/v1/rooms/:roomId/messages/:messageId',
     {
       config: write,
@@ -115,12 +117,12 @@ export async function chatRoutes(app: FastifyInstance, services: Services) {
     },
     async (request) =>
       editMessage(requestContext(request, services), {
-        ...(request.body as Static<typeof EditBody>),
-        ...(request.params as Static<typeof MessageParams>),
+        ...request.body,
+        ...request.params,
       }),
   );
 
-  app.delete(
+  typed.delete(
     '/v1/rooms/:roomId/messages/:messageId',
     {
       config: write,
@@ -133,8 +135,7 @@ export async function chatRoutes(app: FastifyInstance, services: Services) {
         response: { 200: Message },
       },
     },
-    async (request) =>
-      deleteMessage(requestContext(request, services), request.params as Static<typeof MessageParams>),
+    async (request) => deleteMessage(requestContext(request, services), request.params),
   );
 
   await reactionRoutes(app, services);

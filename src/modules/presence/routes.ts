@@ -1,5 +1,6 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { type Static, Type } from 'typebox';
+import { Type } from 'typebox';
 import type { Services } from '../../core/context.ts';
 import { requestContext } from '../../core/http/context.ts';
 import { securityFor } from '../../core/http/openapi.ts';
@@ -9,7 +10,8 @@ import { listPresence } from './verbs/list-presence.ts';
 const Params = Type.Object({ roomId: RoomId });
 
 export async function presenceRoutes(app: FastifyInstance, services: Services) {
-  app.get(
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+  typed.get(
     '/v1/rooms/:roomId/presence',
     {
       config: { module: 'presence', auth: { credentials: ['api_key', 'session'], scope: 'presence:read' } },
@@ -22,7 +24,6 @@ export async function presenceRoutes(app: FastifyInstance, services: Services) {
         response: { 200: MemberList },
       },
     },
-    async (request) =>
-      listPresence(requestContext(request, services), request.params as Static<typeof Params>),
+    async (request) => listPresence(requestContext(request, services), request.params),
   );
 }

@@ -1,5 +1,6 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { type Static, Type } from 'typebox';
+import { Type } from 'typebox';
 import type { Services } from '../../core/context.ts';
 import { requestContext } from '../../core/http/context.ts';
 import { InvalidRequest } from '../../core/http/errors.ts';
@@ -39,7 +40,8 @@ const PatchBody = Type.Object(
 );
 
 export async function roomRoutes(app: FastifyInstance, services: Services) {
-  app.post(
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+  typed.post(
     '/v1/rooms',
     {
       config: write,
@@ -53,16 +55,13 @@ export async function roomRoutes(app: FastifyInstance, services: Services) {
       },
     },
     async (request, reply) => {
-      const room = await createRoom(
-        requestContext(request, services),
-        request.body as Static<typeof CreateRoomInput>,
-      );
+      const room = await createRoom(requestContext(request, services), request.body);
       reply.status(201);
       return room;
     },
   );
 
-  app.get(
+  typed.get(
     '/v1/rooms',
     {
       config: read,
@@ -76,7 +75,7 @@ export async function roomRoutes(app: FastifyInstance, services: Services) {
       },
     },
     async (request) => {
-      const query = request.query as Record<string, string | number | undefined>;
+      const query = request.query;
       const metadata: Record<string, string> = {};
       for (const [key, value] of Object.entries(query)) {
         const match = META.exec(key);
@@ -95,7 +94,7 @@ export async function roomRoutes(app: FastifyInstance, services: Services) {
     },
   );
 
-  app.get(
+  typed.get(
     '/v1/rooms/:roomId',
     {
       config: read,
@@ -108,10 +107,10 @@ export async function roomRoutes(app: FastifyInstance, services: Services) {
         response: { 200: Room },
       },
     },
-    async (request) => getRoom(requestContext(request, services), request.params as Static<typeof Params>),
+    async (request) => getRoom(requestContext(request, services), request.params),
   );
 
-  app.patch(
+  typed.patch(
     '/v1/rooms/:roomId',
     {
       config: write,
@@ -127,12 +126,12 @@ export async function roomRoutes(app: FastifyInstance, services: Services) {
     },
     async (request) =>
       updateRoom(requestContext(request, services), {
-        ...(request.body as Static<typeof PatchBody>),
-        ...(request.params as Static<typeof Params>),
+        ...request.body,
+        ...request.params,
       }),
   );
 
-  app.delete(
+  typed.delete(
     '/v1/rooms/:roomId',
     {
       config: write,
@@ -145,6 +144,6 @@ export async function roomRoutes(app: FastifyInstance, services: Services) {
         response: { 200: Deleted },
       },
     },
-    async (request) => deleteRoom(requestContext(request, services), request.params as Static<typeof Params>),
+    async (request) => deleteRoom(requestContext(request, services), request.params),
   );
 }

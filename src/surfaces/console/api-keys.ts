@@ -1,12 +1,12 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { type Static, Type } from 'typebox';
+import { Type } from 'typebox';
 import type { Identity } from '../../core/auth/identity.ts';
-import type { Principal } from '../../core/auth/principal.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { Database } from '../../core/db/database.ts';
 import type { ModuleRegistry } from '../../core/modules/registry.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../core/tenancy/api-keys.ts';
-import { consoleAuth, consoleSecurity, TenantParams } from './guard.ts';
+import { consoleAuth, consoleCaller, consoleSecurity, TenantId, TenantParams } from './guard.ts';
 import { ApiKeySchema, listOf } from './schemas.ts';
 
 const createKeyBody = (knownScopes: readonly string[]) =>
@@ -22,11 +22,7 @@ const createKeyBody = (knownScopes: readonly string[]) =>
     },
     { additionalProperties: false },
   );
-const KeyParams = {
-  type: 'object',
-  required: ['tenantId', 'keyId'],
-  properties: { ...TenantParams.properties, keyId: { type: 'string', pattern: '^key_[0-9a-z]{26}$' } },
-} as const;
+const KeyParams = Type.Object({ tenantId: TenantId, keyId: Type.String({ pattern: '^key_[0-9a-z]{26}$' }) });
 
 export async function apiKeyRoutes(
   app: FastifyInstance,
@@ -38,7 +34,8 @@ export async function apiKeyRoutes(
   }: { db: Database; identity: Identity; clock: Clock; registry: ModuleRegistry },
 ) {
   const CreateKey = createKeyBody(registry.knownScopes);
-  app.post(
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+  typed.post(
     '/api/console/tenants/:tenantId/api-keys',
     {
       config: { ...consoleAuth, minRole: 'developer' },
@@ -53,17 +50,17 @@ export async function apiKeyRoutes(
       },
     },
     async (request, reply) => {
-      const principal = request.principal as Principal;
-      const body = request.body as Static<typeof CreateKey>;
+      const { tenantId, userId } = consoleCaller(request);
+      const body = request.body;
       const created = await createApiKey(
         db,
-        principal.tenantId as string,
+        tenantId,
         {
           name: body.name,
           scopes: body.scopes,
           knownScopes: registry.knownScopes,
           expiresAt: body.expiresAt,
-          createdBy: principal.userId,
+          createdBy: userId,
         },
         clock.now(),
       );
@@ -72,7 +69,7 @@ export async function apiKeyRoutes(
     },
   );
 
-  app.get(
+  typed.get(
     '/api/console/tenants/:tenantId/api-keys',
     {
       config: { ...consoleAuth, minRole: 'viewer' },
@@ -85,10 +82,10 @@ export async function apiKeyRoutes(
         response: { 200: listOf(ApiKeySchema) },
       },
     },
-    async (request) => ({ data: await listApiKeys(db, (request.principal as Principal).tenantId as string) }),
+    async (request) => ({ data: await listApiKeys(db, consoleCaller(request).tenantId) }),
   );
 
-  app.delete(
+  typed.delete(
     '/api/console/tenants/:tenantId/api-keys/:keyId',
     {
       config: { ...consoleAuth, minRole: 'developer' },
@@ -102,8 +99,8 @@ export async function apiKeyRoutes(
       },
     },
     async (request) => {
-      const { keyId } = request.params as { keyId: string };
-      const revoked = await revokeApiKey(db, (request.principal as Principal).tenantId as string, keyId);
+      const { keyId } = request.params;
+      const revoked = await revokeApiKey(db, consoleCaller(request).tenantId, keyId);
       identity.apiKeys.evict(keyId);
       return revoked;
     },

@@ -1,13 +1,15 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../core/context.ts';
 import { EventListQuery, EventPage } from '../../core/events/routes.ts';
 import { eventToWire } from '../../core/events/store.ts';
-import { type ListEventsInput, listEvents } from '../../core/events/verbs.ts';
+import { listEvents } from '../../core/events/verbs.ts';
 import { requestContext } from '../../core/http/context.ts';
 import { consoleAuth, consoleSecurity, TenantParams } from './guard.ts';
 
 export async function consoleEventRoutes(app: FastifyInstance, services: Services) {
-  app.get(
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+  typed.get(
     '/api/console/tenants/:tenantId/events',
     {
       config: { ...consoleAuth, minRole: 'viewer' },
@@ -22,10 +24,7 @@ export async function consoleEventRoutes(app: FastifyInstance, services: Service
       },
     },
     async (request) => {
-      const page = await listEvents(
-        requestContext(request, services, 'console'),
-        request.query as ListEventsInput,
-      );
+      const page = await listEvents(requestContext(request, services, 'console'), request.query);
       return { data: page.data.map(eventToWire), nextCursor: page.nextCursor };
     },
   );

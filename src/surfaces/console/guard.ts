@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Principal } from '../../core/auth/principal.ts';
+import { Type } from 'typebox';
+import { hostedUser } from '../../core/auth/principal.ts';
 import type { Database } from '../../core/db/database.ts';
 import { AppError, NotFound } from '../../core/http/errors.ts';
 import { atLeast, type Role } from '../../core/tenancy/roles.ts';
@@ -23,9 +24,9 @@ declare module 'fastify' {
 export function installConsoleGuard(app: FastifyInstance, db: Database): void {
   app.decorateRequest('membershipRole', undefined);
   const check = async (request: FastifyRequest, minRole: Role) => {
-    const principal = request.principal as Principal;
-    const tenantId = (request.params as { tenantId?: string }).tenantId;
-    if (tenantId === undefined || principal.userId === undefined) throw new NotFound('tenant');
+    const principal = hostedUser(request.principal);
+    const tenantId = tenantParam(request);
+    if (tenantId === undefined) throw new NotFound('tenant');
     const role = await membershipRole(db, tenantId, principal.userId);
     if (role === undefined) throw new NotFound('tenant', tenantId);
     if (!atLeast(role, minRole)) {
@@ -44,8 +45,19 @@ export function installConsoleGuard(app: FastifyInstance, db: Database): void {
 
 export const consoleSecurity = [{ hostedJwt: [] }];
 export const consoleAuth = { auth: { credentials: ['hosted_user'] as const } };
-export const TenantParams = {
-  type: 'object',
-  required: ['tenantId'],
-  properties: { tenantId: { type: 'string', pattern: '^ten_[0-9a-z]{26}$' } },
-} as const;
+export const TenantId = Type.String({ pattern: '^ten_[0-9a-z]{26}$' });
+export const TenantParams = Type.Object({ tenantId: TenantId });
+
+/** The `:tenantId` of a console route's path. */
+function tenantParam(request: FastifyRequest): string | undefined {
+  const params: unknown = request.params;
+  if (typeof params !== 'object' || params === null || !('tenantId' in params)) return undefined;
+  return typeof params.tenantId === 'string' ? params.tenantId : undefined;
+}
+
+/** The console user calling and the tenant the guard checked their membership of. */
+export function consoleCaller(request: FastifyRequest): { tenantId: string; userId: string } {
+  const user = hostedUser(request.principal);
+  if (user.tenantId === undefined) throw new NotFound('tenant');
+  return { tenantId: user.tenantId, userId: user.userId };
+}

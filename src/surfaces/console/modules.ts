@@ -1,10 +1,11 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { type Static, Type } from 'typebox';
+import { Type } from 'typebox';
 import type { Services } from '../../core/context.ts';
 import { tenantTx } from '../../core/db/tenant-tx.ts';
 import { NotFound } from '../../core/http/errors.ts';
 import { validated } from '../../core/modules/validate.ts';
-import { consoleAuth, consoleSecurity, TenantParams } from './guard.ts';
+import { consoleAuth, consoleCaller, consoleSecurity, TenantParams } from './guard.ts';
 import { listOf } from './schemas.ts';
 
 const ModuleSetting = Type.Object({
@@ -33,9 +34,10 @@ const ModuleParams = {
 } as const;
 
 export async function moduleSettingsRoutes(app: FastifyInstance, services: Services) {
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   const { registry, enablement, db } = services;
 
-  app.get(
+  typed.get(
     '/api/console/tenants/:tenantId/modules',
     {
       config: { ...consoleAuth, minRole: 'viewer' },
@@ -49,7 +51,7 @@ export async function moduleSettingsRoutes(app: FastifyInstance, services: Servi
       },
     },
     async (request) => {
-      const tenantId = request.principal?.tenantId as string;
+      const { tenantId } = consoleCaller(request);
       const states = await enablement.states(tenantId);
       return {
         data: registry.modules.map((m) => ({
@@ -67,7 +69,7 @@ export async function moduleSettingsRoutes(app: FastifyInstance, services: Servi
     },
   );
 
-  app.put(
+  typed.put(
     '/api/console/tenants/:tenantId/modules/:module',
     {
       config: { ...consoleAuth, minRole: 'admin' },
@@ -82,11 +84,11 @@ export async function moduleSettingsRoutes(app: FastifyInstance, services: Servi
       },
     },
     async (request) => {
-      const tenantId = request.principal?.tenantId as string;
-      const { module: name } = request.params as { module: string };
+      const { tenantId } = consoleCaller(request);
+      const { module: name } = request.params;
       const manifest = registry.module(name);
       if (manifest === undefined) throw new NotFound('module', name);
-      const body = request.body as Static<typeof PutModule>;
+      const body = request.body;
       const config = validated<Record<string, unknown>>(
         manifest.configSchema,
         body.config ?? {},

@@ -1,25 +1,24 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { type Static, Type } from 'typebox';
+import { Type } from 'typebox';
 import type { Database } from '../../core/db/database.ts';
 import { createProductKey, listProductKeys, revokeProductKey } from '../../core/tenancy/product-keys.ts';
-import { consoleAuth, consoleSecurity, TenantParams } from './guard.ts';
+import { consoleAuth, consoleCaller, consoleSecurity, TenantId, TenantParams } from './guard.ts';
 import { listOf, ProductKeySchema } from './schemas.ts';
 
 const CreateProductKey = Type.Object(
   { name: Type.String({ minLength: 1, maxLength: 100 }) },
   { additionalProperties: false },
 );
-const ProductKeyParams = {
-  type: 'object',
-  required: ['tenantId', 'productKeyId'],
-  properties: { ...TenantParams.properties, productKeyId: { type: 'string', pattern: '^pk_[0-9a-z]{26}$' } },
-} as const;
+const ProductKeyParams = Type.Object({
+  tenantId: TenantId,
+  productKeyId: Type.String({ pattern: '^pk_[0-9a-z]{26}$' }),
+});
 
 export async function productKeyRoutes(app: FastifyInstance, { db }: { db: Database }) {
-  const tenantOf = (request: { principal?: { tenantId?: string | undefined } | undefined }) =>
-    request.principal?.tenantId as string;
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
 
-  app.post(
+  typed.post(
     '/api/console/tenants/:tenantId/product-keys',
     {
       config: { ...consoleAuth, minRole: 'developer' },
@@ -34,13 +33,13 @@ export async function productKeyRoutes(app: FastifyInstance, { db }: { db: Datab
       },
     },
     async (request, reply) => {
-      const { name } = request.body as Static<typeof CreateProductKey>;
+      const { name } = request.body;
       reply.status(201);
-      return createProductKey(db, tenantOf(request), name);
+      return createProductKey(db, consoleCaller(request).tenantId, name);
     },
   );
 
-  app.get(
+  typed.get(
     '/api/console/tenants/:tenantId/product-keys',
     {
       config: { ...consoleAuth, minRole: 'viewer' },
@@ -53,10 +52,10 @@ export async function productKeyRoutes(app: FastifyInstance, { db }: { db: Datab
         response: { 200: listOf(ProductKeySchema) },
       },
     },
-    async (request) => ({ data: await listProductKeys(db, tenantOf(request)) }),
+    async (request) => ({ data: await listProductKeys(db, consoleCaller(request).tenantId) }),
   );
 
-  app.delete(
+  typed.delete(
     '/api/console/tenants/:tenantId/product-keys/:productKeyId',
     {
       config: { ...consoleAuth, minRole: 'developer' },
@@ -70,8 +69,8 @@ export async function productKeyRoutes(app: FastifyInstance, { db }: { db: Datab
       },
     },
     async (request) => {
-      const { productKeyId } = request.params as { productKeyId: string };
-      return revokeProductKey(db, tenantOf(request), productKeyId);
+      const { productKeyId } = request.params;
+      return revokeProductKey(db, consoleCaller(request).tenantId, productKeyId);
     },
   );
 }

@@ -1,4 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
+import { oneOf } from '../../core/http/schemas.ts';
 import { ROLES, WORKSPACE_TYPES } from '../../core/tenancy/roles.ts';
 
 /**
@@ -12,14 +13,8 @@ export const Nullable = <T extends TSchema>(s: T) => {
   }
   return Type.Unsafe<Static<T> | null>(Type.Union([s, Type.Null()]));
 };
-export const RoleSchema = Type.Union(
-  ROLES.map((r) => Type.Literal(r)),
-  { description: 'owner > admin > developer > viewer' },
-);
-export const WorkspaceTypeSchema = Type.Union(
-  WORKSPACE_TYPES.map((w) => Type.Literal(w)),
-  { description: 'commerce, community or sandbox' },
-);
+export const RoleSchema = oneOf(ROLES, { description: 'owner > admin > developer > viewer' });
+export const WorkspaceTypeSchema = oneOf(WORKSPACE_TYPES, { description: 'commerce, community or sandbox' });
 export const TenantSchema = Type.Object({
   id: Type.String(),
   name: Type.String(),

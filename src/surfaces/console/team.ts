@@ -1,6 +1,6 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { type Static, Type } from 'typebox';
-import type { Principal } from '../../core/auth/principal.ts';
+import { Type } from 'typebox';
 import type { Database } from '../../core/db/database.ts';
 import type { Role } from '../../core/tenancy/roles.ts';
 import {
@@ -10,7 +10,7 @@ import {
   listTeam,
   removeMember,
 } from '../../core/tenancy/team.ts';
-import { consoleAuth, consoleSecurity, TenantParams } from './guard.ts';
+import { consoleAuth, consoleCaller, consoleSecurity, TenantId, TenantParams } from './guard.ts';
 import { listOf, RoleSchema, TeamEntrySchema } from './schemas.ts';
 
 const Invite = Type.Object(
@@ -18,22 +18,19 @@ const Invite = Type.Object(
   { additionalProperties: false },
 );
 const ChangeRole = Type.Object({ role: RoleSchema }, { additionalProperties: false });
-const MemberParams = {
-  type: 'object',
-  required: ['tenantId', 'userId'],
-  properties: { ...TenantParams.properties, userId: { type: 'string', pattern: '^usr_[0-9a-z]{26}$' } },
-} as const;
-const InvitationParams = {
-  type: 'object',
-  required: ['tenantId', 'invitationId'],
-  properties: { ...TenantParams.properties, invitationId: { type: 'string', pattern: '^inv_[0-9a-z]{26}$' } },
-} as const;
+const MemberParams = Type.Object({
+  tenantId: TenantId,
+  userId: Type.String({ pattern: '^usr_[0-9a-z]{26}$' }),
+});
+const InvitationParams = Type.Object({
+  tenantId: TenantId,
+  invitationId: Type.String({ pattern: '^inv_[0-9a-z]{26}$' }),
+});
 const Ok = Type.Object({ ok: Type.Literal(true) });
 
-const tenantOf = (request: { principal: Principal | undefined }) => request.principal?.tenantId as string;
-
 export async function teamRoutes(app: FastifyInstance, { db }: { db: Database }) {
-  app.get(
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+  typed.get(
     '/api/console/tenants/:tenantId/members',
     {
       config: { ...consoleAuth, minRole: 'viewer' },
@@ -46,10 +43,10 @@ export async function teamRoutes(app: FastifyInstance, { db }: { db: Database })
         response: { 200: listOf(TeamEntrySchema) },
       },
     },
-    async (request) => ({ data: await listTeam(db, tenantOf(request)) }),
+    async (request) => ({ data: await listTeam(db, consoleCaller(request).tenantId) }),
   );
 
-  app.post(
+  typed.post(
     '/api/console/tenants/:tenantId/members',
     {
       config: { ...consoleAuth, minRole: 'admin' },
@@ -64,11 +61,11 @@ export async function teamRoutes(app: FastifyInstance, { db }: { db: Database })
       },
     },
     async (request, reply) => {
-      const body = request.body as Static<typeof Invite>;
-      const entry = await inviteMember(db, tenantOf(request), {
+      const body = request.body;
+      const entry = await inviteMember(db, consoleCaller(request).tenantId, {
         email: body.email,
         role: body.role as Role,
-        invitedBy: request.principal?.userId as string,
+        invitedBy: consoleCaller(request).userId,
         actorRole: request.membershipRole as Role,
       });
       reply.status(201);
@@ -76,7 +73,7 @@ export async function teamRoutes(app: FastifyInstance, { db }: { db: Database })
     },
   );
 
-  app.patch(
+  typed.patch(
     '/api/console/tenants/:tenantId/members/:userId',
     {
       config: { ...consoleAuth, minRole: 'admin' },
@@ -91,9 +88,9 @@ export async function teamRoutes(app: FastifyInstance, { db }: { db: Database })
       },
     },
     async (request) => {
-      const { userId } = request.params as { userId: string };
-      const { role } = request.body as Static<typeof ChangeRole>;
-      await changeMemberRole(db, tenantOf(request), {
+      const { userId } = request.params;
+      const { role } = request.body;
+      await changeMemberRole(db, consoleCaller(request).tenantId, {
         userId,
         role: role as Role,
         actorRole: request.membershipRole as Role,
@@ -102,7 +99,7 @@ export async function teamRoutes(app: FastifyInstance, { db }: { db: Database })
     },
   );
 
-  app.delete(
+  typed.delete(
     '/api/console/tenants/:tenantId/members/:userId',
     {
       config: { ...consoleAuth, minRole: 'admin' },
@@ -116,13 +113,16 @@ export async function teamRoutes(app: FastifyInstance, { db }: { db: Database })
       },
     },
     async (request) => {
-      const { userId } = request.params as { userId: string };
-      await removeMember(db, tenantOf(request), { userId, actorRole: request.membershipRole as Role });
+      const { userId } = request.params;
+      await removeMember(db, consoleCaller(request).tenantId, {
+        userId,
+        actorRole: request.membershipRole as Role,
+      });
       return { ok: true as const };
     },
   );
 
-  app.delete(
+  typed.delete(
     '/api/console/tenants/:tenantId/invitations/:invitationId',
     {
       config: { ...consoleAuth, minRole: 'admin' },
@@ -136,8 +136,8 @@ export async function teamRoutes(app: FastifyInstance, { db }: { db: Database })
       },
     },
     async (request) => {
-      const { invitationId } = request.params as { invitationId: string };
-      await cancelInvitation(db, tenantOf(request), invitationId);
+      const { invitationId } = request.params;
+      await cancelInvitation(db, consoleCaller(request).tenantId, invitationId);
       return { ok: true as const };
     },
   );

@@ -1,6 +1,7 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { type Static, Type } from 'typebox';
-import type { Principal } from '../../core/auth/principal.ts';
+import { Type } from 'typebox';
+import { hostedUser } from '../../core/auth/principal.ts';
 import type { Database } from '../../core/db/database.ts';
 import { NotFound } from '../../core/http/errors.ts';
 import type { WorkspaceType } from '../../core/tenancy/roles.ts';
@@ -22,7 +23,8 @@ export async function tenantRoutes(
   app: FastifyInstance,
   { db, setupSteps }: { db: Database; setupSteps: readonly TenantSetupStep[] },
 ) {
-  app.post(
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+  typed.post(
     '/api/console/tenants',
     {
       config: consoleAuth,
@@ -36,8 +38,8 @@ export async function tenantRoutes(
       },
     },
     async (request, reply) => {
-      const body = request.body as Static<typeof CreateTenant>;
-      const userId = (request.principal as Principal).userId as string;
+      const body = request.body;
+      const { userId } = hostedUser(request.principal);
       const tenant = await createTenant(
         db,
         { name: body.name, workspaceType: body.workspaceType as WorkspaceType, ownerUserId: userId },
@@ -48,7 +50,7 @@ export async function tenantRoutes(
     },
   );
 
-  app.get(
+  typed.get(
     '/api/console/tenants',
     {
       config: consoleAuth,
@@ -61,12 +63,12 @@ export async function tenantRoutes(
       },
     },
     async (request) => {
-      const memberships = await listUserTenants(db, (request.principal as Principal).userId as string);
+      const memberships = await listUserTenants(db, hostedUser(request.principal).userId);
       return { data: memberships.map((m) => ({ ...m.tenant, role: m.role })) };
     },
   );
 
-  app.get(
+  typed.get(
     '/api/console/tenants/:tenantId',
     {
       config: { ...consoleAuth, minRole: 'viewer' },
@@ -80,7 +82,7 @@ export async function tenantRoutes(
       },
     },
     async (request) => {
-      const { tenantId } = request.params as { tenantId: string };
+      const { tenantId } = request.params;
       const tenant = await getTenant(db, tenantId);
       if (tenant === undefined || request.membershipRole === undefined)
         throw new NotFound('tenant', tenantId);

@@ -1,9 +1,8 @@
 import { hasScope, type Principal } from '../../core/auth/principal.ts';
 import type { Services } from '../../core/context.ts';
-import { type ActionAudience, actionRefusal } from '../../core/modules/access.ts';
+import { type ActionAudience, actionRefusal, audienceFor } from '../../core/modules/access.ts';
 import type { ActionDefinition, ModuleManifest } from '../../core/modules/manifest.ts';
 import type { ModuleRegistry } from '../../core/modules/registry.ts';
-import { audienceFor } from '../../core/modules/routes.ts';
 import { isToolable } from './catalog.ts';
 import { type ConfirmPolicy, needsConfirmation, readPolicy } from './policy.ts';
 
@@ -79,9 +78,16 @@ export class McpCaller {
 
   /** Whom a confirmation token is bound to: the actor of a session, else the API key. */
   get confirmationSubject(): string {
-    const { actor, apiKeyId, userId } = this.principal;
-    if (actor !== undefined) return `actor:${actor.id}`;
-    if (apiKeyId !== undefined) return `api_key:${apiKeyId}`;
-    return `user:${userId ?? 'unknown'}`;
+    const principal = this.principal;
+    switch (principal.kind) {
+      case 'session':
+        return `actor:${principal.actor.id}`;
+      case 'api_key':
+        return `api_key:${principal.apiKeyId}`;
+      case 'hosted_user':
+        return `user:${principal.userId}`;
+      default:
+        return `${principal.kind}:unknown`;
+    }
   }
 }

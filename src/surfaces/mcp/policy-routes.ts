@@ -1,17 +1,16 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { type Static, Type } from 'typebox';
+import { Type } from 'typebox';
 import type { Services } from '../../core/context.ts';
-import { consoleAuth, consoleSecurity, TenantParams } from '../console/guard.ts';
+import { oneOf } from '../../core/http/schemas.ts';
+import { consoleAuth, consoleCaller, consoleSecurity, TenantParams } from '../console/guard.ts';
 import { CONFIRM_POLICIES, readPolicy, writePolicy } from './policy.ts';
 
-const ConfirmSchema = Type.Union(
-  CONFIRM_POLICIES.map((p) => Type.Literal(p)),
-  {
-    description:
-      'Which MCP tools need a human before they run: required_only (tools hinted always), destructive ' +
-      '(default: also destructive tools), writes (also every tool that changes data), all (every tool)',
-  },
-);
+const ConfirmSchema = oneOf(CONFIRM_POLICIES, {
+  description:
+    'Which MCP tools need a human before they run: required_only (tools hinted always), destructive ' +
+    '(default: also destructive tools), writes (also every tool that changes data), all (every tool)',
+});
 const McpPolicy = Type.Object({
   confirm: ConfirmSchema,
   updatedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
@@ -22,8 +21,9 @@ const PutMcpPolicy = Type.Object({ confirm: ConfirmSchema }, { additionalPropert
 
 /** Console: the tenant's human-confirmation policy for MCP tools. */
 export async function mcpPolicyRoutes(app: FastifyInstance, services: Services) {
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   // The console membership guard is installed app-wide (src/app.ts): minRole below is enforced.
-  app.get(
+  typed.get(
     '/api/console/tenants/:tenantId/mcp-policy',
     {
       config: { ...consoleAuth, minRole: 'viewer' },
@@ -36,10 +36,10 @@ export async function mcpPolicyRoutes(app: FastifyInstance, services: Services) 
         response: { 200: McpPolicy },
       },
     },
-    async (request) => readPolicy(services.db, request.principal?.tenantId as string),
+    async (request) => readPolicy(services.db, consoleCaller(request).tenantId),
   );
 
-  app.put(
+  typed.put(
     '/api/console/tenants/:tenantId/mcp-policy',
     {
       config: { ...consoleAuth, minRole: 'admin' },
@@ -54,8 +54,8 @@ export async function mcpPolicyRoutes(app: FastifyInstance, services: Services) 
       },
     },
     async (request) => {
-      const body = request.body as Static<typeof PutMcpPolicy>;
-      const tenantId = request.principal?.tenantId as string;
+      const body = request.body;
+      const { tenantId } = consoleCaller(request);
       return writePolicy(services.db, tenantId, body.confirm, services.clock.now());
     },
   );

@@ -5,7 +5,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { Principal } from '../../core/auth/principal.ts';
+import { tenantPrincipal } from '../../core/auth/principal.ts';
 import type { Services } from '../../core/context.ts';
 import { securityFor } from '../../core/http/openapi.ts';
 import type { ToolCallScope } from './call-tool.ts';
@@ -81,8 +81,8 @@ export async function mcpTransportRoutes(app: FastifyInstance, services: Service
       },
     },
     async (request, reply) => {
-      const principal = request.principal as Principal;
-      const caller = new McpCaller(services, principal, principal.tenantId as string);
+      const principal = tenantPrincipal(request.principal);
+      const caller = new McpCaller(services, principal, principal.tenantId);
       const scope: ToolCallScope = { services, request, caller };
       const web = webRequest(request, services.config.publicUrl);
       const options = parsedJson(request.body);

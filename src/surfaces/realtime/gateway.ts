@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { Identity } from '../../core/auth/identity.ts';
+import { actorOf } from '../../core/auth/principal.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { ServiceContext, Services } from '../../core/context.ts';
 import { RateLimited } from '../../core/http/errors.ts';
@@ -84,7 +85,7 @@ export class Gateway {
    * however that ends: a failed handshake, the client leaving, or a close by the server.
    */
   admit(request: FastifyRequest): void {
-    const actorId = request.principal?.actor?.id;
+    const actorId = actorOf(request.principal)?.id;
     // Not an actor's session: `accept` closes it at once (4401), so it needs no slot.
     if (actorId === undefined) return;
     const slot = this.caps.take(actorId);

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { queryToken } from '../../core/auth/authenticate.ts';
 import { hasScope } from '../../core/auth/principal.ts';
 import type { Permissions, Session } from './connection.ts';
 
@@ -6,8 +7,7 @@ import type { Permissions, Session } from './connection.ts';
 function presentedToken(request: FastifyRequest): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
   if (match?.[1] !== undefined) return match[1];
-  const token = (request.query as Record<string, unknown> | undefined)?.token;
-  return typeof token === 'string' && token !== '' ? token : undefined;
+  return queryToken(request);
 }
 
 /**

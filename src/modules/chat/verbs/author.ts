@@ -1,4 +1,5 @@
 import type { Static } from 'typebox';
+import { actorOf } from '../../../core/auth/principal.ts';
 import type { ServiceContext } from '../../../core/context.ts';
 import type { Queryable } from '../../../core/db/database.ts';
 import { InvalidRequest } from '../../../core/http/errors.ts';
@@ -16,7 +17,7 @@ export function checkActingActor(
   ctx: ServiceContext,
   named: Static<typeof ActorInput> | undefined,
 ): Actor | undefined {
-  const own = ctx.principal?.actor;
+  const own = actorOf(ctx.principal);
   if (own !== undefined) {
     if (named !== undefined && named.id !== own.externalId) {
       throw new InvalidRequest('a session token acts as its own actor', [

@@ -1,3 +1,4 @@
+import { actorOf } from '../../../core/auth/principal.ts';
 import type { ServiceContext } from '../../../core/context.ts';
 import type { Queryable } from '../../../core/db/database.ts';
 import { Forbidden, NotFound } from '../../../core/http/errors.ts';
@@ -36,7 +37,7 @@ export async function lockMessage(
   );
   const row = rows[0];
   if (row === undefined) throw new NotFound('message', messageId);
-  const actor = ctx.principal?.actor;
+  const actor = actorOf(ctx.principal);
   if (options.authorOnly && actor !== undefined && actor.id !== row.author_actor_id) {
     throw new Forbidden('only the author can change this message');
   }

@@ -1,4 +1,5 @@
 import type { Static } from 'typebox';
+import { actorOf } from '../../../core/auth/principal.ts';
 import { type ServiceContext, traceMetadata } from '../../../core/context.ts';
 import { PG_ERROR, pgErrorCode } from '../../../core/db/database.ts';
 import type { GroupWriter } from '../../../core/db/group-commit.ts';
@@ -179,7 +180,7 @@ async function writeGroup(group: readonly QueuedSend[]): Promise<ChatMessage[]> 
 
 /** The message this author already sent with this clientId: a retry must not post twice. */
 async function sentBefore(ctx: ServiceContext, input: SendMessage): Promise<ChatMessage | undefined> {
-  const externalId = ctx.principal?.actor?.externalId ?? input.actor?.id;
+  const externalId = actorOf(ctx.principal)?.externalId ?? input.actor?.id;
   const { rows } = await tenantTx(ctx.db, { tenantId: ctx.tenantId }, (tx) =>
     tx.query<MessageRow>(
       `select ${MESSAGE_SELECT} where m.room_id = $1 and m.client_id = $2 and a.external_id = $3`,

@@ -1,4 +1,5 @@
 import type { Static } from 'typebox';
+import { roomLimit } from '../../../core/auth/principal.ts';
 import type { ServiceContext } from '../../../core/context.ts';
 import { Forbidden, ServiceUnavailable } from '../../../core/http/errors.ts';
 import { roomKey } from '../../../core/realtime/index.ts';
@@ -11,7 +12,7 @@ export async function listPresence(
   ctx: ServiceContext,
   input: Static<typeof PresenceRef>,
 ): Promise<Static<typeof MemberList>> {
-  const limitedTo = ctx.principal?.roomId;
+  const limitedTo = roomLimit(ctx.principal);
   if (limitedTo !== undefined && limitedTo !== input.roomId) {
     throw new Forbidden(`this session token is limited to room ${limitedTo}`);
   }

@@ -1,4 +1,5 @@
 import type { Static } from 'typebox';
+import { roomLimit } from '../../../core/auth/principal.ts';
 import type { ServiceContext } from '../../../core/context.ts';
 import { tenantTx } from '../../../core/db/tenant-tx.ts';
 import { decodeCursor, encodeCursor } from '../../../core/http/cursor.ts';
@@ -27,7 +28,7 @@ export async function listRooms(
           and not exists (select 1 from jsonb_each_text($3::jsonb) f
                            where (r.metadata ->> f.key) is distinct from f.value)
         order by r.seq desc limit $4`,
-      [after ?? null, ctx.principal?.roomId ?? null, JSON.stringify(input.metadata ?? {}), limit + 1],
+      [after ?? null, roomLimit(ctx.principal) ?? null, JSON.stringify(input.metadata ?? {}), limit + 1],
     ),
   );
   const page = rows.slice(0, limit);

@@ -1,3 +1,4 @@
+import { roomLimit } from '../../../core/auth/principal.ts';
 import type { ServiceContext } from '../../../core/context.ts';
 import { AppError, Forbidden, NotFound } from '../../../core/http/errors.ts';
 import type { Connection } from '../connection.ts';
@@ -6,7 +7,7 @@ import type { RoomMembership } from '../membership.ts';
 
 /** A session token minted with a roomId may enter that room only. */
 export function assertMayEnter(connection: Connection, roomId: string): void {
-  const limitedTo = connection.session.principal.roomId;
+  const limitedTo = roomLimit(connection.session.principal);
   if (limitedTo !== undefined && limitedTo !== roomId) {
     throw new Forbidden(`this session token is limited to room ${limitedTo}`);
   }
