@@ -273,10 +273,8 @@ async function main(): Promise<void> {
         tenantSetup(),
       );
       const { key } = await createApiKey(
-        service.db,
-        tenant.id,
+        { db: service.db, tenantId: tenant.id, clock: service.app.services.clock },
         { name: 'bench', scopes: ['*'], knownScopes: [] },
-        Date.now(),
       );
       const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
       for (let i = 0; i < ENDPOINTS; i++) {

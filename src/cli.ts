@@ -57,7 +57,7 @@ async function start(config: Config): Promise<number> {
   });
   const demo =
     config.env === 'development'
-      ? await ensureDemoTenant(runtime.db, config.dataDir, tenantSetup(), Date.now())
+      ? await ensureDemoTenant(runtime.db, config.dataDir, tenantSetup(), runtime.app.services.clock)
       : { credentials: undefined, created: false };
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();

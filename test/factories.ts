@@ -65,16 +65,15 @@ export async function createApiKey(
   scopes: string[],
   options: { expiresAt?: string } = {},
 ): Promise<string> {
+  const { db, clock, registry } = t.app.services;
   const created = await createKeyVerb(
-    t.db,
-    tenantId,
+    { db, tenantId, clock },
     {
       name: `key ${scopes.join(' ')}`,
       scopes,
-      knownScopes: t.app.services.registry.knownScopes,
+      knownScopes: registry.knownScopes,
       expiresAt: options.expiresAt,
     },
-    Date.now(),
   );
   return created.key;
 }

@@ -1,5 +1,6 @@
 import { tenantSetup } from '../../src/app.ts';
 import { DEV_ISSUER } from '../../src/core/auth/dev-issuer.ts';
+import { systemClock } from '../../src/core/clock.ts';
 import type { Database } from '../../src/core/db/database.ts';
 import { createApiKey } from '../../src/core/tenancy/api-keys.ts';
 import { createTenant } from '../../src/core/tenancy/tenants.ts';
@@ -20,10 +21,8 @@ export async function createBenchTenant(db: Database): Promise<{ tenantId: strin
     tenantSetup(),
   );
   const { key } = await createApiKey(
-    db,
-    tenant.id,
+    { db, tenantId: tenant.id, clock: systemClock },
     { name: 'bench', scopes: ['*'], knownScopes: [] },
-    Date.now(),
   );
   return { tenantId: tenant.id, apiKey: key };
 }

@@ -29,6 +29,9 @@ export interface Services {
   groupCommit: GroupCommits;
 }
 
+/** What core's tenant-scoped verbs (keys, team) need of a context: a `ServiceContext` fits as it is. */
+export type TenantContext = Pick<ServiceContext, 'db' | 'tenantId' | 'clock'>;
+
 export type Origin = 'api' | 'console' | 'realtime' | 'mcp' | 'system';
 
 /** One call of a verb: who, for which tenant, from where. */

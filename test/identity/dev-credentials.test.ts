@@ -46,7 +46,7 @@ describe('dev credentials', () => {
   });
 
   test('ensureDemoTenant writes {tenantId, apiKey, productKey, userId} and the key works', async () => {
-    const first = await ensureDemoTenant(t.db, dir, tenantSetup(), Date.now());
+    const first = await ensureDemoTenant(t.db, dir, tenantSetup(), t.app.services.clock);
     assert.equal(first.created, true);
     const file = path.join(dir, DEV_CREDENTIALS_FILE);
     const written = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, string>;
@@ -61,7 +61,7 @@ describe('dev credentials', () => {
     assert.deepEqual(body.principal.scopes, ['*']);
     assert.match(written.productKey ?? '', /^pk_/);
 
-    const again = await ensureDemoTenant(t.db, dir, tenantSetup(), Date.now());
+    const again = await ensureDemoTenant(t.db, dir, tenantSetup(), t.app.services.clock);
     assert.equal(again.created, false);
     assert.deepEqual(again.credentials, written);
   });

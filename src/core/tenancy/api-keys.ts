@@ -1,5 +1,5 @@
 import { generateApiKey } from '../auth/api-key-format.ts';
-import type { Database } from '../db/database.ts';
+import type { TenantContext } from '../context.ts';
 import { tenantTx } from '../db/tenant-tx.ts';
 import { InvalidRequest, NotFound } from '../http/errors.ts';
 import { newId } from '../ids.ts';
@@ -54,11 +54,11 @@ export interface CreateApiKeyInput {
 
 /** Returns the key's secret exactly once; only its SHA-256 is stored. */
 export async function createApiKey(
-  db: Database,
-  tenantId: string,
+  ctx: TenantContext,
   input: CreateApiKeyInput,
-  now: number,
 ): Promise<ApiKeyRecord & { key: string }> {
+  const { db, tenantId } = ctx;
+  const now = ctx.clock.now();
   const known = new Set(['*', ...input.knownScopes]);
   const unknown = input.scopes.filter((s) => !known.has(s));
   if (unknown.length > 0) {
@@ -98,16 +98,17 @@ export async function createApiKey(
   return { ...toApiKey(row), key };
 }
 
-export async function listApiKeys(db: Database, tenantId: string): Promise<ApiKeyRecord[]> {
-  const { rows } = await tenantTx(db, { tenantId }, (tx) =>
+export async function listApiKeys(ctx: TenantContext): Promise<ApiKeyRecord[]> {
+  const { rows } = await tenantTx(ctx.db, { tenantId: ctx.tenantId }, (tx) =>
     tx.query<ApiKeyRow>(`select ${COLUMNS} from api_keys order by created_at desc, id desc`),
   );
   return rows.map(toApiKey);
 }
 
 /** Idempotent: revoking a revoked key returns it unchanged. Every instance drops it within a second. */
-export async function revokeApiKey(db: Database, tenantId: string, keyId: string): Promise<ApiKeyRecord> {
-  return tenantTx(db, { tenantId }, async (tx) => {
+export async function revokeApiKey(ctx: TenantContext, { keyId }: { keyId: string }): Promise<ApiKeyRecord> {
+  const { tenantId } = ctx;
+  return tenantTx(ctx.db, { tenantId }, async (tx) => {
     const { rows } = await tx.query<ApiKeyRow>(
       `update api_keys set revoked_at = coalesce(revoked_at, now()) where id = $1 returning ${COLUMNS}`,
       [keyId],

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DEV_ISSUER, DEV_OWNER_EMAIL, DEV_OWNER_SUB } from '../auth/dev-issuer.ts';
+import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import { systemTx } from '../db/tenant-tx.ts';
 import { createApiKey } from './api-keys.ts';
@@ -27,7 +28,7 @@ export async function ensureDemoTenant(
   db: Database,
   dataDir: string,
   setupSteps: readonly TenantSetupStep[],
-  now: number,
+  clock: Clock,
 ): Promise<{ credentials: DevCredentials | undefined; created: boolean }> {
   const file = path.join(dataDir, DEV_CREDENTIALS_FILE);
   const { rows } = await systemTx(db, (tx) =>
@@ -52,12 +53,10 @@ export async function ensureDemoTenant(
     setupSteps,
   );
   const apiKey = await createApiKey(
-    db,
-    tenant.id,
+    { db, tenantId: tenant.id, clock },
     { name: 'Demo key (all scopes)', scopes: ['*'], knownScopes: [], createdBy: owner.id, env: 'test' },
-    now,
   );
-  const productKey = await createProductKey(db, tenant.id, 'Demo storefront');
+  const productKey = await createProductKey({ db, tenantId: tenant.id, clock }, { name: 'Demo storefront' });
   const credentials: DevCredentials = {
     tenantId: tenant.id,
     apiKey: apiKey.key,

@@ -1,5 +1,5 @@
 import { generateProductKey } from '../auth/api-key-format.ts';
-import type { Database } from '../db/database.ts';
+import type { TenantContext } from '../context.ts';
 import { tenantTx } from '../db/tenant-tx.ts';
 import { NotFound } from '../http/errors.ts';
 import { newId } from '../ids.ts';
@@ -29,11 +29,11 @@ const toRecord = (r: Row): ProductKeyRecord => ({
 });
 
 export async function createProductKey(
-  db: Database,
-  tenantId: string,
-  name: string,
+  ctx: TenantContext,
+  { name }: { name: string },
 ): Promise<ProductKeyRecord> {
-  const { rows } = await tenantTx(db, { tenantId }, (tx) =>
+  const { tenantId } = ctx;
+  const { rows } = await tenantTx(ctx.db, { tenantId }, (tx) =>
     tx.query<Row>(
       `insert into product_keys (id, tenant_id, name, key) values ($1, $2, $3, $4)
        returning id, name, key, created_at, revoked_at`,
@@ -45,8 +45,8 @@ export async function createProductKey(
   return toRecord(row);
 }
 
-export async function listProductKeys(db: Database, tenantId: string): Promise<ProductKeyRecord[]> {
-  const { rows } = await tenantTx(db, { tenantId }, (tx) =>
+export async function listProductKeys(ctx: TenantContext): Promise<ProductKeyRecord[]> {
+  const { rows } = await tenantTx(ctx.db, { tenantId: ctx.tenantId }, (tx) =>
     tx.query<Row>(
       'select id, name, key, created_at, revoked_at from product_keys order by created_at desc, id desc',
     ),
@@ -55,11 +55,10 @@ export async function listProductKeys(db: Database, tenantId: string): Promise<P
 }
 
 export async function revokeProductKey(
-  db: Database,
-  tenantId: string,
-  id: string,
+  ctx: TenantContext,
+  { productKeyId: id }: { productKeyId: string },
 ): Promise<ProductKeyRecord> {
-  const { rows } = await tenantTx(db, { tenantId }, (tx) =>
+  const { rows } = await tenantTx(ctx.db, { tenantId: ctx.tenantId }, (tx) =>
     tx.query<Row>(
       `update product_keys set revoked_at = coalesce(revoked_at, now()) where id = $1
        returning id, name, key, created_at, revoked_at`,

@@ -1,4 +1,5 @@
-import type { Database, Queryable } from '../db/database.ts';
+import type { TenantContext } from '../context.ts';
+import type { Queryable } from '../db/database.ts';
 import { PG_ERROR, pgErrorCode } from '../db/database.ts';
 import { tenantTx } from '../db/tenant-tx.ts';
 import { Conflict, Forbidden, NotFound } from '../http/errors.ts';
@@ -15,8 +16,8 @@ export interface TeamEntry {
   createdAt: string;
 }
 
-export async function listTeam(db: Database, tenantId: string): Promise<TeamEntry[]> {
-  return tenantTx(db, { tenantId }, async (tx) => {
+export async function listTeam(ctx: TenantContext): Promise<TeamEntry[]> {
+  return tenantTx(ctx.db, { tenantId: ctx.tenantId }, async (tx) => {
     const members = await tx.query<{
       user_id: string;
       email: string | null;
@@ -60,13 +61,13 @@ function assertMayGrant(actorRole: Role, role: Role): void {
 }
 
 export async function inviteMember(
-  db: Database,
-  tenantId: string,
+  ctx: TenantContext,
   input: { email: string; role: Role; invitedBy: string; actorRole: Role },
 ): Promise<TeamEntry> {
   assertMayGrant(input.actorRole, input.role);
   const email = input.email.trim().toLowerCase();
-  return tenantTx(db, { tenantId }, async (tx) => {
+  const { tenantId } = ctx;
+  return tenantTx(ctx.db, { tenantId }, async (tx) => {
     const existing = await tx.query(
       'select 1 from memberships m join users u on u.id = m.user_id where lower(u.email) = $1',
       [email],
@@ -114,11 +115,10 @@ async function currentRole(tx: Queryable, userId: string): Promise<Role> {
 }
 
 export async function changeMemberRole(
-  db: Database,
-  tenantId: string,
+  ctx: TenantContext,
   input: { userId: string; role: Role; actorRole: Role },
 ): Promise<void> {
-  await tenantTx(db, { tenantId }, async (tx) => {
+  await tenantTx(ctx.db, { tenantId: ctx.tenantId }, async (tx) => {
     const owners = await ownerCount(tx);
     const role = await currentRole(tx, input.userId);
     if (role === 'owner' || input.role === 'owner') assertMayGrant(input.actorRole, 'owner');
@@ -130,11 +130,10 @@ export async function changeMemberRole(
 }
 
 export async function removeMember(
-  db: Database,
-  tenantId: string,
+  ctx: TenantContext,
   input: { userId: string; actorRole: Role },
 ): Promise<void> {
-  await tenantTx(db, { tenantId }, async (tx) => {
+  await tenantTx(ctx.db, { tenantId: ctx.tenantId }, async (tx) => {
     const owners = await ownerCount(tx);
     const role = await currentRole(tx, input.userId);
     if (role === 'owner') {
@@ -146,8 +145,11 @@ export async function removeMember(
   });
 }
 
-export async function cancelInvitation(db: Database, tenantId: string, invitationId: string): Promise<void> {
-  const { rowCount } = await tenantTx(db, { tenantId }, (tx) =>
+export async function cancelInvitation(
+  ctx: TenantContext,
+  { invitationId }: { invitationId: string },
+): Promise<void> {
+  const { rowCount } = await tenantTx(ctx.db, { tenantId: ctx.tenantId }, (tx) =>
     tx.query('delete from invitations where id = $1 and accepted_at is null', [invitationId]),
   );
   if (rowCount === 0) throw new NotFound('invitation', invitationId);

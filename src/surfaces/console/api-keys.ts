@@ -6,7 +6,14 @@ import type { Clock } from '../../core/clock.ts';
 import type { Database } from '../../core/db/database.ts';
 import type { ModuleRegistry } from '../../core/modules/registry.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../core/tenancy/api-keys.ts';
-import { consoleAuth, consoleCaller, consoleSecurity, TenantId, TenantParams } from './guard.ts';
+import {
+  consoleAuth,
+  consoleCaller,
+  consoleContext,
+  consoleSecurity,
+  TenantId,
+  TenantParams,
+} from './guard.ts';
 import { ApiKeySchema, listOf } from './schemas.ts';
 
 const createKeyBody = (knownScopes: readonly string[]) =>
@@ -52,18 +59,13 @@ export async function apiKeyRoutes(
     async (request, reply) => {
       const { tenantId, userId } = consoleCaller(request);
       const body = request.body;
-      const created = await createApiKey(
-        db,
-        tenantId,
-        {
-          name: body.name,
-          scopes: body.scopes,
-          knownScopes: registry.knownScopes,
-          expiresAt: body.expiresAt,
-          createdBy: userId,
-        },
-        clock.now(),
-      );
+      const created = await createApiKey(consoleContext(request, { db, clock }), {
+        name: body.name,
+        scopes: body.scopes,
+        knownScopes: registry.knownScopes,
+        expiresAt: body.expiresAt,
+        createdBy: userId,
+      });
       reply.status(201);
       return created;
     },
@@ -82,7 +84,7 @@ export async function apiKeyRoutes(
         response: { 200: listOf(ApiKeySchema) },
       },
     },
-    async (request) => ({ data: await listApiKeys(db, consoleCaller(request).tenantId) }),
+    async (request) => ({ data: await listApiKeys(consoleContext(request, { db, clock })) }),
   );
 
   typed.delete(
@@ -100,7 +102,7 @@ export async function apiKeyRoutes(
     },
     async (request) => {
       const { keyId } = request.params;
-      const revoked = await revokeApiKey(db, consoleCaller(request).tenantId, keyId);
+      const revoked = await revokeApiKey(consoleContext(request, { db, clock }), { keyId });
       identity.apiKeys.evict(keyId);
       return revoked;
     },

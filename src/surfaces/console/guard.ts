@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { hostedUser } from '../../core/auth/principal.ts';
+import type { Services, TenantContext } from '../../core/context.ts';
 import type { Database } from '../../core/db/database.ts';
 import { AppError, NotFound } from '../../core/http/errors.ts';
 import { atLeast, type Role } from '../../core/tenancy/roles.ts';
@@ -53,6 +54,14 @@ function tenantParam(request: FastifyRequest): string | undefined {
   const params: unknown = request.params;
   if (typeof params !== 'object' || params === null || !('tenantId' in params)) return undefined;
   return typeof params.tenantId === 'string' ? params.tenantId : undefined;
+}
+
+/** The verb context of a console tenant route: the tenant the guard checked, the database, the clock. */
+export function consoleContext(
+  request: FastifyRequest,
+  services: Pick<Services, 'db' | 'clock'>,
+): TenantContext {
+  return { db: services.db, clock: services.clock, tenantId: consoleCaller(request).tenantId };
 }
 
 /** The console user calling and the tenant the guard checked their membership of. */

@@ -1,9 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { Database } from '../../core/db/database.ts';
+import type { Services } from '../../core/context.ts';
 import { createProductKey, listProductKeys, revokeProductKey } from '../../core/tenancy/product-keys.ts';
-import { consoleAuth, consoleCaller, consoleSecurity, TenantId, TenantParams } from './guard.ts';
+import { consoleAuth, consoleContext, consoleSecurity, TenantId, TenantParams } from './guard.ts';
 import { listOf, ProductKeySchema } from './schemas.ts';
 
 const CreateProductKey = Type.Object(
@@ -15,7 +15,7 @@ const ProductKeyParams = Type.Object({
   productKeyId: Type.String({ pattern: '^pk_[0-9a-z]{26}$' }),
 });
 
-export async function productKeyRoutes(app: FastifyInstance, { db }: { db: Database }) {
+export async function productKeyRoutes(app: FastifyInstance, services: Pick<Services, 'db' | 'clock'>) {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
 
   typed.post(
@@ -35,7 +35,7 @@ export async function productKeyRoutes(app: FastifyInstance, { db }: { db: Datab
     async (request, reply) => {
       const { name } = request.body;
       reply.status(201);
-      return createProductKey(db, consoleCaller(request).tenantId, name);
+      return createProductKey(consoleContext(request, services), { name });
     },
   );
 
@@ -52,7 +52,7 @@ export async function productKeyRoutes(app: FastifyInstance, { db }: { db: Datab
         response: { 200: listOf(ProductKeySchema) },
       },
     },
-    async (request) => ({ data: await listProductKeys(db, consoleCaller(request).tenantId) }),
+    async (request) => ({ data: await listProductKeys(consoleContext(request, services)) }),
   );
 
   typed.delete(
@@ -70,7 +70,7 @@ export async function productKeyRoutes(app: FastifyInstance, { db }: { db: Datab
     },
     async (request) => {
       const { productKeyId } = request.params;
-      return revokeProductKey(db, consoleCaller(request).tenantId, productKeyId);
+      return revokeProductKey(consoleContext(request, services), { productKeyId });
     },
   );
 }

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { Database } from '../../core/db/database.ts';
+import type { Services } from '../../core/context.ts';
 import type { Role } from '../../core/tenancy/roles.ts';
 import {
   cancelInvitation,
@@ -10,7 +10,14 @@ import {
   listTeam,
   removeMember,
 } from '../../core/tenancy/team.ts';
-import { consoleAuth, consoleCaller, consoleSecurity, TenantId, TenantParams } from './guard.ts';
+import {
+  consoleAuth,
+  consoleCaller,
+  consoleContext,
+  consoleSecurity,
+  TenantId,
+  TenantParams,
+} from './guard.ts';
 import { listOf, RoleSchema, TeamEntrySchema } from './schemas.ts';
 
 const Invite = Type.Object(
@@ -28,7 +35,7 @@ const InvitationParams = Type.Object({
 });
 const Ok = Type.Object({ ok: Type.Literal(true) });
 
-export async function teamRoutes(app: FastifyInstance, { db }: { db: Database }) {
+export async function teamRoutes(app: FastifyInstance, services: Pick<Services, 'db' | 'clock'>) {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   typed.get(
     '/api/console/tenants/:tenantId/members',
@@ -43,7 +50,7 @@ export async function teamRoutes(app: FastifyInstance, { db }: { db: Database })
         response: { 200: listOf(TeamEntrySchema) },
       },
     },
-    async (request) => ({ data: await listTeam(db, consoleCaller(request).tenantId) }),
+    async (request) => ({ data: await listTeam(consoleContext(request, services)) }),
   );
 
   typed.post(
@@ -62,7 +69,7 @@ export async function teamRoutes(app: FastifyInstance, { db }: { db: Database })
     },
     async (request, reply) => {
       const body = request.body;
-      const entry = await inviteMember(db, consoleCaller(request).tenantId, {
+      const entry = await inviteMember(consoleContext(request, services), {
         email: body.email,
         role: body.role as Role,
         invitedBy: consoleCaller(request).userId,
@@ -90,7 +97,7 @@ export async function teamRoutes(app: FastifyInstance, { db }: { db: Database })
     async (request) => {
       const { userId } = request.params;
       const { role } = request.body;
-      await changeMemberRole(db, consoleCaller(request).tenantId, {
+      await changeMemberRole(consoleContext(request, services), {
         userId,
         role: role as Role,
         actorRole: request.membershipRole as Role,
@@ -114,7 +121,7 @@ export async function teamRoutes(app: FastifyInstance, { db }: { db: Database })
     },
     async (request) => {
       const { userId } = request.params;
-      await removeMember(db, consoleCaller(request).tenantId, {
+      await removeMember(consoleContext(request, services), {
         userId,
         actorRole: request.membershipRole as Role,
       });
@@ -137,7 +144,7 @@ export async function teamRoutes(app: FastifyInstance, { db }: { db: Database })
     },
     async (request) => {
       const { invitationId } = request.params;
-      await cancelInvitation(db, consoleCaller(request).tenantId, invitationId);
+      await cancelInvitation(consoleContext(request, services), { invitationId });
       return { ok: true as const };
     },
   );
