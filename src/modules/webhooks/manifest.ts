@@ -1,11 +1,7 @@
 import { Type } from 'typebox';
 import type { ServiceContext } from '../../core/context.ts';
 import { ALL_WORKSPACES, defineAction, type ModuleManifest } from '../../core/modules/manifest.ts';
-import { type CreateEndpointInput, createEndpoint } from './createEndpoint.ts';
-import { deleteEndpoint } from './deleteEndpoint.ts';
 import { webhookHooks } from './hooks.ts';
-import { type ListDeliveriesInput as ListDeliveriesArgs, listDeliveries } from './listDeliveries.ts';
-import { type ListEndpointsInput, listEndpoints } from './listEndpoints.ts';
 import { webhookRoutes } from './routes.ts';
 import {
   CreateEndpointBody,
@@ -17,6 +13,10 @@ import {
   pageOf,
 } from './schema.ts';
 import { DEAD_LETTERED_EVENT, TEST_EVENT, type WebhookCtx } from './types.ts';
+import { type CreateEndpointInput, createEndpoint } from './verbs/create-endpoint.ts';
+import { deleteEndpoint } from './verbs/delete-endpoint.ts';
+import { type ListDeliveriesInput as ListDeliveriesArgs, listDeliveries } from './verbs/list-deliveries.ts';
+import { type ListEndpointsInput, listEndpoints } from './verbs/list-endpoints.ts';
 
 const withWake = (ctx: ServiceContext): WebhookCtx & ServiceContext => ({
   ...ctx,

@@ -5,14 +5,6 @@ import { requestContext } from '../../core/http/context.ts';
 import { securityFor } from '../../core/http/openapi.ts';
 import { idPattern } from '../../core/ids.ts';
 import type { Role } from '../../core/tenancy/roles.ts';
-import { createEndpoint } from './createEndpoint.ts';
-import { deleteEndpoint } from './deleteEndpoint.ts';
-import { getDelivery } from './getDelivery.ts';
-import { getEndpoint } from './getEndpoint.ts';
-import { listDeliveries } from './listDeliveries.ts';
-import { listEndpoints } from './listEndpoints.ts';
-import { redeliver } from './redeliver.ts';
-import { rotateSecret } from './rotateSecret.ts';
 import {
   CreateEndpointBody,
   Delivery,
@@ -24,9 +16,17 @@ import {
   RotateSecretBody,
   UpdateEndpointBody,
 } from './schema.ts';
-import { sendTestEvent } from './sendTestEvent.ts';
 import type { WebhookCtx } from './types.ts';
-import { updateEndpoint } from './updateEndpoint.ts';
+import { createEndpoint } from './verbs/create-endpoint.ts';
+import { deleteEndpoint } from './verbs/delete-endpoint.ts';
+import { getDelivery } from './verbs/get-delivery.ts';
+import { getEndpoint } from './verbs/get-endpoint.ts';
+import { listDeliveries } from './verbs/list-deliveries.ts';
+import { listEndpoints } from './verbs/list-endpoints.ts';
+import { redeliver } from './verbs/redeliver.ts';
+import { rotateSecret } from './verbs/rotate-secret.ts';
+import { sendTestEvent } from './verbs/send-test-event.ts';
+import { updateEndpoint } from './verbs/update-endpoint.ts';
 
 /** Where a set of webhook routes is mounted: the /v1 API (API keys) or the console (hosted users). */
 interface Surface {

@@ -1,9 +1,9 @@
-import { tenantTx } from '../../core/db/tenant-tx.ts';
-import { findEndpoint } from './endpointRows.ts';
-import { parseEventTypes } from './eventTypes.ts';
-import type { WebhookCtx, WebhookEndpoint } from './types.ts';
-import { checkBoolean, checkUrl, Problems } from './validate.ts';
-import { ENDPOINT_COLUMNS, type EndpointRow, endpointView } from './views.ts';
+import { tenantTx } from '../../../core/db/tenant-tx.ts';
+import { findEndpoint } from '../endpoint-rows.ts';
+import { parseEventTypes } from '../event-types.ts';
+import type { WebhookCtx, WebhookEndpoint } from '../types.ts';
+import { checkBoolean, checkUrl, Problems } from '../validate.ts';
+import { ENDPOINT_COLUMNS, type EndpointRow, endpointView } from '../views.ts';
 
 /** Fields left out stay as they are. The secret changes only through `rotateSecret`. */
 export interface UpdateEndpointInput {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { bearer, createApiKey, createTestTenant, type TestTenant } from '../factories.ts';
-import { buildTestApp, call, type TestApp } from '../helper.ts';
-import { ok, type Receiver, startReceiver, status, waitFor } from '../webhooks/support.ts';
+import { bearer, createApiKey, createTestTenant, type TestTenant } from '../../../../test/factories.ts';
+import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
+import { ok, type Receiver, startReceiver, status, waitFor } from './support.ts';
 
 /** The webhook engine behind the real routes: events from any module reach signed deliveries. */
 describe('webhooks through the API', () => {

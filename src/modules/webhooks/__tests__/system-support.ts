@@ -2,13 +2,13 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import pg from 'pg';
-import type { Received, Receiver } from '../webhooks/support.ts';
+import type { Received, Receiver } from './support.ts';
 
 /**
  * System tests: the real `svc` process (or whole app instances) with real HTTP receivers on loopback.
  * Waits are bounded only to turn a hang into a failure; they assert nothing about speed.
  */
-export const ROOT = path.resolve(import.meta.dirname, '../..');
+export const ROOT = path.resolve(import.meta.dirname, '../../../..');
 const BIN = path.join(ROOT, 'bin/svc.mjs');
 
 // Every process this module starts, killed on the way out whatever happened to the test.

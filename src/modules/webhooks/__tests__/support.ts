@@ -3,21 +3,16 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { appMigrations } from '../../src/app.ts';
-import type { Config } from '../../src/config.ts';
-import { type Clock, ManualClock, type Timer } from '../../src/core/clock.ts';
-import type { Database } from '../../src/core/db/database.ts';
-import { migrate } from '../../src/core/db/migrations.ts';
-import { systemTx, tenantTx } from '../../src/core/db/tenant-tx.ts';
-import { newId } from '../../src/core/ids.ts';
-import {
-  enqueueDeliveries,
-  type WebhookCtx,
-  WebhookWorker,
-  type WebhookWorkerOptions,
-} from '../../src/modules/webhooks/index.ts';
-import { openDatabase } from '../../src/runtime.ts';
-import { testConfig } from '../helper.ts';
+import { testConfig } from '../../../../test/helper.ts';
+import { appMigrations } from '../../../app.ts';
+import type { Config } from '../../../config.ts';
+import { type Clock, ManualClock, type Timer } from '../../../core/clock.ts';
+import type { Database } from '../../../core/db/database.ts';
+import { migrate } from '../../../core/db/migrations.ts';
+import { systemTx, tenantTx } from '../../../core/db/tenant-tx.ts';
+import { newId } from '../../../core/ids.ts';
+import { openDatabase } from '../../../runtime.ts';
+import { enqueueDeliveries, type WebhookCtx, WebhookWorker, type WebhookWorkerOptions } from '../index.ts';
 
 /**
  * Test times sit a century ahead of the wall clock. On a shared PostgreSQL (DATABASE_URL) other test

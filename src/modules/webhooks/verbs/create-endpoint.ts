@@ -1,10 +1,10 @@
-import { tenantTx } from '../../core/db/tenant-tx.ts';
-import { Conflict } from '../../core/http/errors.ts';
-import { newId } from '../../core/ids.ts';
-import { parseEventTypes } from './eventTypes.ts';
-import type { WebhookCtx, WebhookEndpoint } from './types.ts';
-import { checkSecret, checkUrl, Problems } from './validate.ts';
-import { ENDPOINT_COLUMNS, type EndpointRow, endpointView } from './views.ts';
+import { tenantTx } from '../../../core/db/tenant-tx.ts';
+import { Conflict } from '../../../core/http/errors.ts';
+import { newId } from '../../../core/ids.ts';
+import { parseEventTypes } from '../event-types.ts';
+import type { WebhookCtx, WebhookEndpoint } from '../types.ts';
+import { checkSecret, checkUrl, Problems } from '../validate.ts';
+import { ENDPOINT_COLUMNS, type EndpointRow, endpointView } from '../views.ts';
 
 export const MAX_ENDPOINTS_PER_TENANT = 100;
 

@@ -1,9 +1,9 @@
-import { tenantTx } from '../../core/db/tenant-tx.ts';
-import { InvalidRequest } from '../../core/http/errors.ts';
-import { findEndpoint } from './endpointRows.ts';
-import type { WebhookCtx, WebhookEndpoint } from './types.ts';
-import { checkSecret, Problems } from './validate.ts';
-import { ENDPOINT_COLUMNS, type EndpointRow, endpointView } from './views.ts';
+import { tenantTx } from '../../../core/db/tenant-tx.ts';
+import { InvalidRequest } from '../../../core/http/errors.ts';
+import { findEndpoint } from '../endpoint-rows.ts';
+import type { WebhookCtx, WebhookEndpoint } from '../types.ts';
+import { checkSecret, Problems } from '../validate.ts';
+import { ENDPOINT_COLUMNS, type EndpointRow, endpointView } from '../views.ts';
 
 export const DEFAULT_ROTATION_GRACE_SECONDS = 86_400;
 export const MAX_ROTATION_GRACE_SECONDS = 7 * 86_400;

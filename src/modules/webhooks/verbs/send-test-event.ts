@@ -1,11 +1,11 @@
-import { tenantTx } from '../../core/db/tenant-tx.ts';
-import { Conflict } from '../../core/http/errors.ts';
-import { newId } from '../../core/ids.ts';
-import { insertDeliveries } from './deliveryRows.ts';
-import { findEndpoint } from './endpointRows.ts';
-import { findDelivery } from './getDelivery.ts';
-import { TEST_EVENT, type WebhookCtx, type WebhookDelivery } from './types.ts';
-import { deliveryView } from './views.ts';
+import { tenantTx } from '../../../core/db/tenant-tx.ts';
+import { Conflict } from '../../../core/http/errors.ts';
+import { newId } from '../../../core/ids.ts';
+import { insertDeliveries } from '../delivery-rows.ts';
+import { findEndpoint } from '../endpoint-rows.ts';
+import { TEST_EVENT, type WebhookCtx, type WebhookDelivery } from '../types.ts';
+import { deliveryView } from '../views.ts';
+import { findDelivery } from './get-delivery.ts';
 
 /**
  * Queues a `webhook.test` delivery to this one endpoint, whatever its eventTypes. It is not a tenant

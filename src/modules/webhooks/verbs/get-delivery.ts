@@ -1,8 +1,8 @@
-import type { Queryable } from '../../core/db/database.ts';
-import { tenantTx } from '../../core/db/tenant-tx.ts';
-import { NotFound } from '../../core/http/errors.ts';
-import { isId } from '../../core/ids.ts';
-import type { WebhookCtx, WebhookDeliveryDetail } from './types.ts';
+import type { Queryable } from '../../../core/db/database.ts';
+import { tenantTx } from '../../../core/db/tenant-tx.ts';
+import { NotFound } from '../../../core/http/errors.ts';
+import { isId } from '../../../core/ids.ts';
+import type { WebhookCtx, WebhookDeliveryDetail } from '../types.ts';
 import {
   ATTEMPT_COLUMNS,
   type AttemptRow,
@@ -10,7 +10,7 @@ import {
   DELIVERY_COLUMNS,
   type DeliveryRow,
   deliveryView,
-} from './views.ts';
+} from '../views.ts';
 
 export async function findDelivery(
   tx: Queryable,

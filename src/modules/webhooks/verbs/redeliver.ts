@@ -1,9 +1,9 @@
-import { tenantTx } from '../../core/db/tenant-tx.ts';
-import { Conflict } from '../../core/http/errors.ts';
-import { findEndpoint } from './endpointRows.ts';
-import { findDelivery } from './getDelivery.ts';
-import type { WebhookCtx, WebhookDelivery } from './types.ts';
-import { DELIVERY_COLUMNS, type DeliveryRow, deliveryView } from './views.ts';
+import { tenantTx } from '../../../core/db/tenant-tx.ts';
+import { Conflict } from '../../../core/http/errors.ts';
+import { findEndpoint } from '../endpoint-rows.ts';
+import type { WebhookCtx, WebhookDelivery } from '../types.ts';
+import { DELIVERY_COLUMNS, type DeliveryRow, deliveryView } from '../views.ts';
+import { findDelivery } from './get-delivery.ts';
 
 /**
  * Sends a delivered or dead-lettered delivery again: same id, same body bytes, a new attempt cycle with

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { isId, newId } from '../../src/core/ids.ts';
-import { eventTypeMatchSql, isBlockedAddress } from '../../src/modules/webhooks/index.ts';
-import { retryDelay } from '../../src/modules/webhooks/worker/schedule.ts';
+import { isId, newId } from '../../../core/ids.ts';
+import { eventTypeMatchSql, isBlockedAddress } from '../index.ts';
+import { retryDelay } from '../worker/schedule.ts';
 import { openTestDb } from './support.ts';
 
 describe('webhook rules', () => {

@@ -1,7 +1,7 @@
-import { tenantTx } from '../../core/db/tenant-tx.ts';
-import type { Page, WebhookCtx, WebhookEndpoint } from './types.ts';
-import { checkCursor, checkLimit, Problems } from './validate.ts';
-import { ENDPOINT_COLUMNS, type EndpointRow, endpointView } from './views.ts';
+import { tenantTx } from '../../../core/db/tenant-tx.ts';
+import type { Page, WebhookCtx, WebhookEndpoint } from '../types.ts';
+import { checkCursor, checkLimit, Problems } from '../validate.ts';
+import { ENDPOINT_COLUMNS, type EndpointRow, endpointView } from '../views.ts';
 
 export interface ListEndpointsInput {
   /** 1 to 100, default 50. */

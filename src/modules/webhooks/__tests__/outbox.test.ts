@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Database, Queryable } from '../../src/core/db/database.ts';
-import { systemTx, tenantTx } from '../../src/core/db/tenant-tx.ts';
-import { writeEvents } from '../../src/core/events/store.ts';
-import type { TenantEvent } from '../../src/core/events/types.ts';
-import { newId } from '../../src/core/ids.ts';
-import { createEndpoint, updateEndpoint, webhookOutbox } from '../../src/modules/webhooks/index.ts';
+import type { Database, Queryable } from '../../../core/db/database.ts';
+import { systemTx, tenantTx } from '../../../core/db/tenant-tx.ts';
+import { writeEvents } from '../../../core/events/store.ts';
+import type { TenantEvent } from '../../../core/events/types.ts';
+import { newId } from '../../../core/ids.ts';
+import { createEndpoint, updateEndpoint, webhookOutbox } from '../index.ts';
 import { createTenant, ctxFor, futureClock, openTestDb, webhookConfig } from './support.ts';
 
 const SECRET = 'a-secret-of-at-least-16';

@@ -1,15 +1,15 @@
-import { tenantTx } from '../../core/db/tenant-tx.ts';
-import { findEndpoint } from './endpointRows.ts';
-import { isEventType } from './eventTypes.ts';
+import { tenantTx } from '../../../core/db/tenant-tx.ts';
+import { findEndpoint } from '../endpoint-rows.ts';
+import { isEventType } from '../event-types.ts';
 import {
   DELIVERY_STATES,
   type DeliveryState,
   type Page,
   type WebhookCtx,
   type WebhookDelivery,
-} from './types.ts';
-import { checkCursor, checkLimit, Problems } from './validate.ts';
-import { DELIVERY_COLUMNS, type DeliveryRow, deliveryView } from './views.ts';
+} from '../types.ts';
+import { checkCursor, checkLimit, Problems } from '../validate.ts';
+import { DELIVERY_COLUMNS, type DeliveryRow, deliveryView } from '../views.ts';
 
 export interface ListDeliveriesInput {
   /** One endpoint's deliveries; absent = all of the tenant's. */

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import type { Database } from '../../src/core/db/database.ts';
-import { createEndpoint, getDelivery, rotateSecret } from '../../src/modules/webhooks/index.ts';
+import type { Database } from '../../../core/db/database.ts';
+import { createEndpoint, getDelivery, rotateSecret } from '../index.ts';
 import {
   createTenant,
   ctxFor,

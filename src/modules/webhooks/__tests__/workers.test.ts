@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import type http from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import type { Database } from '../../src/core/db/database.ts';
-import { createEndpoint } from '../../src/modules/webhooks/index.ts';
-import { claimDueDeliveries } from '../../src/modules/webhooks/worker/claim.ts';
-import { openDatabase } from '../../src/runtime.ts';
-import { testConfig } from '../helper.ts';
+import { testConfig } from '../../../../test/helper.ts';
+import type { Database } from '../../../core/db/database.ts';
+import { openDatabase } from '../../../runtime.ts';
+import { createEndpoint } from '../index.ts';
+import { claimDueDeliveries } from '../worker/claim.ts';
 import {
   attemptsOf,
   createTenant,

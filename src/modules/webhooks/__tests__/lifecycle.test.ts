@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Database } from '../../src/core/db/database.ts';
-import { AppError } from '../../src/core/http/errors.ts';
+import type { Database } from '../../../core/db/database.ts';
+import { AppError } from '../../../core/http/errors.ts';
 import {
   createEndpoint,
   getDelivery,
@@ -9,7 +9,7 @@ import {
   redeliver,
   sendTestEvent,
   updateEndpoint,
-} from '../../src/modules/webhooks/index.ts';
+} from '../index.ts';
 import {
   createTenant,
   ctxFor,

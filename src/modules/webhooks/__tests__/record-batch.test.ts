@@ -1,20 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Database, Queryable } from '../../src/core/db/database.ts';
-import { systemTx } from '../../src/core/db/tenant-tx.ts';
-import { createEndpoint, type EmitTenantEvent } from '../../src/modules/webhooks/index.ts';
-import { type ClaimedDelivery, claimDueDeliveries } from '../../src/modules/webhooks/worker/claim.ts';
-import { type RecordResult, recordOutcome } from '../../src/modules/webhooks/worker/record.ts';
-import { type FinishedAttempt, recordOutcomes } from '../../src/modules/webhooks/worker/recordBatch.ts';
-import type { AttemptOutcome } from '../../src/modules/webhooks/worker/send.ts';
-import {
-  createTenant,
-  ctxFor,
-  futureClock,
-  openTestDb,
-  publishEvent,
-  webhookConfig,
-} from '../webhooks/support.ts';
+import type { Database, Queryable } from '../../../core/db/database.ts';
+import { systemTx } from '../../../core/db/tenant-tx.ts';
+import { createEndpoint, type EmitTenantEvent } from '../index.ts';
+import { type ClaimedDelivery, claimDueDeliveries } from '../worker/claim.ts';
+import { type RecordResult, recordOutcome } from '../worker/record.ts';
+import { type FinishedAttempt, recordOutcomes } from '../worker/record-batch.ts';
+import type { AttemptOutcome } from '../worker/send.ts';
+import { createTenant, ctxFor, futureClock, openTestDb, publishEvent, webhookConfig } from './support.ts';
 
 /**
  * The worker records finished attempts in batches (`recordOutcomes`). Every kind of outcome in one batch

@@ -1,6 +1,6 @@
-import { tenantTx } from '../../core/db/tenant-tx.ts';
-import { findEndpoint } from './endpointRows.ts';
-import type { WebhookCtx } from './types.ts';
+import { tenantTx } from '../../../core/db/tenant-tx.ts';
+import { findEndpoint } from '../endpoint-rows.ts';
+import type { WebhookCtx } from '../types.ts';
 
 /**
  * Deletes the endpoint with its deliveries and their attempts. An attempt in flight at that moment

@@ -4,7 +4,7 @@ import type http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { ok, type Receiver, type Reply, startReceiver, status } from '../webhooks/support.ts';
+import { ok, type Receiver, type Reply, startReceiver, status } from './support.ts';
 import {
   type Api,
   allDeliveries,
@@ -19,7 +19,7 @@ import {
   type ServerProcess,
   scratchDatabase,
   startServer,
-} from './support.ts';
+} from './system-support.ts';
 
 /**
  * The real `svc` process is SIGKILLed while webhook deliveries are pending (queued behind a slow receiver's

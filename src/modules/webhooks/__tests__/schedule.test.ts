@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Database } from '../../src/core/db/database.ts';
-import { createEndpoint } from '../../src/modules/webhooks/index.ts';
-import { testConfig } from '../helper.ts';
+import { testConfig } from '../../../../test/helper.ts';
+import type { Database } from '../../../core/db/database.ts';
+import { createEndpoint } from '../index.ts';
 import {
   attemptsOf,
   createTenant,

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import type { Database } from '../../src/core/db/database.ts';
-import { systemTx } from '../../src/core/db/tenant-tx.ts';
-import { openDatabase } from '../../src/runtime.ts';
-import { createTestTenant } from '../factories.ts';
-import { buildTestApp, call, type TestApp, testConfig } from '../helper.ts';
-import { type Receiver, startReceiver } from '../webhooks/support.ts';
-import { poll, receiptCounts, type ScratchDatabase, scratchDatabase } from './support.ts';
+import { createTestTenant } from '../../../../test/factories.ts';
+import { buildTestApp, call, type TestApp, testConfig } from '../../../../test/helper.ts';
+import type { Database } from '../../../core/db/database.ts';
+import { systemTx } from '../../../core/db/tenant-tx.ts';
+import { openDatabase } from '../../../runtime.ts';
+import { type Receiver, startReceiver } from './support.ts';
+import { poll, receiptCounts, type ScratchDatabase, scratchDatabase } from './system-support.ts';
 
 /**
  * Two app instances, each with its own webhook worker, on one database. Events are produced through both;

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import type http from 'node:http';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { Database, Queryable } from '../../src/core/db/database.ts';
-import { systemTx } from '../../src/core/db/tenant-tx.ts';
-import { newId } from '../../src/core/ids.ts';
+import type { Database, Queryable } from '../../../core/db/database.ts';
+import { systemTx } from '../../../core/db/tenant-tx.ts';
+import { newId } from '../../../core/ids.ts';
 import {
   createEndpoint,
   DEAD_LETTERED_EVENT,
@@ -12,7 +12,7 @@ import {
   enqueueDeliveries,
   getDelivery,
   listDeliveries,
-} from '../../src/modules/webhooks/index.ts';
+} from '../index.ts';
 import {
   attemptsOf,
   createTenant,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Database } from '../../src/core/db/database.ts';
-import { AppError } from '../../src/core/http/errors.ts';
+import type { Database } from '../../../core/db/database.ts';
+import { AppError } from '../../../core/http/errors.ts';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -9,7 +9,7 @@ import {
   listEndpoints,
   rotateSecret,
   updateEndpoint,
-} from '../../src/modules/webhooks/index.ts';
+} from '../index.ts';
 import { createTenant, ctxFor, futureClock, openTestDb, webhookConfig } from './support.ts';
 
 const SECRET = 'a-secret-of-at-least-16';

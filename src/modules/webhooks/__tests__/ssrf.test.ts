@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import type { LookupAddress } from 'node:dns';
 import { after, before, describe, test } from 'node:test';
-import type { Database } from '../../src/core/db/database.ts';
-import { destinationPolicy } from '../../src/modules/webhooks/destinations.ts';
-import { createEndpoint, type Resolver } from '../../src/modules/webhooks/index.ts';
-import { guardedLookup, systemResolver } from '../../src/modules/webhooks/worker/lookup.ts';
+import type { Database } from '../../../core/db/database.ts';
+import { destinationPolicy } from '../destinations.ts';
+import { createEndpoint, type Resolver } from '../index.ts';
+import { guardedLookup, systemResolver } from '../worker/lookup.ts';
 import {
   attemptsOf,
   createTenant,
