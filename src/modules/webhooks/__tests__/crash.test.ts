@@ -4,6 +4,7 @@ import type http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
+import { eventually } from '../../../../test/support/eventually.ts';
 import { ok, type Receiver, type Reply, startReceiver, status } from './support.ts';
 import {
   type Api,
@@ -13,7 +14,6 @@ import {
   type DeliveryView,
   deliveryIdOf,
   killLeftovers,
-  poll,
   receiptCounts,
   type ScratchDatabase,
   type ServerProcess,
@@ -190,15 +190,14 @@ describe(`svc killed mid-delivery (${process.env.DATABASE_URL ? 'PostgreSQL' : '
       publisher.done.then(() => {
         throw new Error('publishing ended early');
       }),
-      poll(
+      eventually(
         () =>
           `${MIN_EVENTS_BEFORE_KILL} events and ${MIN_HELD_BEFORE_KILL} held attempts (${publisher.acknowledged.length} events, ${slow.held.length} held)`,
         () =>
           publisher.acknowledged.length >= MIN_EVENTS_BEFORE_KILL && slow.held.length >= MIN_HELD_BEFORE_KILL
             ? true
             : undefined,
-        120_000,
-        20,
+        { timeoutMs: 120_000, stepMs: 20 },
       ),
     ]);
     const pendingBeforeKill = (await allDeliveries(api1, slowId)).filter((d) => d.state === 'pending');
@@ -224,7 +223,7 @@ describe(`svc killed mid-delivery (${process.env.DATABASE_URL ? 'PostgreSQL' : '
       assert.ok(committed.has(id), `acknowledged event ${id} survived`);
 
     // Bounded: the killed process's leases expire after the timeout plus the lease margin.
-    const final = await poll(
+    const final = await eventually(
       () => `every delivery of ${eventIds.length} events to end delivered or dead_lettered`,
       async () => {
         const byEndpoint = new Map<string, DeliveryView[]>();
@@ -235,8 +234,7 @@ describe(`svc killed mid-delivery (${process.env.DATABASE_URL ? 'PostgreSQL' : '
         }
         return byEndpoint;
       },
-      180_000,
-      250,
+      { timeoutMs: 180_000, stepMs: 250 },
     );
 
     for (const [endpointId, { receiver, name }] of endpoints) {

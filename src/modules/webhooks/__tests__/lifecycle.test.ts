@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { eventually } from '../../../../test/support/eventually.ts';
 import type { Database } from '../../../core/db/database.ts';
 import { AppError } from '../../../core/http/errors.ts';
 import {
@@ -21,8 +22,8 @@ import {
   startReceiver,
   startWorker,
   status,
-  waitFor,
   waitForState,
+  wakingWith,
   webhookConfig,
 } from './support.ts';
 
@@ -120,7 +121,7 @@ describe('webhook deliveries: fan-out, test events, redelivery, listing', () => 
     const bystander = await createEndpoint(ctx, { url: receiver.url, secret: SECRET, eventTypes: null });
     const worker = startWorker({ db, clock: futureClock, tenantIds: [tenantId] });
     try {
-      const delivery = await sendTestEvent({ ...ctx, wake: () => worker.wake() }, { id: target.id });
+      const delivery = await sendTestEvent(wakingWith(ctx, worker), { id: target.id });
       assert.equal(delivery.eventType, 'webhook.test');
       assert.equal(delivery.endpointId, target.id);
       await waitForState(db, delivery.id, 'delivered');
@@ -143,7 +144,7 @@ describe('webhook deliveries: fan-out, test events, redelivery, listing', () => 
     const { deliveryIds } = await publishEvent(db, tenantId, 'room.created', { roomId: 'room_9' });
     const [id = ''] = deliveryIds;
     const worker = startWorker({ db, clock: futureClock, config, tenantIds: [tenantId] });
-    const wakeCtx = { ...ctx, wake: () => worker.wake() };
+    const wakeCtx = wakingWith(ctx, worker);
     try {
       await waitForState(db, id, 'dead_lettered');
       // The receiver is fixed; a redelivery now succeeds.
@@ -156,7 +157,7 @@ describe('webhook deliveries: fan-out, test events, redelivery, listing', () => 
 
       // Redelivering a delivered one works too; a pending one is a conflict.
       await redeliver(wakeCtx, { id });
-      await waitFor('third cycle delivered', async () => {
+      await eventually('third cycle delivered', async () => {
         const row = await deliveryRow(db, id);
         return row.state === 'delivered' && row.cycle === 3 ? row : undefined;
       });
@@ -230,8 +231,8 @@ describe('webhook deliveries: fan-out, test events, redelivery, listing', () => 
     assert.equal((await listDeliveries(ctx, { state: 'pending' })).data.length, 5);
 
     const first = await listDeliveries(ctx, { limit: 2 });
-    const second = await listDeliveries(ctx, { limit: 2, cursor: first.nextCursor });
-    const third = await listDeliveries(ctx, { limit: 2, cursor: second.nextCursor });
+    const second = await listDeliveries(ctx, { limit: 2, cursor: first.nextCursor ?? undefined });
+    const third = await listDeliveries(ctx, { limit: 2, cursor: second.nextCursor ?? undefined });
     assert.deepEqual(
       [...first.data, ...second.data, ...third.data].map((d) => d.id),
       everything.data.map((d) => d.id),

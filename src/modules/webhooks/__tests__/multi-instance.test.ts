@@ -2,11 +2,12 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { createTestTenant } from '../../../../test/factories.ts';
 import { buildTestApp, call, type TestApp, testConfig } from '../../../../test/helper.ts';
+import { eventually } from '../../../../test/support/eventually.ts';
 import type { Database } from '../../../core/db/database.ts';
 import { systemTx } from '../../../core/db/tenant-tx.ts';
 import { openDatabase } from '../../../runtime.ts';
 import { type Receiver, startReceiver } from './support.ts';
-import { poll, receiptCounts, type ScratchDatabase, scratchDatabase } from './system-support.ts';
+import { receiptCounts, type ScratchDatabase, scratchDatabase } from './system-support.ts';
 
 /**
  * Two app instances, each with its own webhook worker, on one database. Events are produced through both;
@@ -97,7 +98,7 @@ async function runTwoInstances(
       }
     }
 
-    const final = await poll(
+    const final = await eventually(
       () => `${EVENTS * receivers.length} deliveries to be delivered`,
       async () => {
         const lists: Delivery[][] = [];
@@ -108,8 +109,7 @@ async function runTwoInstances(
         }
         return lists;
       },
-      120_000,
-      100,
+      { timeoutMs: 120_000, stepMs: 100 },
     );
 
     // Stop both instances (their workers finish what is in flight) before counting.

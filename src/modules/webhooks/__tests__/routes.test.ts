@@ -3,7 +3,8 @@ import { createHmac } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { bearer, createApiKey, createTestTenant, type TestTenant } from '../../../../test/factories.ts';
 import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
-import { ok, type Receiver, startReceiver, status, waitFor } from './support.ts';
+import { eventually } from '../../../../test/support/eventually.ts';
+import { ok, type Receiver, startReceiver, status } from './support.ts';
 
 /** The webhook engine behind the real routes: events from any module reach signed deliveries. */
 describe('webhooks through the API', () => {
@@ -61,7 +62,7 @@ describe('webhooks through the API', () => {
       payload: { type: 'app.ignored', data: {} },
     });
 
-    const got = await waitFor('room.created at the receiver', () =>
+    const got = await eventually('room.created at the receiver', () =>
       receiver.received.find((r) => r.json.type === 'room.created'),
     );
     const expected = createHmac('sha256', secret).update(got.raw).digest('hex');
@@ -71,7 +72,7 @@ describe('webhooks through the API', () => {
     assert.deepEqual(Object.keys(got.json), ['id', 'type', 'created_at', 'data']);
     assert.equal((got.json.data as { roomId: string }).roomId, 'hooked-room');
 
-    const deliveries = await waitFor('a delivered delivery', async () => {
+    const deliveries = await eventually('a delivered delivery', async () => {
       const res = await call(t.app, {
         method: 'GET',
         url: `/v1/webhooks/${endpoint.id}/deliveries?state=delivered`,
@@ -112,7 +113,7 @@ describe('webhooks through the API', () => {
         headers: { 'x-api-key': own.apiKey },
         payload: { type: 'app.fail', data: {} },
       });
-      const dead = await waitFor('the dead-letter event', async () => {
+      const dead = await eventually('the dead-letter event', async () => {
         const res = await call(t.app, {
           method: 'GET',
           url: '/v1/events?type=webhook.delivery.dead_lettered',
@@ -150,7 +151,7 @@ describe('webhooks through the API', () => {
     });
     assert.equal(tested.statusCode, 202);
     const testDelivery = tested.json<{ id: string }>().id;
-    await waitFor('the test delivery', () =>
+    await eventually('the test delivery', () =>
       receiver.received.find((r) => r.headers['x-svc-delivery'] === testDelivery),
     );
 

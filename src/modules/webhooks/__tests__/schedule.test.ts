@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { testConfig } from '../../../../test/helper.ts';
+import { eventually } from '../../../../test/support/eventually.ts';
 import type { Database } from '../../../core/db/database.ts';
 import { createEndpoint } from '../index.ts';
 import {
@@ -15,7 +16,6 @@ import {
   startReceiver,
   startWorker,
   status,
-  waitFor,
 } from './support.ts';
 
 describe('webhook retry schedule (injected clock)', () => {
@@ -42,7 +42,7 @@ describe('webhook retry schedule (injected clock)', () => {
     const worker = startWorker({ db, clock, config, random: () => 0, tenantIds: [tenantId] });
     const attemptsSoFar = async (n: number) => {
       await worker.idle();
-      return waitFor(`${n} attempts`, async () => {
+      return eventually(`${n} attempts`, async () => {
         const row = await deliveryRow(db, id);
         return row.attempt_count === n ? row : undefined;
       });

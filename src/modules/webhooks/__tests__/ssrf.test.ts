@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { LookupAddress } from 'node:dns';
 import { after, before, describe, test } from 'node:test';
+import { eventually } from '../../../../test/support/eventually.ts';
 import type { Database } from '../../../core/db/database.ts';
 import { destinationPolicy } from '../destinations.ts';
 import { createEndpoint, type Resolver } from '../index.ts';
@@ -17,7 +18,6 @@ import {
   receiverCert,
   startReceiver,
   startWorker,
-  waitFor,
   webhookConfig,
 } from './support.ts';
 
@@ -70,7 +70,7 @@ describe('webhook SSRF rules in production', () => {
       ...(extra.ca === true ? { tls: { ca: receiverCert } } : {}),
     });
     try {
-      await waitFor(`${id} to leave pending`, async () => {
+      await eventually(`${id} to leave pending`, async () => {
         const row = await deliveryRow(db, id);
         return row.state === 'pending' ? undefined : row;
       });

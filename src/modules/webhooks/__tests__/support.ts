@@ -3,16 +3,28 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import pino from 'pino';
 import { testConfig } from '../../../../test/helper.ts';
-import { appMigrations } from '../../../app.ts';
+import { eventually } from '../../../../test/support/eventually.ts';
+import { appMigrations, MODULES, tenantSetup } from '../../../app.ts';
 import type { Config } from '../../../config.ts';
 import { type Clock, ManualClock, type Timer } from '../../../core/clock.ts';
+import type { ServiceContext } from '../../../core/context.ts';
 import type { Database } from '../../../core/db/database.ts';
+import { GroupCommits } from '../../../core/db/group-commit.ts';
 import { migrate } from '../../../core/db/migrations.ts';
 import { systemTx, tenantTx } from '../../../core/db/tenant-tx.ts';
+import { MemoryEventBus } from '../../../core/events/bus.ts';
+import { EventStore } from '../../../core/events/store.ts';
+import { traceFrom } from '../../../core/http/request-id.ts';
 import { newId } from '../../../core/ids.ts';
+import { ModuleEnablement } from '../../../core/modules/enablement.ts';
+import { Workers } from '../../../core/modules/hooks.ts';
+import { ModuleRegistry } from '../../../core/modules/registry.ts';
+import { createTenant as createTenantRecord } from '../../../core/tenancy/tenants.ts';
+import { resolveHostedUser } from '../../../core/tenancy/users.ts';
 import { openDatabase } from '../../../runtime.ts';
-import { enqueueDeliveries, type WebhookCtx, WebhookWorker, type WebhookWorkerOptions } from '../index.ts';
+import { enqueueDeliveries, WebhookWorker, type WebhookWorkerOptions } from '../index.ts';
 
 /**
  * Test times sit a century ahead of the wall clock. On a shared PostgreSQL (DATABASE_URL) other test
@@ -40,25 +52,59 @@ export async function openTestDb(): Promise<Database> {
   return db;
 }
 
+/** A sandbox tenant made the way the service makes one (its owner, the default modules switched on). */
 export async function createTenant(db: Database): Promise<string> {
-  const id = newId('tenant');
-  await systemTx(db, (tx) =>
-    tx.query(`insert into tenants (id, name, workspace_type) values ($1, 'webhook test', 'sandbox')`, [id]),
+  const subject = `owner-${newId('request')}`;
+  const owner = await resolveHostedUser(db, {
+    provider: 'webhook-tests',
+    subject,
+    email: `${subject}@example.test`,
+    emailVerified: true,
+    name: 'Owner',
+  });
+  const tenant = await createTenantRecord(
+    db,
+    { name: 'webhook test', workspaceType: 'sandbox', ownerUserId: owner.id },
+    tenantSetup(),
   );
-  return id;
+  return tenant.id;
 }
 
 export function webhookConfig(overrides: Partial<Config> = {}): Config {
   return testConfig({ webhookRetryScheduleMs: [20, 40, 60], webhookTimeoutMs: 30_000, ...overrides });
 }
 
+/** The verb context of a system call for `tenantId`, on a bare database; `workers` decides what a wake reaches. */
 export function ctxFor(
   db: Database,
   tenantId: string,
   config: Config,
   clock: Clock = futureClock,
-): WebhookCtx {
-  return { db, config, clock, tenantId };
+  workers: Workers = new Workers(),
+): ServiceContext {
+  return {
+    config,
+    db,
+    clock,
+    events: new EventStore(new MemoryEventBus(), clock),
+    registry: new ModuleRegistry(MODULES),
+    enablement: new ModuleEnablement(db),
+    workers,
+    groupCommit: new GroupCommits(),
+    log: pino({ level: 'silent' }),
+    tenantId,
+    principal: undefined,
+    requestId: newId('request'),
+    trace: traceFrom(undefined),
+    origin: 'system',
+  };
+}
+
+/** The same context, with the verbs' wakes reaching `worker`. */
+export function wakingWith(ctx: ServiceContext, worker: WebhookWorker): ServiceContext {
+  const workers = new Workers();
+  workers.add('webhooks', worker);
+  return { ...ctx, workers };
 }
 
 /** Stands in for the event store: writes nothing but the outbox fan-out, in a tenant transaction. */
@@ -144,21 +190,6 @@ export async function startReceiver(
   return receiver;
 }
 
-/** Polls until `check` returns a value other than undefined; fails after `timeoutMs` of wall time. */
-export async function waitFor<T>(
-  what: string,
-  check: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 export interface DeliveryState {
   state: string;
   attempt_count: number;
@@ -177,13 +208,13 @@ export async function deliveryRow(
 }
 
 export function waitForState(db: Database, id: string, state: string, timeoutMs?: number) {
-  return waitFor(
+  return eventually(
     `${id} to be ${state}`,
     async () => {
       const row = await deliveryRow(db, id);
       return row.state === state ? row : undefined;
     },
-    timeoutMs,
+    { timeoutMs },
   );
 }
 

@@ -27,22 +27,6 @@ export function bounded<T>(promise: Promise<T>, ms: number, what: () => string):
   return Promise.race([promise, hang]).finally(() => clearTimeout(timer));
 }
 
-/** Polls until `check` returns a value other than undefined; fails after `timeoutMs` of wall time. */
-export async function poll<T>(
-  what: () => string,
-  check: () => Promise<T | undefined> | T | undefined,
-  timeoutMs: number,
-  intervalMs = 100,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what()}`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-}
-
 export interface ServerProcess {
   child: ChildProcess;
   baseUrl: string;

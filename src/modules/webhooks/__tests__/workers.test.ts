@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import type http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { testConfig } from '../../../../test/helper.ts';
+import { eventually } from '../../../../test/support/eventually.ts';
 import type { Database } from '../../../core/db/database.ts';
 import { openDatabase } from '../../../runtime.ts';
 import { createEndpoint } from '../index.ts';
@@ -19,7 +20,6 @@ import {
   type Reply,
   startReceiver,
   startWorker,
-  waitFor,
   waitForState,
   webhookConfig,
 } from './support.ts';
@@ -139,7 +139,7 @@ describe('webhook workers: leases, concurrency, shutdown', () => {
     const { deliveryIds } = await publishEvent(db, tenantId, 'room.created', {});
     const [id = ''] = deliveryIds;
     const first = startWorker({ db, clock: futureClock, config, instanceId: 'first', tenantIds: [tenantId] });
-    await waitFor('the request to arrive', () => (held.length === 1 ? true : undefined));
+    await eventually('the request to arrive', () => (held.length === 1 ? true : undefined));
     await first.stop({ graceMs: 0 });
     const released = await deliveryRow(db, id);
     assert.equal(released.state, 'pending');
@@ -182,7 +182,7 @@ describe('webhook workers: leases, concurrency, shutdown', () => {
     const { deliveryIds } = await publishEvent(db, tenantId, 'room.created', {});
     const [id = ''] = deliveryIds;
     const worker = startWorker({ db, clock: futureClock, tenantIds: [tenantId] });
-    await waitFor('the request to arrive', () => (receiver.received.length === 1 ? true : undefined));
+    await eventually('the request to arrive', () => (receiver.received.length === 1 ? true : undefined));
     await worker.stop({ graceMs: 60_000 });
     await receiver.close();
     assert.equal((await deliveryRow(db, id)).state, 'delivered');
@@ -226,7 +226,7 @@ describe('webhook workers: leases, concurrency, shutdown', () => {
     });
     try {
       for (const id of fastIds) await waitForState(db, id, 'delivered');
-      await waitFor('two slow requests', () => (held.length === 2 ? true : undefined));
+      await eventually('two slow requests', () => (held.length === 2 ? true : undefined));
       // One more claim cycle: had the cap let a third slow request through, it would go out now too.
       const [extra = ''] = (await publishEvent(db, tenantId, 'fast.thing', { i: 99 })).deliveryIds;
       worker.wake();

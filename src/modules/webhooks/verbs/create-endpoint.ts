@@ -1,32 +1,31 @@
+import type { ServiceContext } from '../../../core/context.ts';
 import { tenantTx } from '../../../core/db/tenant-tx.ts';
 import { Conflict } from '../../../core/http/errors.ts';
 import { newId } from '../../../core/ids.ts';
-import { parseEventTypes } from '../event-types.ts';
-import type { WebhookCtx, WebhookEndpoint } from '../types.ts';
-import { checkSecret, checkUrl, Problems } from '../validate.ts';
+import { validated } from '../../../core/modules/validate.ts';
+import {
+  distinctEventTypes,
+  eventTypeProblems,
+  normalizedUrl,
+  rejectProblems,
+  urlProblems,
+} from '../input-rules.ts';
+import { CreateEndpointBody, type CreateEndpointInput, type WebhookEndpoint } from '../schema.ts';
 import { ENDPOINT_COLUMNS, type EndpointRow, endpointView } from '../views.ts';
 
 export const MAX_ENDPOINTS_PER_TENANT = 100;
 
-export interface CreateEndpointInput {
-  url: string;
-  /** At least 16 characters; the HMAC key. Never returned. */
-  secret: string;
-  /** null or absent = every event type. */
-  eventTypes?: string[] | null;
-  enabled?: boolean;
-}
-
-export async function createEndpoint(ctx: WebhookCtx, input: CreateEndpointInput): Promise<WebhookEndpoint> {
-  const problems = new Problems();
-  const url = checkUrl(problems, ctx.config, '/body/url', input.url);
-  const secret = checkSecret(problems, '/body/secret', input.secret);
-  const eventTypes = parseEventTypes(input.eventTypes ?? null, '/body/eventTypes');
-  if (!eventTypes.ok) problems.details.push(...eventTypes.details);
-  if (input.enabled !== undefined && typeof input.enabled !== 'boolean') {
-    problems.add('/body/enabled', 'must be true or false', 'type');
-  }
-  problems.throwIfAny();
+/** The secret (the HMAC key) is stored, never returned; eventTypes null or absent means every type. */
+export async function createEndpoint(
+  ctx: ServiceContext,
+  input: CreateEndpointInput,
+): Promise<WebhookEndpoint> {
+  const body = validated<CreateEndpointInput>(CreateEndpointBody, input, 'body');
+  const eventTypes = body.eventTypes ?? null;
+  rejectProblems([
+    ...urlProblems(ctx.config, body.url, '/body/url'),
+    ...eventTypeProblems(eventTypes, '/body/eventTypes'),
+  ]);
 
   const now = new Date(ctx.clock.now()).toISOString();
   return tenantTx(ctx.db, ctx, async (tx) => {
@@ -44,10 +43,10 @@ export async function createEndpoint(ctx: WebhookCtx, input: CreateEndpointInput
       [
         newId('webhookEndpoint'),
         ctx.tenantId,
-        url,
-        secret,
-        eventTypes.ok ? eventTypes.value : null,
-        input.enabled ?? true,
+        normalizedUrl(body.url),
+        body.secret,
+        distinctEventTypes(eventTypes),
+        body.enabled ?? true,
         now,
       ],
     );

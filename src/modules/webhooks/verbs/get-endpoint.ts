@@ -1,8 +1,13 @@
+import type { Static } from 'typebox';
+import type { ServiceContext } from '../../../core/context.ts';
 import { tenantTx } from '../../../core/db/tenant-tx.ts';
-import { findEndpoint } from '../endpoint-rows.ts';
-import type { WebhookCtx, WebhookEndpoint } from '../types.ts';
+import { findEndpoint } from '../find-rows.ts';
+import type { EndpointRef, WebhookEndpoint } from '../schema.ts';
 import { endpointView } from '../views.ts';
 
-export async function getEndpoint(ctx: WebhookCtx, input: { id: string }): Promise<WebhookEndpoint> {
+export async function getEndpoint(
+  ctx: ServiceContext,
+  input: Static<typeof EndpointRef>,
+): Promise<WebhookEndpoint> {
   return tenantTx(ctx.db, ctx, async (tx) => endpointView(await findEndpoint(tx, ctx.tenantId, input.id)));
 }

@@ -1,47 +1,26 @@
+import type { ServiceContext } from '../../../core/context.ts';
 import { tenantTx } from '../../../core/db/tenant-tx.ts';
-import { findEndpoint } from '../endpoint-rows.ts';
-import { isEventType } from '../event-types.ts';
-import {
-  DELIVERY_STATES,
-  type DeliveryState,
-  type Page,
-  type WebhookCtx,
-  type WebhookDelivery,
-} from '../types.ts';
-import { checkCursor, checkLimit, Problems } from '../validate.ts';
-import { DELIVERY_COLUMNS, type DeliveryRow, deliveryView } from '../views.ts';
+import { validated } from '../../../core/modules/validate.ts';
+import { findEndpoint } from '../find-rows.ts';
+import { cursorProblems, isEventType, rejectProblems } from '../input-rules.ts';
+import { ListDeliveriesInput, type Page, type WebhookDelivery } from '../schema.ts';
+import { DELIVERY_COLUMNS, type DeliveryRow, deliveryView, pageFrom } from '../views.ts';
 
-export interface ListDeliveriesInput {
-  /** One endpoint's deliveries; absent = all of the tenant's. */
-  endpointId?: string;
-  state?: DeliveryState;
-  eventType?: string;
-  /** 1 to 100, default 50. */
-  limit?: number;
-  cursor?: string | null;
-}
-
-/** Newest first. */
+/** Newest first; one endpoint's deliveries (it must exist) or, without endpointId, all of the tenant's. */
 export async function listDeliveries(
-  ctx: WebhookCtx,
+  ctx: ServiceContext,
   input: ListDeliveriesInput = {},
 ): Promise<Page<WebhookDelivery>> {
-  const problems = new Problems();
-  const limit = checkLimit(problems, '/query/limit', input.limit);
-  const cursor = checkCursor(problems, '/query/cursor', 'webhookDelivery', input.cursor);
-  if (input.state !== undefined && !DELIVERY_STATES.includes(input.state)) {
-    problems.add('/query/state', `must be one of ${DELIVERY_STATES.join(', ')}`, 'enum');
-  }
-  if (
-    input.eventType !== undefined &&
-    !(typeof input.eventType === 'string' && isEventType(input.eventType))
-  ) {
-    problems.add('/query/eventType', 'must be an event type like room.created', 'pattern');
-  }
-  problems.throwIfAny();
-
+  const query = validated<ListDeliveriesInput>(ListDeliveriesInput, input, 'query');
+  rejectProblems([
+    ...cursorProblems('webhookDelivery', query.cursor, '/query/cursor'),
+    ...(query.eventType === undefined || isEventType(query.eventType)
+      ? []
+      : [{ field: '/query/eventType', message: 'must be an event type like room.created', code: 'pattern' }]),
+  ]);
+  const limit = query.limit ?? 50;
   const rows = await tenantTx(ctx.db, ctx, async (tx) => {
-    if (input.endpointId !== undefined) await findEndpoint(tx, ctx.tenantId, input.endpointId);
+    if (query.endpointId !== undefined) await findEndpoint(tx, ctx.tenantId, query.endpointId);
     const result = await tx.query<DeliveryRow>(
       `select ${DELIVERY_COLUMNS} from webhook_deliveries
         where tenant_id = $1
@@ -52,19 +31,14 @@ export async function listDeliveries(
         order by id desc limit $6`,
       [
         ctx.tenantId,
-        input.endpointId ?? null,
-        input.state ?? null,
-        input.eventType ?? null,
-        cursor ?? null,
+        query.endpointId ?? null,
+        query.state ?? null,
+        query.eventType ?? null,
+        query.cursor ?? null,
         limit + 1,
       ],
     );
     return result.rows;
   });
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  return {
-    data: page.map(deliveryView),
-    nextCursor: rows.length > limit && last !== undefined ? last.id : null,
-  };
+  return pageFrom(rows, limit, deliveryView);
 }

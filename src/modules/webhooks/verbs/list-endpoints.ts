@@ -1,35 +1,25 @@
+import type { ServiceContext } from '../../../core/context.ts';
 import { tenantTx } from '../../../core/db/tenant-tx.ts';
-import type { Page, WebhookCtx, WebhookEndpoint } from '../types.ts';
-import { checkCursor, checkLimit, Problems } from '../validate.ts';
-import { ENDPOINT_COLUMNS, type EndpointRow, endpointView } from '../views.ts';
+import { validated } from '../../../core/modules/validate.ts';
+import { cursorProblems, rejectProblems } from '../input-rules.ts';
+import { type ListEndpointsInput, ListQuery, type Page, type WebhookEndpoint } from '../schema.ts';
+import { ENDPOINT_COLUMNS, type EndpointRow, endpointView, pageFrom } from '../views.ts';
 
-export interface ListEndpointsInput {
-  /** 1 to 100, default 50. */
-  limit?: number;
-  cursor?: string | null;
-}
-
-/** Oldest first, so a page boundary never moves as endpoints are added. */
+/** Oldest first, so a page boundary never moves as endpoints are added. 1 to 100 a page, default 50. */
 export async function listEndpoints(
-  ctx: WebhookCtx,
+  ctx: ServiceContext,
   input: ListEndpointsInput = {},
 ): Promise<Page<WebhookEndpoint>> {
-  const problems = new Problems();
-  const limit = checkLimit(problems, '/query/limit', input.limit);
-  const cursor = checkCursor(problems, '/query/cursor', 'webhookEndpoint', input.cursor);
-  problems.throwIfAny();
+  const query = validated<ListEndpointsInput>(ListQuery, input, 'query');
+  rejectProblems(cursorProblems('webhookEndpoint', query.cursor, '/query/cursor'));
+  const limit = query.limit ?? 50;
   const { rows } = await tenantTx(ctx.db, ctx, (tx) =>
     tx.query<EndpointRow>(
       `select ${ENDPOINT_COLUMNS} from webhook_endpoints
        where tenant_id = $1 and ($2::text is null or id > $2)
        order by id limit $3`,
-      [ctx.tenantId, cursor ?? null, limit + 1],
+      [ctx.tenantId, query.cursor ?? null, limit + 1],
     ),
   );
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  return {
-    data: page.map(endpointView),
-    nextCursor: rows.length > limit && last !== undefined ? last.id : null,
-  };
+  return pageFrom(rows, limit, endpointView);
 }

@@ -1,15 +1,20 @@
+import type { Static } from 'typebox';
+import type { ServiceContext } from '../../../core/context.ts';
 import { tenantTx } from '../../../core/db/tenant-tx.ts';
 import { Conflict } from '../../../core/http/errors.ts';
-import { findEndpoint } from '../endpoint-rows.ts';
-import type { WebhookCtx, WebhookDelivery } from '../types.ts';
+
+import { findDelivery, findEndpoint } from '../find-rows.ts';
+import type { DeliveryRef, WebhookDelivery } from '../schema.ts';
 import { DELIVERY_COLUMNS, type DeliveryRow, deliveryView } from '../views.ts';
-import { findDelivery } from './get-delivery.ts';
 
 /**
  * Sends a delivered or dead-lettered delivery again: same id, same body bytes, a new attempt cycle with
  * the full retry schedule. Earlier attempts stay in the history.
  */
-export async function redeliver(ctx: WebhookCtx, input: { id: string }): Promise<WebhookDelivery> {
+export async function redeliver(
+  ctx: ServiceContext,
+  input: Static<typeof DeliveryRef>,
+): Promise<WebhookDelivery> {
   const delivery = await tenantTx(ctx.db, ctx, async (tx) => {
     const current = await findDelivery(tx, ctx.tenantId, input.id, { forUpdate: true });
     if (current.state === 'pending') throw new Conflict(`webhook delivery ${current.id} is still pending`);
@@ -27,6 +32,6 @@ export async function redeliver(ctx: WebhookCtx, input: { id: string }): Promise
     if (row === undefined) throw new Error('update returned no row');
     return deliveryView(row);
   });
-  ctx.wake?.();
+  ctx.workers.wake('webhooks');
   return delivery;
 }

@@ -1,45 +1,30 @@
+import type { ServiceContext } from '../../../core/context.ts';
 import { tenantTx } from '../../../core/db/tenant-tx.ts';
 import { InvalidRequest } from '../../../core/http/errors.ts';
-import { findEndpoint } from '../endpoint-rows.ts';
-import type { WebhookCtx, WebhookEndpoint } from '../types.ts';
-import { checkSecret, Problems } from '../validate.ts';
+import { validated } from '../../../core/modules/validate.ts';
+import { findEndpoint } from '../find-rows.ts';
+import { RotateSecretBody, type RotateSecretInput, type WebhookEndpoint } from '../schema.ts';
 import { ENDPOINT_COLUMNS, type EndpointRow, endpointView } from '../views.ts';
 
 export const DEFAULT_ROTATION_GRACE_SECONDS = 86_400;
-export const MAX_ROTATION_GRACE_SECONDS = 7 * 86_400;
 
-export interface RotateSecretInput {
-  id: string;
-  secret: string;
-  /**
-   * How long the old secret keeps signing next to the new one (default one day, at most seven).
-   * 0 drops it at once. A rotation during a grace period drops the secret that was already retiring.
-   */
-  graceSeconds?: number;
-}
-
-export async function rotateSecret(ctx: WebhookCtx, input: RotateSecretInput): Promise<WebhookEndpoint> {
-  const problems = new Problems();
-  const secret = checkSecret(problems, '/body/secret', input.secret);
-  const grace = input.graceSeconds ?? DEFAULT_ROTATION_GRACE_SECONDS;
-  if (!Number.isInteger(grace) || grace < 0 || grace > MAX_ROTATION_GRACE_SECONDS) {
-    problems.add(
-      '/body/graceSeconds',
-      `must be a whole number from 0 to ${MAX_ROTATION_GRACE_SECONDS}`,
-      'range',
-    );
-  }
-  problems.throwIfAny();
-
+/**
+ * The old secret keeps signing next to the new one for `graceSeconds` (default one day, at most seven);
+ * 0 drops it at once. A rotation during a grace period drops the secret that was already retiring.
+ */
+export async function rotateSecret(ctx: ServiceContext, input: RotateSecretInput): Promise<WebhookEndpoint> {
+  const { id, ...fields } = input;
+  const body = validated<Omit<RotateSecretInput, 'id'>>(RotateSecretBody, fields, 'body');
+  const grace = body.graceSeconds ?? DEFAULT_ROTATION_GRACE_SECONDS;
   const now = ctx.clock.now();
   return tenantTx(ctx.db, ctx, async (tx) => {
-    const current = await findEndpoint(tx, ctx.tenantId, input.id, { forUpdate: true });
+    const current = await findEndpoint(tx, ctx.tenantId, id, { forUpdate: true });
     const { rows: secrets } = await tx.query<{ secret: string }>(
       'select secret from webhook_endpoints where tenant_id = $1 and id = $2',
       [ctx.tenantId, current.id],
     );
     const oldSecret = secrets[0]?.secret;
-    if (oldSecret === secret) {
+    if (oldSecret === body.secret) {
       throw new InvalidRequest('the new secret must differ from the current one', [
         { field: '/body/secret', message: 'equals the current secret', code: 'unchanged' },
       ]);
@@ -53,7 +38,7 @@ export async function rotateSecret(ctx: WebhookCtx, input: RotateSecretInput): P
       [
         ctx.tenantId,
         current.id,
-        secret,
+        body.secret,
         keepOld ? oldSecret : null,
         keepOld ? new Date(now + grace * 1000).toISOString() : null,
         new Date(now).toISOString(),

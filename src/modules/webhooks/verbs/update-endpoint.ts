@@ -1,42 +1,44 @@
+import type { ServiceContext } from '../../../core/context.ts';
 import { tenantTx } from '../../../core/db/tenant-tx.ts';
-import { findEndpoint } from '../endpoint-rows.ts';
-import { parseEventTypes } from '../event-types.ts';
-import type { WebhookCtx, WebhookEndpoint } from '../types.ts';
-import { checkBoolean, checkUrl, Problems } from '../validate.ts';
+import { validated } from '../../../core/modules/validate.ts';
+import { findEndpoint } from '../find-rows.ts';
+import {
+  distinctEventTypes,
+  eventTypeProblems,
+  normalizedUrl,
+  rejectProblems,
+  urlProblems,
+} from '../input-rules.ts';
+import { UpdateEndpointBody, type UpdateEndpointInput, type WebhookEndpoint } from '../schema.ts';
 import { ENDPOINT_COLUMNS, type EndpointRow, endpointView } from '../views.ts';
 
-/** Fields left out stay as they are. The secret changes only through `rotateSecret`. */
-export interface UpdateEndpointInput {
-  id: string;
-  url?: string;
-  eventTypes?: string[] | null;
-  /** A disabled endpoint keeps its pending deliveries; they go out once it is enabled again. */
-  enabled?: boolean;
-}
-
-export async function updateEndpoint(ctx: WebhookCtx, input: UpdateEndpointInput): Promise<WebhookEndpoint> {
-  const problems = new Problems();
+/**
+ * Fields left out stay as they are; the secret changes only through `rotateSecret`. A disabled endpoint
+ * keeps its pending deliveries; they go out once it is enabled again.
+ */
+export async function updateEndpoint(
+  ctx: ServiceContext,
+  input: UpdateEndpointInput,
+): Promise<WebhookEndpoint> {
+  const { id, ...fields } = input;
+  const body = validated<Omit<UpdateEndpointInput, 'id'>>(UpdateEndpointBody, fields, 'body');
+  rejectProblems([
+    ...(body.url === undefined ? [] : urlProblems(ctx.config, body.url, '/body/url')),
+    ...(body.eventTypes === undefined ? [] : eventTypeProblems(body.eventTypes, '/body/eventTypes')),
+  ]);
   const sets: string[] = [];
   const values: unknown[] = [];
   const set = (column: string, value: unknown) => {
     values.push(value);
     sets.push(`${column} = $${values.length + 2}`);
   };
-  if (input.url !== undefined) set('url', checkUrl(problems, ctx.config, '/body/url', input.url));
-  if (input.eventTypes !== undefined) {
-    const parsed = parseEventTypes(input.eventTypes, '/body/eventTypes');
-    if (parsed.ok) set('event_types', parsed.value);
-    else problems.details.push(...parsed.details);
-  }
-  if (input.enabled !== undefined) set('enabled', checkBoolean(problems, '/body/enabled', input.enabled));
-  if (sets.length === 0 && problems.details.length === 0) {
-    problems.add('/body', 'give at least one of url, eventTypes, enabled', 'empty');
-  }
-  problems.throwIfAny();
+  if (body.url !== undefined) set('url', normalizedUrl(body.url));
+  if (body.eventTypes !== undefined) set('event_types', distinctEventTypes(body.eventTypes));
+  if (body.enabled !== undefined) set('enabled', body.enabled);
   set('updated_at', new Date(ctx.clock.now()).toISOString());
 
   return tenantTx(ctx.db, ctx, async (tx) => {
-    const current = await findEndpoint(tx, ctx.tenantId, input.id, { forUpdate: true });
+    const current = await findEndpoint(tx, ctx.tenantId, id, { forUpdate: true });
     const { rows } = await tx.query<EndpointRow>(
       `update webhook_endpoints set ${sets.join(', ')} where tenant_id = $1 and id = $2
        returning ${ENDPOINT_COLUMNS}`,

@@ -1,6 +1,7 @@
 import type { Database } from '../../../core/db/database.ts';
 import { systemTx } from '../../../core/db/tenant-tx.ts';
-import type { AfterCommit, DeliveryState } from '../types.ts';
+import type { DeliveryState } from '../schema.ts';
+import type { AfterCommit } from '../types.ts';
 import type { ClaimedDelivery } from './claim.ts';
 import { emitDeadLettered, type RecordOptions, type RecordResult, recordOutcome } from './record.ts';
 import { retryDelay } from './schedule.ts';
