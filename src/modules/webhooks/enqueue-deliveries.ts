@@ -1,14 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../../core/db/database.ts';
 import type { OutboxWriter } from '../../core/events/store.ts';
+import { deliveryTraceId } from './delivery-rows.ts';
 import { DEAD_LETTERED_EVENT, type WebhookEvent } from './types.ts';
 
 export interface EnqueueOptions {
   /** When the first attempt is due (ms since epoch); default: the event's createdAt, i.e. at once. */
   now?: number;
 }
-
-const TRACE_ID = /^(?!0{32})[0-9a-f]{32}$/;
 
 /**
  * True, in SQL, when an endpoint whose filter is `filter` (a text[] column, null = every type) receives
@@ -58,9 +56,7 @@ function fanOutParams(events: readonly WebhookEvent[], dueAt: number | undefined
     columns.type.push(event.type);
     columns.atMs.push(createdAt.getTime());
     columns.rest.push(JSON.stringify({ type: event.type, created_at: created, data: event.data }).slice(1));
-    columns.traceId.push(
-      traceId !== undefined && TRACE_ID.test(traceId) ? traceId : randomBytes(16).toString('hex'),
-    );
+    columns.traceId.push(deliveryTraceId(traceId));
     columns.traceFlags.push(event.trace?.sampled === true ? '01' : '00');
     columns.due.push(new Date(dueAt ?? createdAt.getTime()).toISOString());
     columns.excluded.push(rule.excluded);

@@ -19,8 +19,22 @@ export function isEventType(value: string): boolean {
   return value.length <= MAX_EVENT_TYPE_LENGTH && EVENT_TYPE.test(value);
 }
 
+/**
+ * The endpoint fields a create or update gives (`url`, `eventTypes`), against the destination policy and
+ * the event type patterns; one InvalidRequest listing every problem.
+ */
+export function checkEndpointFields(
+  config: Pick<Config, 'env' | 'webhookAllowedHosts'>,
+  fields: { url?: string | undefined; eventTypes?: readonly string[] | null | undefined },
+): void {
+  rejectProblems([
+    ...(fields.url === undefined ? [] : urlProblems(config, fields.url, '/body/url')),
+    ...(fields.eventTypes === undefined ? [] : eventTypeProblems(fields.eventTypes, '/body/eventTypes')),
+  ]);
+}
+
 /** An absolute http(s) URL the deployment's destination policy allows. */
-export function urlProblems(
+function urlProblems(
   config: Pick<Config, 'env' | 'webhookAllowedHosts'>,
   value: string,
   field: string,
@@ -41,7 +55,7 @@ export function normalizedUrl(value: string): string {
 }
 
 /** null (every event) or a non-empty list of exact types and `prefix.*` patterns. */
-export function eventTypeProblems(value: readonly string[] | null, field: string): ErrorDetail[] {
+function eventTypeProblems(value: readonly string[] | null, field: string): ErrorDetail[] {
   if (value === null) return [];
   if (value.length === 0) {
     const message = 'must list at least one event type; use null to receive every event';

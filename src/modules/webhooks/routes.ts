@@ -50,7 +50,11 @@ function webhookRoutesOn(surface: Surface) {
       surface.operationPrefix === ''
         ? `${name.charAt(0).toLowerCase()}${name.slice(1)}`
         : `${surface.operationPrefix}${name}`;
-    /** The route options: the surface's auth and docs, and `params` joined to the prefix's own. */
+    /**
+     * The route options: the surface's auth and docs, and `params` joined to the prefix's own. Handlers
+     * read only the route's own parameters (the console guard checks :tenantId), so the joined schema is
+     * typed as the route's.
+     */
     const route = <S extends { params: { properties: TProperties } }>(
       name: string,
       summary: string,

@@ -3,13 +3,7 @@ import { tenantTx } from '../../../core/db/tenant-tx.ts';
 import { Conflict } from '../../../core/http/errors.ts';
 import { newId } from '../../../core/ids.ts';
 import { validated } from '../../../core/modules/validate.ts';
-import {
-  distinctEventTypes,
-  eventTypeProblems,
-  normalizedUrl,
-  rejectProblems,
-  urlProblems,
-} from '../input-rules.ts';
+import { checkEndpointFields, distinctEventTypes, normalizedUrl } from '../input-rules.ts';
 import { CreateEndpointBody, type CreateEndpointInput, type WebhookEndpoint } from '../schema.ts';
 import { ENDPOINT_COLUMNS, type EndpointRow, endpointView } from '../views.ts';
 
@@ -22,10 +16,7 @@ export async function createEndpoint(
 ): Promise<WebhookEndpoint> {
   const body = validated<CreateEndpointInput>(CreateEndpointBody, input, 'body');
   const eventTypes = body.eventTypes ?? null;
-  rejectProblems([
-    ...urlProblems(ctx.config, body.url, '/body/url'),
-    ...eventTypeProblems(eventTypes, '/body/eventTypes'),
-  ]);
+  checkEndpointFields(ctx.config, { url: body.url, eventTypes });
 
   const now = new Date(ctx.clock.now()).toISOString();
   return tenantTx(ctx.db, ctx, async (tx) => {

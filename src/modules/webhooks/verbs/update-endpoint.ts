@@ -2,13 +2,7 @@ import type { ServiceContext } from '../../../core/context.ts';
 import { tenantTx } from '../../../core/db/tenant-tx.ts';
 import { validated } from '../../../core/modules/validate.ts';
 import { findEndpoint } from '../find-rows.ts';
-import {
-  distinctEventTypes,
-  eventTypeProblems,
-  normalizedUrl,
-  rejectProblems,
-  urlProblems,
-} from '../input-rules.ts';
+import { checkEndpointFields, distinctEventTypes, normalizedUrl } from '../input-rules.ts';
 import { UpdateEndpointBody, type UpdateEndpointInput, type WebhookEndpoint } from '../schema.ts';
 import { ENDPOINT_COLUMNS, type EndpointRow, endpointView } from '../views.ts';
 
@@ -22,10 +16,7 @@ export async function updateEndpoint(
 ): Promise<WebhookEndpoint> {
   const { id, ...fields } = input;
   const body = validated<Omit<UpdateEndpointInput, 'id'>>(UpdateEndpointBody, fields, 'body');
-  rejectProblems([
-    ...(body.url === undefined ? [] : urlProblems(ctx.config, body.url, '/body/url')),
-    ...(body.eventTypes === undefined ? [] : eventTypeProblems(body.eventTypes, '/body/eventTypes')),
-  ]);
+  checkEndpointFields(ctx.config, body);
   const sets: string[] = [];
   const values: unknown[] = [];
   const set = (column: string, value: unknown) => {
