@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { EventBatch } from '../../core/events/store.ts';
 import type { ModuleHooks, ModuleHost } from '../../core/modules/hooks.ts';
-import { webhookOutbox } from './enqueueDeliveries.ts';
+import { webhookOutbox } from './enqueue-deliveries.ts';
 import { WebhookWorker } from './worker/worker.ts';
 
 /**

@@ -1,27 +1,22 @@
-import { Type } from 'typebox';
-import type { ServiceContext } from '../../core/context.ts';
 import { ALL_WORKSPACES, defineAction, type ModuleManifest } from '../../core/modules/manifest.ts';
-import { type CreateEndpointInput, createEndpoint } from './createEndpoint.ts';
-import { deleteEndpoint } from './deleteEndpoint.ts';
 import { webhookHooks } from './hooks.ts';
-import { type ListDeliveriesInput as ListDeliveriesArgs, listDeliveries } from './listDeliveries.ts';
-import { type ListEndpointsInput, listEndpoints } from './listEndpoints.ts';
 import { webhookRoutes } from './routes.ts';
 import {
   CreateEndpointBody,
+  Deleted,
   Delivery,
   Endpoint,
   EndpointRef,
   ListDeliveriesInput,
   ListQuery,
   pageOf,
+  WebhooksConfig,
 } from './schema.ts';
-import { DEAD_LETTERED_EVENT, TEST_EVENT, type WebhookCtx } from './types.ts';
-
-const withWake = (ctx: ServiceContext): WebhookCtx & ServiceContext => ({
-  ...ctx,
-  wake: () => ctx.workers.wake('webhooks'),
-});
+import { DEAD_LETTERED_EVENT, TEST_EVENT } from './types.ts';
+import { createEndpoint } from './verbs/create-endpoint.ts';
+import { deleteEndpoint } from './verbs/delete-endpoint.ts';
+import { listDeliveries } from './verbs/list-deliveries.ts';
+import { listEndpoints } from './verbs/list-endpoints.ts';
 
 export const webhooksModule: ModuleManifest = {
   name: 'webhooks',
@@ -31,7 +26,7 @@ export const webhooksModule: ModuleManifest = {
   scopes: ['webhooks:manage'],
   sessionScopes: [],
   eventTypes: [TEST_EVENT, DEAD_LETTERED_EVENT],
-  configSchema: Type.Object({}, { additionalProperties: false }),
+  configSchema: WebhooksConfig,
   routes: webhookRoutes,
   migrations: new URL('./migrations/', import.meta.url),
   hooks: webhookHooks,
@@ -46,7 +41,7 @@ export const webhooksModule: ModuleManifest = {
       access: 'read',
       confirmation: 'never',
       workspaceTypes: ALL_WORKSPACES,
-      run: (ctx, input: ListEndpointsInput) => listEndpoints(withWake(ctx), input),
+      run: listEndpoints,
     }),
     defineAction({
       name: 'create_webhook',
@@ -58,22 +53,19 @@ export const webhooksModule: ModuleManifest = {
       access: 'write',
       confirmation: 'never',
       workspaceTypes: ALL_WORKSPACES,
-      run: (ctx, input: CreateEndpointInput) => createEndpoint(withWake(ctx), input),
+      run: createEndpoint,
     }),
     defineAction({
       name: 'delete_webhook',
       title: 'Delete a webhook endpoint',
       description: 'Delete an endpoint together with its delivery history.',
       input: EndpointRef,
-      output: Type.Object({ id: Type.String(), deleted: Type.Literal(true) }),
+      output: Deleted,
       scope: 'webhooks:manage',
       access: 'destructive',
       confirmation: 'destructive',
       workspaceTypes: ALL_WORKSPACES,
-      run: async (ctx, input: { id: string }) => {
-        await deleteEndpoint(withWake(ctx), input);
-        return { id: input.id, deleted: true as const };
-      },
+      run: deleteEndpoint,
     }),
     defineAction({
       name: 'list_webhook_deliveries',
@@ -85,7 +77,7 @@ export const webhooksModule: ModuleManifest = {
       access: 'read',
       confirmation: 'never',
       workspaceTypes: ALL_WORKSPACES,
-      run: (ctx, input: ListDeliveriesArgs) => listDeliveries(withWake(ctx), input),
+      run: listDeliveries,
     }),
   ],
 };

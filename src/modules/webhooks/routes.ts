@@ -1,32 +1,35 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type Static, type TSchema, Type } from 'typebox';
+import { type TProperties, Type } from 'typebox';
 import type { Origin, Services } from '../../core/context.ts';
 import { requestContext } from '../../core/http/context.ts';
 import { securityFor } from '../../core/http/openapi.ts';
 import { idPattern } from '../../core/ids.ts';
 import type { Role } from '../../core/tenancy/roles.ts';
-import { createEndpoint } from './createEndpoint.ts';
-import { deleteEndpoint } from './deleteEndpoint.ts';
-import { getDelivery } from './getDelivery.ts';
-import { getEndpoint } from './getEndpoint.ts';
-import { listDeliveries } from './listDeliveries.ts';
-import { listEndpoints } from './listEndpoints.ts';
-import { redeliver } from './redeliver.ts';
-import { rotateSecret } from './rotateSecret.ts';
 import {
   CreateEndpointBody,
+  Deleted,
   Delivery,
   DeliveryDetail,
   DeliveryListQuery,
+  DeliveryParams,
   Endpoint,
   ListQuery,
   pageOf,
   RotateSecretBody,
   UpdateEndpointBody,
+  WebhookParams,
 } from './schema.ts';
-import { sendTestEvent } from './sendTestEvent.ts';
-import type { WebhookCtx } from './types.ts';
-import { updateEndpoint } from './updateEndpoint.ts';
+import { createEndpoint } from './verbs/create-endpoint.ts';
+import { deleteEndpoint } from './verbs/delete-endpoint.ts';
+import { getDelivery } from './verbs/get-delivery.ts';
+import { getEndpoint } from './verbs/get-endpoint.ts';
+import { listDeliveries } from './verbs/list-deliveries.ts';
+import { listEndpoints } from './verbs/list-endpoints.ts';
+import { redeliver } from './verbs/redeliver.ts';
+import { rotateSecret } from './verbs/rotate-secret.ts';
+import { sendTestEvent } from './verbs/send-test-event.ts';
+import { updateEndpoint } from './verbs/update-endpoint.ts';
 
 /** Where a set of webhook routes is mounted: the /v1 API (API keys) or the console (hosted users). */
 interface Surface {
@@ -35,164 +38,145 @@ interface Surface {
   origin: Origin;
   config: Record<string, unknown>;
   security: Record<string, string[]>[];
-  /** Extra path parameters of the prefix (the console's :tenantId). */
-  params: Record<string, TSchema>;
+  /** Path parameters of the prefix (the console's :tenantId); the tenant comes from the principal. */
+  params: TProperties;
 }
-
-const WebhookId = Type.String({ pattern: idPattern('webhookEndpoint') });
-const DeliveryId = Type.String({ pattern: idPattern('webhookDelivery') });
 
 function webhookRoutesOn(surface: Surface) {
   return async (app: FastifyInstance, services: Services) => {
-    const ctx = (request: FastifyRequest): WebhookCtx & { tenantId: string } => ({
-      ...requestContext(request, services, surface.origin),
-      wake: () => services.workers.wake('webhooks'),
-    });
-    const params = (extra: Record<string, TSchema> = {}) => Type.Object({ ...surface.params, ...extra });
-    const route = (operationId: string, summary: string, schema: Record<string, unknown>) => ({
+    const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+    const ctx = (request: FastifyRequest) => requestContext(request, services, surface.origin);
+    const operationId = (name: string) =>
+      surface.operationPrefix === ''
+        ? `${name.charAt(0).toLowerCase()}${name.slice(1)}`
+        : `${surface.operationPrefix}${name}`;
+    /**
+     * The route options: the surface's auth and docs, and `params` joined to the prefix's own. Handlers
+     * read only the route's own parameters (the console guard checks :tenantId), so the joined schema is
+     * typed as the route's.
+     */
+    const route = <S extends { params: { properties: TProperties } }>(
+      name: string,
+      summary: string,
+      schema: S,
+    ) => ({
       config: surface.config,
       schema: {
-        operationId:
-          surface.operationPrefix === ''
-            ? `${operationId.charAt(0).toLowerCase()}${operationId.slice(1)}`
-            : `${surface.operationPrefix}${operationId}`,
+        operationId: operationId(name),
         summary,
         tags: ['webhooks'],
         security: surface.security,
         ...schema,
+        params: Type.Object({ ...surface.params, ...schema.params.properties }) as S['params'],
       },
     });
+    const none = Type.Object({});
     const base = `${surface.prefix}/webhooks`;
     const deliveries = `${surface.prefix}/webhook-deliveries`;
-    const webhookId = (request: FastifyRequest) => (request.params as { webhookId: string }).webhookId;
-    const deliveryId = (request: FastifyRequest) => (request.params as { deliveryId: string }).deliveryId;
 
-    app.post(
+    typed.post(
       base,
       route('CreateWebhook', 'Register a webhook endpoint (its secret signs every delivery)', {
-        params: params(),
+        params: none,
         body: CreateEndpointBody,
         response: { 201: Endpoint },
       }),
       async (request, reply) => {
-        const endpoint = await createEndpoint(
-          ctx(request),
-          request.body as Static<typeof CreateEndpointBody>,
-        );
-        reply.status(201);
-        return endpoint;
+        const endpoint = await createEndpoint(ctx(request), request.body);
+        return reply.status(201).send(endpoint);
       },
     );
 
-    app.get(
+    typed.get(
       base,
       route('ListWebhooks', 'Webhook endpoints of the tenant', {
-        params: params(),
+        params: none,
         querystring: ListQuery,
         response: { 200: pageOf(Endpoint) },
       }),
-      async (request) => listEndpoints(ctx(request), request.query as Static<typeof ListQuery>),
+      async (request) => listEndpoints(ctx(request), request.query),
     );
 
-    app.get(
+    typed.get(
       `${base}/:webhookId`,
-      route('GetWebhook', 'One webhook endpoint', {
-        params: params({ webhookId: WebhookId }),
-        response: { 200: Endpoint },
-      }),
-      async (request) => getEndpoint(ctx(request), { id: webhookId(request) }),
+      route('GetWebhook', 'One webhook endpoint', { params: WebhookParams, response: { 200: Endpoint } }),
+      async (request) => getEndpoint(ctx(request), { id: request.params.webhookId }),
     );
 
-    app.patch(
+    typed.patch(
       `${base}/:webhookId`,
       route('UpdateWebhook', "Change an endpoint's url, event types or enabled flag", {
-        params: params({ webhookId: WebhookId }),
+        params: WebhookParams,
         body: UpdateEndpointBody,
         response: { 200: Endpoint },
       }),
-      async (request) =>
-        updateEndpoint(ctx(request), {
-          id: webhookId(request),
-          ...(request.body as Static<typeof UpdateEndpointBody>),
-        }),
+      async (request) => updateEndpoint(ctx(request), { id: request.params.webhookId, ...request.body }),
     );
 
-    app.delete(
+    typed.delete(
       `${base}/:webhookId`,
       route('DeleteWebhook', 'Delete an endpoint with its deliveries', {
-        params: params({ webhookId: WebhookId }),
-        response: { 200: Type.Object({ id: Type.String(), deleted: Type.Literal(true) }) },
+        params: WebhookParams,
+        response: { 200: Deleted },
       }),
-      async (request) => {
-        await deleteEndpoint(ctx(request), { id: webhookId(request) });
-        return { id: webhookId(request), deleted: true as const };
-      },
+      async (request) => deleteEndpoint(ctx(request), { id: request.params.webhookId }),
     );
 
-    app.post(
+    typed.post(
       `${base}/:webhookId/rotate-secret`,
       route('RotateWebhookSecret', 'Replace the secret; the old one also signs during the grace period', {
-        params: params({ webhookId: WebhookId }),
+        params: WebhookParams,
         body: RotateSecretBody,
         response: { 200: Endpoint },
       }),
-      async (request) =>
-        rotateSecret(ctx(request), {
-          id: webhookId(request),
-          ...(request.body as Static<typeof RotateSecretBody>),
-        }),
+      async (request) => rotateSecret(ctx(request), { id: request.params.webhookId, ...request.body }),
     );
 
-    app.post(
+    typed.post(
       `${base}/:webhookId/test`,
       route('TestWebhook', 'Send a webhook.test event to this endpoint only', {
-        params: params({ webhookId: WebhookId }),
+        params: WebhookParams,
         response: { 202: Delivery },
       }),
       async (request, reply) => {
-        const delivery = await sendTestEvent(ctx(request), { id: webhookId(request) });
-        reply.status(202);
-        return delivery;
+        const delivery = await sendTestEvent(ctx(request), { id: request.params.webhookId });
+        return reply.status(202).send(delivery);
       },
     );
 
-    app.get(
+    typed.get(
       `${base}/:webhookId/deliveries`,
       route(
         'ListWebhookDeliveries',
         "An endpoint's deliveries, newest first; filter by state and event type",
         {
-          params: params({ webhookId: WebhookId }),
+          params: WebhookParams,
           querystring: DeliveryListQuery,
           response: { 200: pageOf(Delivery) },
         },
       ),
       async (request) =>
-        listDeliveries(ctx(request), {
-          endpointId: webhookId(request),
-          ...(request.query as Static<typeof DeliveryListQuery>),
-        }),
+        listDeliveries(ctx(request), { endpointId: request.params.webhookId, ...request.query }),
     );
 
-    app.get(
+    typed.get(
       `${deliveries}/:deliveryId`,
       route('GetWebhookDelivery', 'One delivery with its exact body and every attempt', {
-        params: params({ deliveryId: DeliveryId }),
+        params: DeliveryParams,
         response: { 200: DeliveryDetail },
       }),
-      async (request) => getDelivery(ctx(request), { id: deliveryId(request) }),
+      async (request) => getDelivery(ctx(request), { id: request.params.deliveryId }),
     );
 
-    app.post(
+    typed.post(
       `${deliveries}/:deliveryId/redeliver`,
       route('RedeliverWebhook', 'Start a new attempt cycle for a delivered or dead-lettered delivery', {
-        params: params({ deliveryId: DeliveryId }),
+        params: DeliveryParams,
         response: { 202: Delivery },
       }),
       async (request, reply) => {
-        const delivery = await redeliver(ctx(request), { id: deliveryId(request) });
-        reply.status(202);
-        return delivery;
+        const delivery = await redeliver(ctx(request), { id: request.params.deliveryId });
+        return reply.status(202).send(delivery);
       },
     );
   };

@@ -1,9 +1,23 @@
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { idPattern } from '../../core/ids.ts';
-import { SECRET_MAX_LENGTH, SECRET_MIN_LENGTH, URL_MAX_LENGTH } from './validate.ts';
+
+/**
+ * The webhooks module's TypeBox schemas: the one source of its input and output shapes. Routes and actions
+ * validate with them and verbs take their `Static` types; what no schema can say (the destination policy,
+ * event type patterns, cursors) is checked in input-rules.ts.
+ */
+export const SECRET_MIN_LENGTH = 16;
+export const SECRET_MAX_LENGTH = 512;
+export const URL_MAX_LENGTH = 2048;
+export const MAX_ROTATION_GRACE_SECONDS = 7 * 86_400;
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(s: T) => Type.Union([s, Type.Null()]);
 const Time = Type.String({ format: 'date-time' });
+const EndpointId = Type.String({ pattern: idPattern('webhookEndpoint') });
+const DeliveryId = Type.String({ pattern: idPattern('webhookDelivery') });
+const PageSize = Type.Integer({ minimum: 1, maximum: 100 });
+const Cursor = Type.String({ maxLength: 500 });
+const EventTypeFilter = Type.String({ maxLength: 100 });
 
 export const EventTypes = Nullable(
   Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
@@ -12,8 +26,9 @@ export const EventTypes = Nullable(
   }),
 );
 
+/** The stored endpoint as callers see it. The secret is never returned. */
 export const Endpoint = Type.Object({
-  id: Type.String({ pattern: idPattern('webhookEndpoint') }),
+  id: EndpointId,
   url: Type.String(),
   eventTypes: EventTypes,
   enabled: Type.Boolean(),
@@ -22,17 +37,26 @@ export const Endpoint = Type.Object({
   updatedAt: Time,
 });
 
-const State = Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('dead_lettered')]);
-const ErrorClass = Nullable(
-  Type.Union(['timeout', 'connect', 'tls', 'http', 'interrupted'].map((c) => Type.Literal(c))),
-);
+export const DeliveryState = Type.Union([
+  Type.Literal('pending'),
+  Type.Literal('delivered'),
+  Type.Literal('dead_lettered'),
+]);
+export const AttemptErrorClass = Type.Union([
+  Type.Literal('timeout'),
+  Type.Literal('connect'),
+  Type.Literal('tls'),
+  Type.Literal('http'),
+  Type.Literal('interrupted'),
+]);
+const ErrorClass = Nullable(AttemptErrorClass);
 
 export const Delivery = Type.Object({
-  id: Type.String({ pattern: idPattern('webhookDelivery') }),
+  id: DeliveryId,
   endpointId: Type.String(),
   eventId: Type.String(),
   eventType: Type.String(),
-  state: State,
+  state: DeliveryState,
   attemptCount: Type.Integer(),
   nextAttemptAt: Nullable(Time),
   lastAttemptAt: Nullable(Time),
@@ -43,22 +67,22 @@ export const Delivery = Type.Object({
   deadLetteredAt: Nullable(Time),
 });
 
+export const Attempt = Type.Object({
+  attempt: Type.Integer(),
+  cycle: Type.Integer(),
+  startedAt: Time,
+  durationMs: Nullable(Type.Integer()),
+  statusCode: Nullable(Type.Integer()),
+  errorClass: ErrorClass,
+  errorMessage: Nullable(Type.String()),
+  responseBodyExcerpt: Nullable(Type.String()),
+});
+
 export const DeliveryDetail = Type.Intersect([
   Delivery,
   Type.Object({
     body: Type.String({ description: 'The exact JSON body sent' }),
-    attempts: Type.Array(
-      Type.Object({
-        attempt: Type.Integer(),
-        cycle: Type.Integer(),
-        startedAt: Time,
-        durationMs: Nullable(Type.Integer()),
-        statusCode: Nullable(Type.Integer()),
-        errorClass: ErrorClass,
-        errorMessage: Nullable(Type.String()),
-        responseBodyExcerpt: Nullable(Type.String()),
-      }),
-    ),
+    attempts: Type.Array(Attempt),
   }),
 ]);
 
@@ -80,6 +104,7 @@ export const CreateEndpointBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** Fields left out stay as they are; the secret changes only through rotation. */
 export const UpdateEndpointBody = Type.Object(
   {
     url: Type.Optional(Type.String({ minLength: 1, maxLength: URL_MAX_LENGTH })),
@@ -95,7 +120,7 @@ export const RotateSecretBody = Type.Object(
     graceSeconds: Type.Optional(
       Type.Integer({
         minimum: 0,
-        maximum: 7 * 86_400,
+        maximum: MAX_ROTATION_GRACE_SECONDS,
         description: 'How long the old secret also signs (default 86400)',
       }),
     ),
@@ -104,19 +129,16 @@ export const RotateSecretBody = Type.Object(
 );
 
 export const ListQuery = Type.Object(
-  {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-    cursor: Type.Optional(Type.String({ maxLength: 500 })),
-  },
+  { limit: Type.Optional(PageSize), cursor: Type.Optional(Cursor) },
   { additionalProperties: false },
 );
 
 export const DeliveryListQuery = Type.Object(
   {
-    state: Type.Optional(State),
-    eventType: Type.Optional(Type.String({ maxLength: 100 })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-    cursor: Type.Optional(Type.String({ maxLength: 500 })),
+    state: Type.Optional(DeliveryState),
+    eventType: Type.Optional(EventTypeFilter),
+    limit: Type.Optional(PageSize),
+    cursor: Type.Optional(Cursor),
   },
   { additionalProperties: false },
 );
@@ -124,21 +146,37 @@ export const DeliveryListQuery = Type.Object(
 export const pageOf = <T extends Parameters<typeof Type.Array>[0]>(item: T) =>
   Type.Object({ data: Type.Array(item), nextCursor: Nullable(Type.String()) });
 
-export const EndpointRef = Type.Object(
-  { id: Type.String({ pattern: idPattern('webhookEndpoint') }) },
-  { additionalProperties: false },
-);
-export const DeliveryRef = Type.Object(
-  { id: Type.String({ pattern: idPattern('webhookDelivery') }) },
-  { additionalProperties: false },
-);
+export const EndpointRef = Type.Object({ id: EndpointId }, { additionalProperties: false });
+export const DeliveryRef = Type.Object({ id: DeliveryId }, { additionalProperties: false });
+export const Deleted = Type.Object({ id: Type.String(), deleted: Type.Literal(true) });
+
+/** One endpoint's deliveries, or (no endpointId) every delivery of the tenant. */
 export const ListDeliveriesInput = Type.Object(
   {
-    endpointId: Type.Optional(Type.String({ pattern: idPattern('webhookEndpoint') })),
-    state: Type.Optional(State),
-    eventType: Type.Optional(Type.String({ maxLength: 100 })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-    cursor: Type.Optional(Type.String({ maxLength: 500 })),
+    endpointId: Type.Optional(EndpointId),
+    state: Type.Optional(DeliveryState),
+    eventType: Type.Optional(EventTypeFilter),
+    limit: Type.Optional(PageSize),
+    cursor: Type.Optional(Cursor),
   },
   { additionalProperties: false },
 );
+
+/** Path parameters of the routes: the endpoint or the delivery they address. */
+export const WebhookParams = Type.Object({ webhookId: EndpointId });
+export const DeliveryParams = Type.Object({ deliveryId: DeliveryId });
+
+export const WebhooksConfig = Type.Object({}, { additionalProperties: false });
+
+export type WebhookEndpoint = Static<typeof Endpoint>;
+export type WebhookDelivery = Static<typeof Delivery>;
+export type WebhookAttempt = Static<typeof Attempt>;
+export type WebhookDeliveryDetail = Static<typeof DeliveryDetail>;
+export type DeliveryState = Static<typeof DeliveryState>;
+export type AttemptErrorClass = Static<typeof AttemptErrorClass>;
+export type Page<T> = { data: T[]; nextCursor: string | null };
+export type CreateEndpointInput = Static<typeof CreateEndpointBody>;
+export type UpdateEndpointInput = Static<typeof EndpointRef> & Static<typeof UpdateEndpointBody>;
+export type RotateSecretInput = Static<typeof EndpointRef> & Static<typeof RotateSecretBody>;
+export type ListEndpointsInput = Static<typeof ListQuery>;
+export type ListDeliveriesInput = Static<typeof ListDeliveriesInput>;

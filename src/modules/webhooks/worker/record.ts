@@ -1,6 +1,7 @@
 import type { Database, Queryable } from '../../../core/db/database.ts';
 import { systemTx, TENANT_ROLE } from '../../../core/db/tenant-tx.ts';
-import { type AfterCommit, DEAD_LETTERED_EVENT, type DeliveryState, type EmitTenantEvent } from '../types.ts';
+import type { DeliveryState } from '../schema.ts';
+import { type AfterCommit, DEAD_LETTERED_EVENT, type EmitTenantEvent } from '../types.ts';
 import type { ClaimedDelivery } from './claim.ts';
 import { retryDelay } from './schedule.ts';
 import type { AttemptOutcome } from './send.ts';

@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Clock } from '../../../core/clock.ts';
 import { type DestinationPolicy, urlProblem } from '../destinations.ts';
-import type { AttemptErrorClass } from '../types.ts';
+import type { AttemptErrorClass } from '../schema.ts';
 import { DestinationRefused } from './lookup.ts';
 
 export const EXCERPT_BYTES = 1024;

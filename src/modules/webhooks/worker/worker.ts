@@ -10,7 +10,7 @@ import { deliveryHeaders } from '../signing.ts';
 import type { EmitTenantEvent } from '../types.ts';
 import { type ClaimedDelivery, claimDue } from './claim.ts';
 import { guardedLookup, type Resolver, systemResolver } from './lookup.ts';
-import { AttemptRecorder } from './recordBatch.ts';
+import { AttemptRecorder } from './record-batch.ts';
 import { type Agents, sendAttempt } from './send.ts';
 
 export interface WorkerLog {

@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { testConfig } from '../../../../test/helper.ts';
+import { eventually } from '../../../../test/support/eventually.ts';
+import type { Database } from '../../../core/db/database.ts';
+import { createEndpoint } from '../index.ts';
+import {
+  attemptsOf,
+  createTenant,
+  ctxFor,
+  deliveryRow,
+  manualClock,
+  ms,
+  openTestDb,
+  publishEvent,
+  startReceiver,
+  startWorker,
+  status,
+} from './support.ts';
+
+describe('webhook retry schedule (injected clock)', () => {
+  let db: Database;
+  before(async () => {
+    db = await openTestDb();
+  });
+  after(() => db.close());
+
+  test('attempt 1 at once, retries after 1 s, 5 s, 30 s, 5 min, 30 min, then dead_lettered', async () => {
+    const schedule = [1000, 5000, 30_000, 300_000, 1_800_000];
+    const config = testConfig();
+    assert.deepEqual(config.webhookRetryScheduleMs, schedule, 'the default schedule is the spec one');
+    const clock = manualClock();
+    const receiver = await startReceiver(status(500));
+    const tenantId = await createTenant(db);
+    await createEndpoint(ctxFor(db, tenantId, config, clock), {
+      url: receiver.url,
+      secret: 'receiver-secret-0001',
+    });
+    const start = clock.now();
+    const { deliveryIds } = await publishEvent(db, tenantId, 'room.created', {}, clock);
+    const [id = ''] = deliveryIds;
+    const worker = startWorker({ db, clock, config, random: () => 0, tenantIds: [tenantId] });
+    const attemptsSoFar = async (n: number) => {
+      await worker.idle();
+      return eventually(`${n} attempts`, async () => {
+        const row = await deliveryRow(db, id);
+        return row.attempt_count === n ? row : undefined;
+      });
+    };
+    try {
+      let row = await attemptsSoFar(1);
+      let dueAt = start;
+      for (const delay of schedule) {
+        dueAt += delay;
+        assert.equal(row.state, 'pending');
+        assert.equal(ms(row.next_attempt_at), dueAt, `retry due ${delay} ms later`);
+        clock.advance(dueAt - 1 - clock.now());
+        await worker.idle();
+        assert.equal((await deliveryRow(db, id)).attempt_count, row.attempt_count, 'not before it is due');
+        clock.advance(1);
+        row = await attemptsSoFar(row.attempt_count + 1);
+      }
+      assert.equal(row.state, 'dead_lettered');
+      assert.equal(row.next_attempt_at, null);
+      assert.equal(ms(row.dead_lettered_at), dueAt);
+    } finally {
+      await worker.stop({ graceMs: 0 });
+      await receiver.close();
+    }
+    const attempts = await attemptsOf(db, id);
+    assert.deepEqual(
+      attempts.map((a) => new Date(a.started_at).getTime() - start),
+      [0, 1000, 6000, 36_000, 336_000, 2_136_000],
+    );
+    assert.ok(attempts.every((a) => a.status_code === 500 && a.error_class === 'http'));
+    assert.equal(receiver.received.length, 6);
+  });
+
+  test('jitter only ever adds, up to a tenth of the delay', async () => {
+    const clock = manualClock();
+    const config = testConfig({ webhookRetryScheduleMs: [1000] });
+    const receiver = await startReceiver(status(500));
+    const tenantId = await createTenant(db);
+    await createEndpoint(ctxFor(db, tenantId, config, clock), {
+      url: receiver.url,
+      secret: 'receiver-secret-0001',
+    });
+    const start = clock.now();
+    const { deliveryIds } = await publishEvent(db, tenantId, 'room.created', {}, clock);
+    const worker = startWorker({ db, clock, config, random: () => 0.999, tenantIds: [tenantId] });
+    try {
+      await worker.idle();
+      const row = await deliveryRow(db, deliveryIds[0] ?? '');
+      assert.equal(row.attempt_count, 1);
+      assert.equal(ms(row.next_attempt_at) - start, 1099);
+    } finally {
+      await worker.stop({ graceMs: 0 });
+      await receiver.close();
+    }
+  });
+});
