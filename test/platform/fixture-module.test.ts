@@ -7,6 +7,7 @@ import { buildTestApp, call, type TestApp } from '../helper.ts';
 import { connect, mcpUrl, toolNames } from '../mcp/support.ts';
 import { TestClient } from '../realtime-gateway/client.ts';
 import { eventually } from '../support/eventually.ts';
+import { securitySuite } from '../support/security-suite.ts';
 
 /**
  * A module that is not shipped (test/fixtures/notes-module: its own folder, added to the module list the
@@ -195,4 +196,39 @@ describe('a new module plugs in through its manifest alone', () => {
       b.socket.close();
     }
   });
+});
+
+/** Its whole security coverage is one registration. */
+securitySuite({
+  module: 'notes',
+  sessionModules: ['rooms'],
+  app: { modules: [...MODULES, notesModule({ events: [], workerStarted: false, workerStopped: false })] },
+  async setup(t, tenant) {
+    const res = await call(t.app, {
+      method: 'POST',
+      url: '/v1/rooms',
+      headers: bearer(tenant.apiKey),
+      payload: {},
+    });
+    return { roomId: res.json<{ id: string }>().id };
+  },
+  routes: [
+    {
+      method: 'POST',
+      url: (r) => `/v1/rooms/${r.roomId}/notes`,
+      payload: () => ({ text: 'a note' }),
+      scope: 'notes:write',
+      sessions: false,
+      roomScoped: true,
+      namesRecords: true,
+    },
+    {
+      method: 'GET',
+      url: (r) => `/v1/rooms/${r.roomId}/notes`,
+      scope: 'notes:read',
+      sessions: true,
+      roomScoped: true,
+      namesRecords: true,
+    },
+  ],
 });

@@ -57,7 +57,7 @@ export async function apiKeyRoutes(
       },
     },
     async (request, reply) => {
-      const { tenantId, userId } = consoleCaller(request);
+      const { userId } = consoleCaller(request);
       const body = request.body;
       const created = await createApiKey(consoleContext(request, { db, clock }), {
         name: body.name,

@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { bearer, connectSession, createApiKey, createTestTenant, type TestTenant } from '../factories.ts';
+import { type BuildOptions, buildTestApp, call, type TestApp } from '../helper.ts';
+
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** One route of a module, as the suite calls it. */
+export interface SecuredRoute<Ids> {
+  method: Method;
+  /** The route's URL for records that `setup` made. */
+  url: (ids: Ids) => string;
+  /** A valid body, so a refusal can only come from the check under test. */
+  payload?: (ids: Ids) => Record<string, unknown>;
+  /** The scope the route requires. */
+  scope: string;
+  /** Whether session tokens may call it (API keys always may). */
+  sessions: boolean;
+  /** The path names a room (`:roomId`): a session token limited to another room is refused. */
+  roomScoped: boolean;
+  /** The path names records of the tenant: another tenant's credential gets 404 for them. */
+  namesRecords: boolean;
+}
+
+/** A module's whole security coverage: how to make its records, and its routes. */
+export interface SecurityRegistration<Ids> {
+  module: string;
+  /** Makes, in `tenant` and through the API, the records the routes name. */
+  setup: (t: TestApp, tenant: TestTenant) => Promise<Ids>;
+  routes: readonly SecuredRoute<Ids>[];
+  /** Modules a session token needs besides the module itself (e.g. rooms, to see the room). */
+  sessionModules?: readonly string[];
+  /** How to build the app (e.g. with a fixture module added). */
+  app?: BuildOptions;
+}
+
+/** A scope no module route requires: a key with only it is authenticated but holds nothing useful. */
+const UNRELATED_SCOPE = 'events:read';
+
+/**
+ * The shared security suite: for every registered route, no credential -> 401 `unauthorized`; an API key
+ * without the route's scope -> 403 `insufficient_scope`; the module disabled for the tenant -> 403
+ * `module_disabled`; another tenant's credential on this tenant's records -> 404 `not_found`; a session
+ * token not minted for the module -> 403 `insufficient_scope`; a session token limited to another room
+ * -> 403 `forbidden`; a session token on a route for API keys -> 401 `unauthorized`.
+ */
+export function securitySuite<Ids>(registration: SecurityRegistration<Ids>): void {
+  const { module } = registration;
+  describe(`security: the ${module} module's routes`, () => {
+    let t: TestApp;
+    let owner: TestTenant;
+    let stranger: TestTenant;
+    let disabled: TestTenant;
+    let ids: Ids;
+    let idsOfDisabled: Ids;
+    let unscopedKey: string;
+    const sessions: { otherRoom?: string; otherModule?: string; own?: string } = {};
+
+    before(async () => {
+      t = await buildTestApp(registration.app);
+      owner = await createTestTenant(t, { name: `${module} owner` });
+      stranger = await createTestTenant(t, { name: `${module} stranger` });
+      disabled = await createTestTenant(t, { name: `${module} disabled` });
+      ids = await registration.setup(t, owner);
+      idsOfDisabled = await registration.setup(t, disabled);
+      const off = await call(t.app, {
+        method: 'PUT',
+        url: `/api/console/tenants/${disabled.tenantId}/modules/${module}`,
+        headers: bearer(disabled.ownerToken),
+        payload: { enabled: false },
+      });
+      assert.equal(off.statusCode, 200, off.body);
+      unscopedKey = await createApiKey(t, owner.tenantId, [UNRELATED_SCOPE]);
+      const modules = [module, ...(registration.sessionModules ?? [])];
+      sessions.own = (await connectSession(t, owner.apiKey, { modules })).token;
+      sessions.otherRoom = (
+        await connectSession(t, owner.apiKey, { modules, roomId: 'a-room-of-its-own' })
+      ).token;
+      const others = ['rooms', 'presence', 'chat'].filter((m) => m !== module);
+      sessions.otherModule = (await connectSession(t, owner.apiKey, { modules: others })).token;
+    });
+    after(() => t.close());
+
+    const send = (route: SecuredRoute<Ids>, records: Ids, headers: Record<string, string>) =>
+      call(t.app, {
+        method: route.method,
+        url: route.url(records),
+        headers,
+        ...(route.payload === undefined ? {} : { payload: route.payload(records) }),
+      });
+    const refusal = (res: { statusCode: number; json<T>(): T }) =>
+      `${res.statusCode} ${res.json<{ error?: string }>().error}`;
+
+    for (const route of registration.routes) {
+      describe(`${route.method} ${describeUrl(route)}`, () => {
+        test('no credential: 401 unauthorized', async () => {
+          assert.equal(refusal(await send(route, ids, {})), '401 unauthorized');
+        });
+        test(`an API key without ${route.scope}: 403 insufficient_scope`, async () => {
+          assert.equal(refusal(await send(route, ids, bearer(unscopedKey))), '403 insufficient_scope');
+        });
+        test('the module disabled for the tenant: 403 module_disabled', async () => {
+          assert.equal(
+            refusal(await send(route, idsOfDisabled, bearer(disabled.apiKey))),
+            '403 module_disabled',
+          );
+        });
+        if (route.namesRecords) {
+          test("another tenant's credential on these records: 404 not_found", async () => {
+            assert.equal(refusal(await send(route, ids, bearer(stranger.apiKey))), '404 not_found');
+          });
+        }
+        if (!route.sessions) {
+          test('a session token: 401 unauthorized (API keys only)', async () => {
+            assert.equal(refusal(await send(route, ids, bearer(sessions.own ?? ''))), '401 unauthorized');
+          });
+          return;
+        }
+        test('a session token not minted for the module: 403 insufficient_scope', async () => {
+          assert.equal(
+            refusal(await send(route, ids, bearer(sessions.otherModule ?? ''))),
+            '403 insufficient_scope',
+          );
+        });
+        if (route.roomScoped) {
+          test('a session token limited to another room: 403 forbidden', async () => {
+            assert.equal(refusal(await send(route, ids, bearer(sessions.otherRoom ?? ''))), '403 forbidden');
+          });
+        }
+      });
+    }
+  });
+}
+
+/** The route's URL with placeholder ids, for test names. */
+function describeUrl<Ids>(route: SecuredRoute<Ids>): string {
+  const placeholders = new Proxy({}, { get: (_target, key) => `:${String(key)}` });
+  return route.url(placeholders as Ids);
+}
