@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { tenantSetup } from '../src/app.ts';
 import { DEV_ISSUER, signDevToken } from '../src/core/auth/dev-issuer.ts';
+import type { Database } from '../src/core/db/database.ts';
 import { createApiKey as createKeyVerb } from '../src/core/tenancy/api-keys.ts';
 import type { WorkspaceType } from '../src/core/tenancy/roles.ts';
 import { createTenant } from '../src/core/tenancy/tenants.ts';
@@ -111,3 +112,24 @@ export async function connectSession(
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/**
+ * A tenant made the way the service makes one (its owner, the default modules on), on a database without
+ * an app (tests of the data layer). Returns its id.
+ */
+export async function createTenantOn(db: Database, name = 'test tenant'): Promise<string> {
+  const subject = `owner-${randomUUID()}`;
+  const owner = await resolveHostedUser(db, {
+    provider: 'tests',
+    subject,
+    email: `${subject}@example.test`,
+    emailVerified: true,
+    name: 'Owner',
+  });
+  const tenant = await createTenant(
+    db,
+    { name, workspaceType: 'sandbox', ownerUserId: owner.id },
+    tenantSetup(),
+  );
+  return tenant.id;
+}

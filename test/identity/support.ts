@@ -146,20 +146,6 @@ export function unsignedToken(payload: JWTPayload, header: Record<string, unknow
   return `${b64({ alg: 'none', typ: 'JWT', ...header })}.${b64(payload)}.`;
 }
 
-/** Polls `check` until it returns true or `limitMs` passes; returns how long it took, or undefined. */
-export async function pollUntil(
-  check: () => Promise<boolean>,
-  limitMs: number,
-  everyMs = 20,
-): Promise<number | undefined> {
-  const started = Date.now();
-  while (Date.now() - started <= limitMs) {
-    if (await check()) return Date.now() - started;
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-  return undefined;
-}
-
 export const me = (t: TestApp, key: string) =>
   call(t.app, { method: 'GET', url: '/v1/me', headers: { 'x-api-key': key } });
 

@@ -6,6 +6,7 @@ import { migrate } from '../../src/core/db/migrations.ts';
 import { SYSTEM_ROLE, systemTx, TENANT_ROLE, tenantTx } from '../../src/core/db/tenant-tx.ts';
 import { newId } from '../../src/core/ids.ts';
 import { openDatabase } from '../../src/runtime.ts';
+import { createTenantOn } from '../factories.ts';
 import { testConfig } from '../helper.ts';
 
 /**
@@ -73,14 +74,8 @@ describe('row-level security guard', () => {
   });
 
   test("tenant A's transaction can neither read nor write tenant B's rows, even by hand-written SQL", async () => {
-    const a = newId('tenant');
-    const b = newId('tenant');
-    await systemTx(db, async (tx) => {
-      await tx.query(
-        `insert into tenants (id, name, workspace_type) values ($1, 'A', 'sandbox'), ($2, 'B', 'sandbox')`,
-        [a, b],
-      );
-    });
+    const a = await createTenantOn(db, 'A');
+    const b = await createTenantOn(db, 'B');
 
     await tenantTx(db, { tenantId: a }, async (tx) => {
       const all = await tx.query<{ id: string }>('select id from tenants');

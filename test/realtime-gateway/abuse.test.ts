@@ -3,7 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import { roomChannel } from '../../src/core/realtime/index.ts';
 import { CLOSE } from '../../src/surfaces/realtime/index.ts';
 import { call } from '../helper.ts';
-import { eventually, TestClient } from './client.ts';
+import { eventually } from '../support/eventually.ts';
+import { TestClient } from './client.ts';
 import { postMessage, sessionToken, tenantWithRoom } from './fixtures.ts';
 import { type Instance, startInstance } from './support.ts';
 
@@ -50,8 +51,8 @@ describe('hostile and broken clients', () => {
     for (const frame of garbage) client.send(frame);
     client.socket.send(Buffer.from([0xde, 0xad, 0xbe, 0xef]), { binary: true });
     await eventually(
-      () => client.of('error').length >= garbage.length || undefined,
       'an error per bad frame',
+      () => client.of('error').length >= garbage.length || undefined,
     );
     const errors = client.of('error');
     assert.ok(errors.every((f) => f.code === 'invalid_frame'));

@@ -4,7 +4,8 @@ import { after, before, describe, test } from 'node:test';
 import { CLOSE } from '../../src/surfaces/realtime/index.ts';
 import { bearer, connectSession } from '../factories.ts';
 import { call } from '../helper.ts';
-import { eventually, TestClient } from './client.ts';
+import { eventually } from '../support/eventually.ts';
+import { TestClient } from './client.ts';
 import { createRoom, sessionToken, tenantWithRoom } from './fixtures.ts';
 import { type Instance, startInstance } from './support.ts';
 
@@ -41,7 +42,7 @@ describe('who may connect and where', () => {
       'GET /v1/realtime HTTP/1.1\r\nHost: test\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n' +
         'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
     );
-    await eventually(() => closed || undefined, 'the server to close the refused socket');
+    await eventually('the server to close the refused socket', () => closed || undefined);
     assert.match(answer, /^HTTP\/1\.1 401 /);
   });
 

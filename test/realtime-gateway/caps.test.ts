@@ -3,7 +3,8 @@ import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { bearer } from '../factories.ts';
 import { call } from '../helper.ts';
-import { eventually, TestClient } from './client.ts';
+import { eventually } from '../support/eventually.ts';
+import { TestClient } from './client.ts';
 import { sessionToken, tenantWithRoom } from './fixtures.ts';
 import { type Instance, startInstance } from './support.ts';
 
@@ -62,9 +63,8 @@ describe('connection caps', () => {
     // The connections that were let in work; a closed one gives its slot back.
     await bobTab.join(tenant.roomId);
     await aliceTabs[0]?.close();
-    const carolTab = await eventually(
-      () => TestClient.connect(t.wsUrl, carol).catch(() => undefined),
-      'a free slot after a close',
+    const carolTab = await eventually('a free slot after a close', () =>
+      TestClient.connect(t.wsUrl, carol).catch(() => undefined),
     );
     await carolTab.join(tenant.roomId);
     assert.equal((await TestClient.refused(withToken(alice))).status, 429, 'full again');
@@ -75,9 +75,8 @@ describe('connection caps', () => {
     const tenant = await tenantWithRoom(t);
     const token = await sessionToken(t, tenant.apiKey);
     for (let i = 0; i < 5; i++) assert.match(await brokenHandshake(token), /^400 .*Sec-WebSocket-Key/);
-    const first = await eventually(
-      () => TestClient.connect(t.wsUrl, token).catch(() => undefined),
-      'a connection after the failed handshakes',
+    const first = await eventually('a connection after the failed handshakes', () =>
+      TestClient.connect(t.wsUrl, token).catch(() => undefined),
     );
     const second = await TestClient.connect(t.wsUrl, token);
     await first.close();

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { bearer } from '../factories.ts';
 import { call } from '../helper.ts';
-import { eventually, TestClient } from './client.ts';
+import { eventually } from '../support/eventually.ts';
+import { TestClient } from './client.ts';
 import { createRoom, postMessage, sessionToken, tenantWithRoom } from './fixtures.ts';
 import { type Instance, startInstance } from './support.ts';
 
@@ -115,8 +116,8 @@ describe('chat over the gateway', () => {
     const total = perSender * (senders.length + 1);
     const everyone = [...senders, listener];
     await eventually(
-      () => everyone.every((c) => c.messages(room).length >= total) || undefined,
       `all ${total} messages on every socket`,
+      () => everyone.every((c) => c.messages(room).length >= total) || undefined,
     );
     const reference = listener.messages(room).map((m) => m.id);
     for (const [n, client] of everyone.entries()) {
@@ -178,9 +179,8 @@ describe('chat over the gateway', () => {
       200,
     );
     assert.equal((await call(t.app, { method: 'DELETE', url: base, headers })).statusCode, 200);
-    const updates = await eventually(
-      () => (client.of('chat.updated').length >= 2 ? client.of('chat.updated') : undefined),
-      'two chat.updated frames',
+    const updates = await eventually('two chat.updated frames', () =>
+      client.of('chat.updated').length >= 2 ? client.of('chat.updated') : undefined,
     );
     const revisions = updates.map((f) => (f.message as { revision: number }).revision);
     assert.deepEqual(revisions, [1, 2]);

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
+import { eventually } from '../support/eventually.ts';
 
 export type Frame = Record<string, unknown> & { type: string };
 
@@ -27,24 +27,6 @@ export interface Refused {
 export interface Closed {
   code: number;
   reason: string;
-}
-
-/**
- * Waits for a condition by bounded polling. The bound only decides when to give up; tests never assert
- * how long something took.
- */
-export async function eventually<T>(
-  probe: () => T | undefined | Promise<T | undefined>,
-  what: string,
-  attempts = 500,
-  stepMs = 20,
-): Promise<T> {
-  for (let attempt = 0; attempt < attempts; attempt++) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    await sleep(stepMs);
-  }
-  throw new Error(`gave up waiting for: ${what}`);
 }
 
 /** A protocol client for tests: records every frame it receives and how the socket closed. */
@@ -135,7 +117,7 @@ export class TestClient {
   }
 
   async waitFor(predicate: (frame: Frame) => boolean, what: string): Promise<Frame> {
-    return eventually(() => this.frames.find(predicate), what);
+    return eventually(what, () => this.frames.find(predicate));
   }
 
   async waitForType(type: string, extra: (frame: Frame) => boolean = () => true): Promise<Frame> {
@@ -171,7 +153,7 @@ export class TestClient {
   }
 
   async closed(): Promise<Closed> {
-    return eventually(() => this.closedWith, 'the socket to close');
+    return eventually('the socket to close', () => this.closedWith);
   }
 
   async close(): Promise<void> {

@@ -5,7 +5,8 @@ import { openDatabase } from '../../src/runtime.ts';
 import { CLOSE } from '../../src/surfaces/realtime/index.ts';
 import { bearer } from '../factories.ts';
 import { call, testConfig } from '../helper.ts';
-import { eventually, type Frame, TestClient } from './client.ts';
+import { eventually } from '../support/eventually.ts';
+import { type Frame, TestClient } from './client.ts';
 import { postMessage, sessionToken, tenantWithRoom } from './fixtures.ts';
 import { type Deployment, deployment, type Instance, startInstance } from './support.ts';
 
@@ -101,8 +102,8 @@ describe(`two instances on one database and one backplane (${process.env.REDIS_U
     await Promise.all(rest);
     const total = rounds * (clients.length + 1);
     await eventually(
-      () => clients.every((c) => c.messages(room).length >= total) || undefined,
       `${total} messages on every socket`,
+      () => clients.every((c) => c.messages(room).length >= total) || undefined,
     );
     const order = clients[0]?.messages(room).map((m) => m.id);
     for (const client of clients) {

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { bearer } from '../factories.ts';
 import { call } from '../helper.ts';
-import { type ChatFrame, eventually, TestClient } from './client.ts';
+import { eventually } from '../support/eventually.ts';
+import { type ChatFrame, TestClient } from './client.ts';
 import { deleteMessage, editMessage, postMessage, react, sessionToken, tenantWithRoom } from './fixtures.ts';
 import { type Instance, startInstance } from './support.ts';
 
@@ -31,7 +32,7 @@ describe('resume', () => {
     const first = await TestClient.connect(t.wsUrl, token);
     await first.join(room);
     for (let i = 1; i <= 5; i++) await postMessage(t, tenant.apiKey, room, `before ${i}`);
-    await eventually(() => first.messages(room).length === 5 || undefined, 'five messages');
+    await eventually('five messages', () => first.messages(room).length === 5 || undefined);
     const lastSeen = Math.max(...first.messages(room).map((m) => m.seq));
     await first.close();
 
@@ -44,8 +45,8 @@ describe('resume', () => {
     for (let i = 1; i <= 5; i++) await postMessage(t, tenant.apiKey, room, `after ${i}`);
     const total = 50;
     await eventually(
-      () => second.messages(room).some((m) => m.seq === total) || undefined,
       'the newest message on the resumed socket',
+      () => second.messages(room).some((m) => m.seq === total) || undefined,
     );
     assert.ok(typeof joined.seq === 'number' && joined.seq >= 35);
     assert.deepEqual(
@@ -80,7 +81,7 @@ describe('resume', () => {
     // The refused join left nothing behind: the same room can be joined.
     const rejoined = await other.join(room, { seq: 0 });
     assert.equal(rejoined.seq, 4);
-    await eventually(() => other.messages(room).length === 4 || undefined, 'the whole history from seq 0');
+    await eventually('the whole history from seq 0', () => other.messages(room).length === 4 || undefined);
     await client.close();
     await other.close();
   });
@@ -95,7 +96,7 @@ describe('resume', () => {
     const m1 = await postMessage(t, tenant.apiKey, room, 'one');
     const m2 = await postMessage(t, tenant.apiKey, room, 'two');
     const m3 = await postMessage(t, tenant.apiKey, room, 'three');
-    await eventually(() => first.changes(room).length === 3 || undefined, 'three messages');
+    await eventually('three messages', () => first.changes(room).length === 3 || undefined);
     assert.deepEqual(
       first.changes(room).map((f) => [f.type, f.message.seq, f.changeSeq]),
       [
@@ -117,9 +118,9 @@ describe('resume', () => {
     const second = await TestClient.connect(t.wsUrl, token);
     const rejoined = await second.join(room, { changeSeq: resumeFrom });
     assert.deepEqual([rejoined.seq, rejoined.changeSeq], [4, 8]);
-    await eventually(() => second.changes(room).length === 4 || undefined, 'the four missed changes');
+    await eventually('the four missed changes', () => second.changes(room).length === 4 || undefined);
     await editMessage(t, tenant.apiKey, room, m3.id, 'three, edited live'); // 9
-    await eventually(() => second.changes(room).length === 5 || undefined, 'the live change');
+    await eventually('the live change', () => second.changes(room).length === 5 || undefined);
     await settle(second);
     const got = second.changes(room);
     assert.deepEqual(
@@ -155,7 +156,7 @@ describe('resume', () => {
     await deleteMessage(t, tenant.apiKey, room, m4.id); // 10
     const third = await TestClient.connect(t.wsUrl, token);
     await third.join(room, { changeSeq: again });
-    await eventually(() => third.changes(room).length >= 1 || undefined, 'the deletion');
+    await eventually('the deletion', () => third.changes(room).length >= 1 || undefined);
     await settle(third);
     assert.deepEqual(summary(third.changes(room)), [['chat.deleted', m4.id, 10]]);
     await third.close();
@@ -192,7 +193,7 @@ describe('resume', () => {
     await first.join(room);
     const m1 = await postMessage(t, tenant.apiKey, room, 'one');
     const m2 = await postMessage(t, tenant.apiKey, room, 'two');
-    await eventually(() => first.messages(room).length === 2 || undefined, 'two messages');
+    await eventually('two messages', () => first.messages(room).length === 2 || undefined);
     await first.close();
     await editMessage(t, tenant.apiKey, room, m1.id, 'one, edited');
     const m3 = await postMessage(t, tenant.apiKey, room, 'three');
@@ -200,7 +201,7 @@ describe('resume', () => {
 
     const second = await TestClient.connect(t.wsUrl, token);
     await second.join(room, { seq: 2 });
-    await eventually(() => second.changes(room).length === 3 || undefined, 'three changes');
+    await eventually('three changes', () => second.changes(room).length === 3 || undefined);
     await settle(second);
     assert.deepEqual(summary(second.changes(room)), [
       ['chat.updated', m1.id, 3],
@@ -218,7 +219,7 @@ describe('resume', () => {
     await first.join(room);
     const ids: string[] = [];
     for (let i = 1; i <= 6; i++) ids.push((await postMessage(t, tenant.apiKey, room, `m${i}`)).id);
-    await eventually(() => first.changes(room).length === 6 || undefined, 'six messages');
+    await eventually('six messages', () => first.changes(room).length === 6 || undefined);
     const resumeFrom = first.lastChange(room);
     await first.close();
 

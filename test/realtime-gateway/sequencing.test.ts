@@ -8,7 +8,8 @@ import type { TenantEvent } from '../../src/core/events/types.ts';
 import { traceFrom } from '../../src/core/http/request-id.ts';
 import { editMessage } from '../../src/modules/chat/verbs/edit-message.ts';
 import { sendMessage } from '../../src/modules/chat/verbs/send-message.ts';
-import { eventually, TestClient } from './client.ts';
+import { eventually } from '../support/eventually.ts';
+import { TestClient } from './client.ts';
 import { postMessage, sessionToken, tenantWithRoom } from './fixtures.ts';
 import { type Instance, startInstance } from './support.ts';
 
@@ -58,7 +59,7 @@ describe('chat order when publications go missing or arrive late', () => {
     await client.join(room);
     await commitUnpublished(tenant.tenantId, room, 'lost on the way');
     await postMessage(t, tenant.apiKey, room, 'published');
-    await eventually(() => client.messages(room).length === 2 || undefined, 'both messages');
+    await eventually('both messages', () => client.messages(room).length === 2 || undefined);
     assert.deepEqual(
       client.messages(room).map((m) => [m.seq, m.text]),
       [
@@ -77,7 +78,7 @@ describe('chat order when publications go missing or arrive late', () => {
     await postMessage(t, tenant.apiKey, room, 'fast publisher');
     t.app.services.events.bus.publish(late);
     await postMessage(t, tenant.apiKey, room, 'third');
-    await eventually(() => client.messages(room).length >= 3 || undefined, 'three messages');
+    await eventually('three messages', () => client.messages(room).length >= 3 || undefined);
     client.send({ type: 'ping', ref: 'end' });
     await client.waitFor((f) => f.ref === 'end', 'pong');
     assert.deepEqual(
@@ -97,7 +98,7 @@ describe('chat order when publications go missing or arrive late', () => {
       editMessage(ctx, { roomId: room, messageId: first.id, text: 'final' }),
     );
     const second = await postMessage(t, tenant.apiKey, room, 'next');
-    await eventually(() => client.changes(room).length === 3 || undefined, 'three changes');
+    await eventually('three changes', () => client.changes(room).length === 3 || undefined);
     client.send({ type: 'ping', ref: 'end' });
     await client.waitFor((f) => f.ref === 'end', 'pong');
     assert.deepEqual(

@@ -110,22 +110,3 @@ export async function deleteKeys(url: string, prefix: string): Promise<void> {
     redis.disconnect();
   }
 }
-
-/**
- * Waits for a condition by bounded polling, letting time pass between checks. The bound only decides
- * when to give up; tests never assert how long something took.
- */
-export async function eventually(
-  backend: Pick<Backend, 'tick'>,
-  condition: () => boolean | Promise<boolean>,
-  what: string,
-  options: { stepMs?: number; attempts?: number } = {},
-): Promise<void> {
-  const stepMs = options.stepMs ?? 20;
-  const attempts = options.attempts ?? 500;
-  for (let attempt = 0; attempt < attempts; attempt++) {
-    if (await condition()) return;
-    await backend.tick(stepMs);
-  }
-  throw new Error(`gave up waiting for: ${what}`);
-}

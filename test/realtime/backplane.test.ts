@@ -6,16 +6,15 @@ import { createRealtimeBackplane, type RealtimeBackplane } from '../../src/core/
 import type { JsonObject } from '../../src/core/realtime/json.ts';
 import { roomChannel, roomKey } from '../../src/core/realtime/names.ts';
 import { presenceTimings } from '../../src/core/realtime/presence.ts';
-import { deleteKeys, eventually, redisUrl, skipFor } from './backends.ts';
-
-const realTime = { tick: () => new Promise<void>((resolve) => setTimeout(resolve, 10)) };
+import { eventually } from '../support/eventually.ts';
+import { deleteKeys, redisUrl, skipFor } from './backends.ts';
 
 async function roundTrip(backplane: RealtimeBackplane): Promise<void> {
   const room = roomChannel('ten_one', 'room_one');
   const received: JsonObject[] = [];
   const unsubscribe = await backplane.pubsub.subscribe(room, (message) => received.push(message));
   await backplane.pubsub.publish(room, { hello: 'world' });
-  await eventually(realTime, () => received.length > 0, 'own message');
+  await eventually('own message', () => received.length > 0, { stepMs: 10, timeoutMs: 10_000 });
   assert.deepEqual(received, [{ hello: 'world' }]);
   unsubscribe();
   const { joined } = await backplane.presence.join(roomKey('ten_one', 'room_one'), 'act_ann', 'conn-1');

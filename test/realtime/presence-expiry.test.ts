@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { roomKey } from '../../src/core/realtime/names.ts';
 import type { ExpiredLeave } from '../../src/core/realtime/presence.ts';
-import { BACKEND_KINDS, type Backend, eventually, makeBackend, skipFor, TEST_TTL_MS } from './backends.ts';
+import { eventually } from '../support/eventually.ts';
+import { BACKEND_KINDS, type Backend, makeBackend, skipFor, TEST_TTL_MS } from './backends.ts';
 
 const room = roomKey('ten_one', 'room_one');
 
@@ -37,7 +38,10 @@ for (const kind of BACKEND_KINDS) {
       const stoppedAt = backend.now();
       assert.equal((await survivor.list(room)).length, 2, 'membership outlives the instance until expiry');
 
-      await eventually(backend, () => announced.length > 0, 'expired leave announced');
+      await eventually('expired leave announced', () => announced.length > 0, {
+        pause: (ms) => backend.tick(ms),
+        timeoutMs: 10_000,
+      });
       // Let more sweeps run: a second announcement of the same leave would show up now.
       await backend.tick(TEST_TTL_MS / 2);
       assert.deepEqual(announced, [{ room, actor: 'act_gone', instanceId: 'inst-dying' }]);
@@ -63,13 +67,13 @@ for (const kind of BACKEND_KINDS) {
       for (const sweeper of sweepers) sweeper.onExpiredLeave((leave) => announced.push(leave.actor));
       const returned: string[] = [];
       await eventually(
-        backend,
+        'all members expired',
         async () => {
           const results = await Promise.all(sweepers.map((sweeper) => sweeper.sweep()));
           for (const leaves of results) returned.push(...leaves.map((leave) => leave.actor));
           return returned.length >= actors.length;
         },
-        'all members expired',
+        { pause: (ms) => backend.tick(ms), timeoutMs: 10_000 },
       );
       await Promise.all(sweepers.map((sweeper) => sweeper.sweep()));
 
@@ -89,7 +93,10 @@ for (const kind of BACKEND_KINDS) {
         sweeper.onExpiredLeave((leave) => announced.push(leave.actor));
         sweeper.start();
       }
-      await eventually(backend, () => announced.length >= 2, 'both leaves');
+      await eventually('both leaves', () => announced.length >= 2, {
+        pause: (ms) => backend.tick(ms),
+        timeoutMs: 10_000,
+      });
       await backend.tick(TEST_TTL_MS / 2);
       assert.deepEqual([...announced].sort(), ['act_ann', 'act_bob']);
     });
@@ -122,7 +129,10 @@ for (const kind of BACKEND_KINDS) {
       await stalled.heartbeat();
       assert.equal(evictions, 0, 'a normal heartbeat is no eviction');
 
-      await eventually(backend, async () => (await sweeper.sweep()).length > 0, 'stalled instance swept');
+      await eventually('stalled instance swept', async () => (await sweeper.sweep()).length > 0, {
+        pause: (ms) => backend.tick(ms),
+        timeoutMs: 10_000,
+      });
       assert.equal(evictions, 0);
       await stalled.heartbeat();
       assert.equal(evictions, 1);

@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { JsonObject } from '../../src/core/realtime/json.ts';
 import { roomChannel } from '../../src/core/realtime/names.ts';
 import type { PubSub } from '../../src/core/realtime/pubsub.ts';
-import { BACKEND_KINDS, type Backend, eventually, makeBackend, skipFor } from './backends.ts';
+import { eventually } from '../support/eventually.ts';
+import { BACKEND_KINDS, type Backend, makeBackend, skipFor } from './backends.ts';
 
 /** Collects what one handler receives. */
 function inbox(): { messages: JsonObject[]; handler: (message: JsonObject) => void } {
@@ -33,9 +34,9 @@ for (const kind of BACKEND_KINDS) {
       const marker = { barrier: Math.random() };
       await from.publish(room, marker);
       await eventually(
-        backend,
-        () => boxes.every((box) => box.messages.some((m) => m.barrier === marker.barrier)),
         'barrier message',
+        () => boxes.every((box) => box.messages.some((m) => m.barrier === marker.barrier)),
+        { pause: (ms) => backend.tick(ms), timeoutMs: 10_000 },
       );
       for (const box of boxes)
         box.messages.splice(box.messages.findIndex((m) => m.barrier === marker.barrier));
@@ -49,7 +50,10 @@ for (const kind of BACKEND_KINDS) {
 
       await instanceA.publish(room, { from: 'a' });
       await instanceB.publish(room, { from: 'b' });
-      await eventually(backend, () => onA.messages.length >= 2 && onB.messages.length >= 2, 'both messages');
+      await eventually('both messages', () => onA.messages.length >= 2 && onB.messages.length >= 2, {
+        pause: (ms) => backend.tick(ms),
+        timeoutMs: 10_000,
+      });
       await barrier(instanceA, onA, onB);
 
       // The publisher's own subscriber gets its publication once, not once locally and once via Redis.
@@ -89,7 +93,10 @@ for (const kind of BACKEND_KINDS) {
       }
       await Promise.all(sends);
       const total = perPublisher * 2;
-      await eventually(backend, () => onA.messages.length >= total && onB.messages.length >= total, 'burst');
+      await eventually('burst', () => onA.messages.length >= total && onB.messages.length >= total, {
+        pause: (ms) => backend.tick(ms),
+        timeoutMs: 10_000,
+      });
       await barrier(instanceA, onA, onB);
 
       for (const box of [onA, onB]) {
@@ -152,7 +159,10 @@ for (const kind of BACKEND_KINDS) {
 
       await instanceB.publish(otherTenant, { to: 'two' });
       await instanceB.publish(room, { to: 'one' });
-      await eventually(backend, () => here.messages.length > 0 && there.messages.length > 0, 'both rooms');
+      await eventually('both rooms', () => here.messages.length > 0 && there.messages.length > 0, {
+        pause: (ms) => backend.tick(ms),
+        timeoutMs: 10_000,
+      });
       await barrier(instanceB, here);
 
       assert.deepEqual(here.messages, [{ to: 'one' }]);

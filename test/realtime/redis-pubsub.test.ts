@@ -4,7 +4,8 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import type { JsonObject } from '../../src/core/realtime/json.ts';
 import { roomChannel } from '../../src/core/realtime/names.ts';
-import { type Backend, eventually, makeBackend, redisUrl, skipFor } from './backends.ts';
+import { eventually } from '../support/eventually.ts';
+import { type Backend, makeBackend, redisUrl, skipFor } from './backends.ts';
 
 /** Redis-only behaviour: the wire names and surviving a dropped subscriber connection. */
 describe('RedisPubSub', { skip: skipFor('redis') }, () => {
@@ -35,7 +36,10 @@ describe('RedisPubSub', { skip: skipFor('redis') }, () => {
     first();
     assert.equal(await subscriberCount(wire), 1);
     second();
-    await eventually(backend, async () => (await subscriberCount(wire)) === 0, 'unsubscribed on Redis');
+    await eventually('unsubscribed on Redis', async () => (await subscriberCount(wire)) === 0, {
+      pause: (ms) => backend.tick(ms),
+      timeoutMs: 10_000,
+    });
   });
 
   test('resubscribes after the subscriber connection drops, and reports the delivery gap', async () => {
@@ -55,9 +59,15 @@ describe('RedisPubSub', { skip: skipFor('redis') }, () => {
     // Other test runs may share the server; the unique name makes this kill exactly our connection.
     await admin.client('KILL', 'ID', subscriberId);
 
-    await eventually(backend, () => gaps === 1, 'delivery gap reported');
+    await eventually('delivery gap reported', () => gaps === 1, {
+      pause: (ms) => backend.tick(ms),
+      timeoutMs: 10_000,
+    });
     await instanceB.publish(room, { after: 'reconnect' });
-    await eventually(backend, () => received.length > 0, 'message after reconnect');
+    await eventually('message after reconnect', () => received.length > 0, {
+      pause: (ms) => backend.tick(ms),
+      timeoutMs: 10_000,
+    });
     assert.deepEqual(received, [{ after: 'reconnect' }]);
   });
 
@@ -67,7 +77,10 @@ describe('RedisPubSub', { skip: skipFor('redis') }, () => {
     await instance.subscribe(room, (message) => received.push(message));
     await admin.publish(`${backend.prefix}${room}`, 'not json');
     await admin.publish(`${backend.prefix}${room}`, JSON.stringify({ ok: true }));
-    await eventually(backend, () => received.length > 0, 'the valid message');
+    await eventually('the valid message', () => received.length > 0, {
+      pause: (ms) => backend.tick(ms),
+      timeoutMs: 10_000,
+    });
     assert.deepEqual(received, [{ ok: true }]);
     assert.equal(backend.errors.errors.length, 1);
   });

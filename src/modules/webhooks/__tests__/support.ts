@@ -4,9 +4,10 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import pino from 'pino';
+import { createTenantOn } from '../../../../test/factories.ts';
 import { testConfig } from '../../../../test/helper.ts';
 import { eventually } from '../../../../test/support/eventually.ts';
-import { appMigrations, MODULES, tenantSetup } from '../../../app.ts';
+import { appMigrations, MODULES } from '../../../app.ts';
 import type { Config } from '../../../config.ts';
 import { type Clock, ManualClock, type Timer } from '../../../core/clock.ts';
 import type { ServiceContext } from '../../../core/context.ts';
@@ -21,8 +22,6 @@ import { newId } from '../../../core/ids.ts';
 import { ModuleEnablement } from '../../../core/modules/enablement.ts';
 import { Workers } from '../../../core/modules/hooks.ts';
 import { ModuleRegistry } from '../../../core/modules/registry.ts';
-import { createTenant as createTenantRecord } from '../../../core/tenancy/tenants.ts';
-import { resolveHostedUser } from '../../../core/tenancy/users.ts';
 import { openDatabase } from '../../../runtime.ts';
 import { enqueueDeliveries, WebhookWorker, type WebhookWorkerOptions } from '../index.ts';
 
@@ -53,21 +52,8 @@ export async function openTestDb(): Promise<Database> {
 }
 
 /** A sandbox tenant made the way the service makes one (its owner, the default modules switched on). */
-export async function createTenant(db: Database): Promise<string> {
-  const subject = `owner-${newId('request')}`;
-  const owner = await resolveHostedUser(db, {
-    provider: 'webhook-tests',
-    subject,
-    email: `${subject}@example.test`,
-    emailVerified: true,
-    name: 'Owner',
-  });
-  const tenant = await createTenantRecord(
-    db,
-    { name: 'webhook test', workspaceType: 'sandbox', ownerUserId: owner.id },
-    tenantSetup(),
-  );
-  return tenant.id;
+export function createTenant(db: Database): Promise<string> {
+  return createTenantOn(db, 'webhook test');
 }
 
 export function webhookConfig(overrides: Partial<Config> = {}): Config {

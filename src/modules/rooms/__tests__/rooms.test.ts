@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { bearer, connectSession, createApiKey, createTestTenant, type TestTenant } from '../factories.ts';
-import { buildTestApp, call, type TestApp } from '../helper.ts';
+import {
+  bearer,
+  connectSession,
+  createApiKey,
+  createTestTenant,
+  type TestTenant,
+} from '../../../../test/factories.ts';
+import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
 
 interface Room {
   id: string;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { bearer, connectSession, createTestTenant, type TestTenant } from '../factories.ts';
-import { buildTestApp, call, type TestApp } from '../helper.ts';
+import { bearer, connectSession, createTestTenant, type TestTenant } from '../../../../test/factories.ts';
+import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
 
 interface Message {
   id: string;
