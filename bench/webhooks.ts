@@ -20,6 +20,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Database } from '../src/core/db/database.ts';
 import type { PacedResult, PacedRun } from './lib/paced-load.ts';
+import { withThrowawayDatabase } from './lib/throwaway-db.ts';
 
 interface Receipt {
   eventType: string;
@@ -73,7 +74,6 @@ else await main();
 
 async function main(): Promise<void> {
   const [
-    { default: pg },
     { default: autocannon },
     { DEV_ISSUER },
     { systemTx, tenantTx },
@@ -86,7 +86,6 @@ async function main(): Promise<void> {
     { machineLine },
     { startService },
   ] = await Promise.all([
-    import('pg'),
     import('autocannon'),
     import('../src/core/auth/dev-issuer.ts'),
     import('../src/core/db/tenant-tx.ts'),
@@ -403,33 +402,16 @@ async function main(): Promise<void> {
   }
 
   async function runOnPostgres(): Promise<void> {
-    const serverUrl = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-    const admin = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 2000 });
-    let database: string | undefined;
-    try {
-      await admin.connect();
-      database = `svc_bench_webhooks_${Date.now()}`;
-      await admin.query(`create database ${database}`);
-    } catch (error) {
-      process.stdout.write(`\nPostgreSQL skipped: ${(error as Error).message}\n`);
-    }
-    if (database !== undefined) {
-      const url = new URL(serverUrl);
-      url.pathname = `/${database}`;
-      try {
-        await run(
-          'PostgreSQL',
-          { DATABASE_URL: url.toString() },
-          {
-            backlog: number('BENCH_WEBHOOK_BACKLOG', 6000),
-            rates: numbers('BENCH_WEBHOOK_RATES', [250, 1000]),
-          },
-        );
-      } finally {
-        await admin.query(`drop database if exists ${database} with (force)`);
-      }
-    }
-    await admin.end().catch(() => {});
+    await withThrowawayDatabase('svc_bench_webhooks', (url) =>
+      run(
+        'PostgreSQL',
+        { DATABASE_URL: url },
+        {
+          backlog: number('BENCH_WEBHOOK_BACKLOG', 6000),
+          rates: numbers('BENCH_WEBHOOK_RATES', [250, 1000]),
+        },
+      ),
+    );
   }
 
   process.stdout.write(`bench:webhooks  ${machineLine()}\n`);

@@ -7,7 +7,7 @@ import { buildTestApp, call, type TestApp } from '../helper.ts';
 import { connect, mcpUrl, toolNames } from '../mcp/support.ts';
 import { TestClient } from '../realtime-gateway/client.ts';
 import { eventually } from '../support/eventually.ts';
-import { securitySuite } from '../support/security-suite.ts';
+import { oneRoom, securitySuite } from '../support/security-suite.ts';
 
 /**
  * A module that is not shipped (test/fixtures/notes-module: its own folder, added to the module list the
@@ -203,15 +203,7 @@ securitySuite({
   module: 'notes',
   sessionModules: ['rooms'],
   app: { modules: [...MODULES, notesModule({ events: [], workerStarted: false, workerStopped: false })] },
-  async setup(t, tenant) {
-    const res = await call(t.app, {
-      method: 'POST',
-      url: '/v1/rooms',
-      headers: bearer(tenant.apiKey),
-      payload: {},
-    });
-    return { roomId: res.json<{ id: string }>().id };
-  },
+  setup: oneRoom,
   routes: [
     {
       method: 'POST',

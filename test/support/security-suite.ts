@@ -137,3 +137,15 @@ function describeUrl<Ids>(route: SecuredRoute<Ids>): string {
   const placeholders = new Proxy({}, { get: (_target, key) => `:${String(key)}` });
   return route.url(placeholders as Ids);
 }
+
+/** The usual setup of a room-scoped module: one room, made through the API. */
+export async function oneRoom(t: TestApp, tenant: TestTenant): Promise<{ roomId: string }> {
+  const res = await call(t.app, {
+    method: 'POST',
+    url: '/v1/rooms',
+    headers: bearer(tenant.apiKey),
+    payload: {},
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  return { roomId: res.json<{ id: string }>().id };
+}

@@ -1,10 +1,11 @@
 import type { Static } from 'typebox';
 import { inTenant, type ServiceContext } from '../../../core/context.ts';
-import { Conflict, NotFound } from '../../../core/http/errors.ts';
+import { Conflict } from '../../../core/http/errors.ts';
 import type { ReactionInput } from '../schema.ts';
 import { actingActor } from './author.ts';
-import { changedMessage, lockMessage } from './message-change.ts';
-import { type ChatMessage, readMessage } from './message-row.ts';
+import { lockMessage } from './message-change.ts';
+import type { ChatMessage } from './message-row.ts';
+import { afterReaction } from './reaction-change.ts';
 import { assertRoomAllowed } from './room-access.ts';
 
 /** Adds the actor's reaction; adding it again changes nothing (and emits nothing). */
@@ -22,19 +23,6 @@ export async function addReaction(
        on conflict do nothing`,
       [ctx.tenantId, input.messageId, input.emoji, actorId],
     );
-    if (rowCount === 0) {
-      const unchanged = await readMessage(tx, input.roomId, input.messageId);
-      if (unchanged === undefined) throw new NotFound('message', input.messageId);
-      return unchanged;
-    }
-    const { message, changeSeq } = await changedMessage(tx, input.roomId, input.messageId, 'updated');
-    await emit('chat.message.updated', {
-      roomId: input.roomId,
-      message,
-      changeSeq,
-      change: 'reaction_added',
-      emoji: input.emoji,
-    });
-    return message;
+    return afterReaction(tx, emit, input, rowCount, 'reaction_added');
   });
 }

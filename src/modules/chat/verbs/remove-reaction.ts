@@ -1,10 +1,10 @@
 import type { Static } from 'typebox';
 import { inTenant, type ServiceContext } from '../../../core/context.ts';
-import { NotFound } from '../../../core/http/errors.ts';
 import type { ReactionInput } from '../schema.ts';
 import { actingActor } from './author.ts';
-import { changedMessage, lockMessage } from './message-change.ts';
-import { type ChatMessage, readMessage } from './message-row.ts';
+import { lockMessage } from './message-change.ts';
+import type { ChatMessage } from './message-row.ts';
+import { afterReaction } from './reaction-change.ts';
 import { assertRoomAllowed } from './room-access.ts';
 
 /** Removes the actor's reaction; removing one that is not there changes nothing. */
@@ -20,19 +20,6 @@ export async function removeReaction(
       'delete from chat_reactions where message_id = $1 and emoji = $2 and actor_id = $3',
       [input.messageId, input.emoji, actorId],
     );
-    if (rowCount === 0) {
-      const unchanged = await readMessage(tx, input.roomId, input.messageId);
-      if (unchanged === undefined) throw new NotFound('message', input.messageId);
-      return unchanged;
-    }
-    const { message, changeSeq } = await changedMessage(tx, input.roomId, input.messageId, 'updated');
-    await emit('chat.message.updated', {
-      roomId: input.roomId,
-      message,
-      changeSeq,
-      change: 'reaction_removed',
-      emoji: input.emoji,
-    });
-    return message;
+    return afterReaction(tx, emit, input, rowCount, 'reaction_removed');
   });
 }

@@ -1,18 +1,8 @@
-import { bearer } from '../../../../test/factories.ts';
-import { call } from '../../../../test/helper.ts';
-import { securitySuite } from '../../../../test/support/security-suite.ts';
+import { oneRoom, securitySuite } from '../../../../test/support/security-suite.ts';
 
 securitySuite({
   module: 'rooms',
-  async setup(t, tenant) {
-    const res = await call(t.app, {
-      method: 'POST',
-      url: '/v1/rooms',
-      headers: bearer(tenant.apiKey),
-      payload: {},
-    });
-    return { roomId: res.json<{ id: string }>().id };
-  },
+  setup: oneRoom,
   routes: [
     {
       method: 'POST',

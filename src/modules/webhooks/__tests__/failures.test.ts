@@ -18,6 +18,7 @@ import {
   createTenant,
   ctxFor,
   futureClock,
+  oneDelivery,
   openTestDb,
   publishEvent,
   type Received,
@@ -43,11 +44,8 @@ describe('webhook failures, retries and dead letters', () => {
       calls += 1;
       res.writeHead(calls <= 2 ? 503 : 204).end(calls <= 2 ? 'busy, try later' : undefined);
     });
-    const tenantId = await createTenant(db);
     const config = webhookConfig({ webhookRetryScheduleMs: [20, 40, 60] });
-    await createEndpoint(ctxFor(db, tenantId, config), { url: receiver.url, secret: SECRET });
-    const { deliveryIds } = await publishEvent(db, tenantId, 'room.created', { roomId: 'room_1' });
-    const [id = ''] = deliveryIds;
+    const { tenantId, id } = await oneDelivery(db, receiver.url, config);
     const worker = startWorker({ db, clock: futureClock, config, random: () => 0, tenantIds: [tenantId] });
     try {
       await waitForState(db, id, 'delivered');
@@ -88,11 +86,8 @@ describe('webhook failures, retries and dead letters', () => {
     const elsewhere = await startReceiver();
     const receiver = await startReceiver(status(302, {}));
     receiver.reply = status(302, { location: elsewhere.url });
-    const tenantId = await createTenant(db);
     const config = webhookConfig({ webhookRetryScheduleMs: [20, 40, 60] });
-    await createEndpoint(ctxFor(db, tenantId, config), { url: receiver.url, secret: SECRET });
-    const { deliveryIds } = await publishEvent(db, tenantId, 'room.created', { roomId: 'room_1' });
-    const [id = ''] = deliveryIds;
+    const { tenantId, id } = await oneDelivery(db, receiver.url, config);
     const worker = startWorker({ db, clock: futureClock, config, random: () => 0, tenantIds: [tenantId] });
     try {
       const row = await waitForState(db, id, 'dead_lettered');

@@ -3,16 +3,13 @@ import { after, before, describe, test } from 'node:test';
 import { testConfig } from '../../../../test/helper.ts';
 import { eventually } from '../../../../test/support/eventually.ts';
 import type { Database } from '../../../core/db/database.ts';
-import { createEndpoint } from '../index.ts';
 import {
   attemptsOf,
-  createTenant,
-  ctxFor,
   deliveryRow,
   manualClock,
   ms,
+  oneDelivery,
   openTestDb,
-  publishEvent,
   startReceiver,
   startWorker,
   status,
@@ -31,14 +28,8 @@ describe('webhook retry schedule (injected clock)', () => {
     assert.deepEqual(config.webhookRetryScheduleMs, schedule, 'the default schedule is the spec one');
     const clock = manualClock();
     const receiver = await startReceiver(status(500));
-    const tenantId = await createTenant(db);
-    await createEndpoint(ctxFor(db, tenantId, config, clock), {
-      url: receiver.url,
-      secret: 'receiver-secret-0001',
-    });
     const start = clock.now();
-    const { deliveryIds } = await publishEvent(db, tenantId, 'room.created', {}, clock);
-    const [id = ''] = deliveryIds;
+    const { tenantId, id } = await oneDelivery(db, receiver.url, config, clock);
     const worker = startWorker({ db, clock, config, random: () => 0, tenantIds: [tenantId] });
     const attemptsSoFar = async (n: number) => {
       await worker.idle();
@@ -80,17 +71,12 @@ describe('webhook retry schedule (injected clock)', () => {
     const clock = manualClock();
     const config = testConfig({ webhookRetryScheduleMs: [1000] });
     const receiver = await startReceiver(status(500));
-    const tenantId = await createTenant(db);
-    await createEndpoint(ctxFor(db, tenantId, config, clock), {
-      url: receiver.url,
-      secret: 'receiver-secret-0001',
-    });
     const start = clock.now();
-    const { deliveryIds } = await publishEvent(db, tenantId, 'room.created', {}, clock);
+    const { tenantId, id: deliveryId } = await oneDelivery(db, receiver.url, config, clock);
     const worker = startWorker({ db, clock, config, random: () => 0.999, tenantIds: [tenantId] });
     try {
       await worker.idle();
-      const row = await deliveryRow(db, deliveryIds[0] ?? '');
+      const row = await deliveryRow(db, deliveryId);
       assert.equal(row.attempt_count, 1);
       assert.equal(ms(row.next_attempt_at) - start, 1099);
     } finally {

@@ -24,6 +24,7 @@ import { Workers } from '../../../core/modules/hooks.ts';
 import { ModuleRegistry } from '../../../core/modules/registry.ts';
 import { openDatabase } from '../../../runtime.ts';
 import { enqueueDeliveries, WebhookWorker, type WebhookWorkerOptions } from '../index.ts';
+import { createEndpoint } from '../verbs/create-endpoint.ts';
 
 /**
  * Test times sit a century ahead of the wall clock. On a shared PostgreSQL (DATABASE_URL) other test
@@ -106,6 +107,22 @@ export async function publishEvent(
     enqueueDeliveries(tx, { id: eventId, tenantId, type, data, createdAt: new Date(clock.now()) }),
   );
   return { eventId, deliveryIds };
+}
+
+/**
+ * A new tenant with one endpoint at `url` and one `room.created` event fanned out to it: the delivery a
+ * test watches (its id) and its tenant.
+ */
+export async function oneDelivery(
+  db: Database,
+  url: string,
+  config: Config,
+  clock: Clock = futureClock,
+): Promise<{ tenantId: string; id: string }> {
+  const tenantId = await createTenant(db);
+  await createEndpoint(ctxFor(db, tenantId, config, clock), { url, secret: 'receiver-secret-0001' });
+  const { deliveryIds } = await publishEvent(db, tenantId, 'room.created', { roomId: 'room_1' }, clock);
+  return { tenantId, id: deliveryIds[0] ?? '' };
 }
 
 export interface Received {
