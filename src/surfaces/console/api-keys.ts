@@ -6,14 +6,7 @@ import type { Clock } from '../../core/clock.ts';
 import type { Database } from '../../core/db/database.ts';
 import type { ModuleRegistry } from '../../core/modules/registry.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../core/tenancy/api-keys.ts';
-import {
-  consoleAuth,
-  consoleCaller,
-  consoleContext,
-  consoleSecurity,
-  TenantId,
-  TenantParams,
-} from './guard.ts';
+import { consoleCaller, consoleContext, consoleRoute, TenantId, TenantParams } from './guard.ts';
 import { ApiKeySchema, listOf } from './schemas.ts';
 
 const createKeyBody = (knownScopes: readonly string[]) =>
@@ -44,18 +37,13 @@ export async function apiKeyRoutes(
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   typed.post(
     '/api/console/tenants/:tenantId/api-keys',
-    {
-      config: { ...consoleAuth, minRole: 'developer' },
-      schema: {
-        operationId: 'createApiKey',
-        summary: 'Create an API key; its secret is in this response only',
-        tags: ['console'],
-        security: consoleSecurity,
-        params: TenantParams,
-        body: CreateKey,
-        response: { 201: Type.Intersect([ApiKeySchema, Type.Object({ key: Type.String() })]) },
-      },
-    },
+    consoleRoute('developer', {
+      operationId: 'createApiKey',
+      summary: 'Create an API key; its secret is in this response only',
+      params: TenantParams,
+      body: CreateKey,
+      response: { 201: Type.Intersect([ApiKeySchema, Type.Object({ key: Type.String() })]) },
+    }),
     async (request, reply) => {
       const { userId } = consoleCaller(request);
       const body = request.body;
@@ -73,33 +61,23 @@ export async function apiKeyRoutes(
 
   typed.get(
     '/api/console/tenants/:tenantId/api-keys',
-    {
-      config: { ...consoleAuth, minRole: 'viewer' },
-      schema: {
-        operationId: 'listApiKeys',
-        summary: 'API keys of the tenant (never their secrets)',
-        tags: ['console'],
-        security: consoleSecurity,
-        params: TenantParams,
-        response: { 200: listOf(ApiKeySchema) },
-      },
-    },
+    consoleRoute('viewer', {
+      operationId: 'listApiKeys',
+      summary: 'API keys of the tenant (never their secrets)',
+      params: TenantParams,
+      response: { 200: listOf(ApiKeySchema) },
+    }),
     async (request) => ({ data: await listApiKeys(consoleContext(request, { db, clock })) }),
   );
 
   typed.delete(
     '/api/console/tenants/:tenantId/api-keys/:keyId',
-    {
-      config: { ...consoleAuth, minRole: 'developer' },
-      schema: {
-        operationId: 'revokeApiKey',
-        summary: 'Revoke an API key; every instance refuses it within a second',
-        tags: ['console'],
-        security: consoleSecurity,
-        params: KeyParams,
-        response: { 200: ApiKeySchema },
-      },
-    },
+    consoleRoute('developer', {
+      operationId: 'revokeApiKey',
+      summary: 'Revoke an API key; every instance refuses it within a second',
+      params: KeyParams,
+      response: { 200: ApiKeySchema },
+    }),
     async (request) => {
       const { keyId } = request.params;
       const revoked = await revokeApiKey(consoleContext(request, { db, clock }), { keyId });

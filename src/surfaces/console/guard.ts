@@ -70,3 +70,11 @@ export function consoleCaller(request: FastifyRequest): { tenantId: string; user
   if (user.tenantId === undefined) throw new NotFound('tenant');
   return { tenantId: user.tenantId, userId: user.userId };
 }
+
+/** The options of a console tenant route: hosted-auth JWT, the least role, documented under `console`. */
+export function consoleRoute<S extends object>(minRole: Role, schema: S) {
+  return {
+    config: { ...consoleAuth, minRole },
+    schema: { tags: ['console'], security: consoleSecurity, ...schema },
+  };
+}

@@ -5,7 +5,7 @@ import type { Services } from '../../core/context.ts';
 import { tenantTx } from '../../core/db/tenant-tx.ts';
 import { NotFound } from '../../core/http/errors.ts';
 import { validated } from '../../core/modules/validate.ts';
-import { consoleAuth, consoleCaller, consoleSecurity, TenantParams } from './guard.ts';
+import { consoleCaller, consoleRoute, TenantParams } from './guard.ts';
 import { listOf } from './schemas.ts';
 
 const ModuleSetting = Type.Object({
@@ -39,17 +39,12 @@ export async function moduleSettingsRoutes(app: FastifyInstance, services: Servi
 
   typed.get(
     '/api/console/tenants/:tenantId/modules',
-    {
-      config: { ...consoleAuth, minRole: 'viewer' },
-      schema: {
-        operationId: 'listTenantModules',
-        summary: 'Each module with its enablement and configuration for this tenant',
-        tags: ['console'],
-        security: consoleSecurity,
-        params: TenantParams,
-        response: { 200: listOf(ModuleSetting) },
-      },
-    },
+    consoleRoute('viewer', {
+      operationId: 'listTenantModules',
+      summary: 'Each module with its enablement and configuration for this tenant',
+      params: TenantParams,
+      response: { 200: listOf(ModuleSetting) },
+    }),
     async (request) => {
       const { tenantId } = consoleCaller(request);
       const states = await enablement.states(tenantId);
@@ -71,18 +66,13 @@ export async function moduleSettingsRoutes(app: FastifyInstance, services: Servi
 
   typed.put(
     '/api/console/tenants/:tenantId/modules/:module',
-    {
-      config: { ...consoleAuth, minRole: 'admin' },
-      schema: {
-        operationId: 'configureTenantModule',
-        summary: 'Enable or disable a module and set its configuration',
-        tags: ['console'],
-        security: consoleSecurity,
-        params: ModuleParams,
-        body: PutModule,
-        response: { 200: ModuleSetting },
-      },
-    },
+    consoleRoute('admin', {
+      operationId: 'configureTenantModule',
+      summary: 'Enable or disable a module and set its configuration',
+      params: ModuleParams,
+      body: PutModule,
+      response: { 200: ModuleSetting },
+    }),
     async (request) => {
       const { tenantId } = consoleCaller(request);
       const { module: name } = request.params;

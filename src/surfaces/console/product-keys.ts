@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../../core/context.ts';
 import { createProductKey, listProductKeys, revokeProductKey } from '../../core/tenancy/product-keys.ts';
-import { consoleAuth, consoleContext, consoleSecurity, TenantId, TenantParams } from './guard.ts';
+import { consoleContext, consoleRoute, TenantId, TenantParams } from './guard.ts';
 import { listOf, ProductKeySchema } from './schemas.ts';
 
 const CreateProductKey = Type.Object(
@@ -20,18 +20,13 @@ export async function productKeyRoutes(app: FastifyInstance, services: Pick<Serv
 
   typed.post(
     '/api/console/tenants/:tenantId/product-keys',
-    {
-      config: { ...consoleAuth, minRole: 'developer' },
-      schema: {
-        operationId: 'createProductKey',
-        summary: 'Create a publishable product key (pk_...)',
-        tags: ['console'],
-        security: consoleSecurity,
-        params: TenantParams,
-        body: CreateProductKey,
-        response: { 201: ProductKeySchema },
-      },
-    },
+    consoleRoute('developer', {
+      operationId: 'createProductKey',
+      summary: 'Create a publishable product key (pk_...)',
+      params: TenantParams,
+      body: CreateProductKey,
+      response: { 201: ProductKeySchema },
+    }),
     async (request, reply) => {
       const { name } = request.body;
       reply.status(201);
@@ -41,33 +36,23 @@ export async function productKeyRoutes(app: FastifyInstance, services: Pick<Serv
 
   typed.get(
     '/api/console/tenants/:tenantId/product-keys',
-    {
-      config: { ...consoleAuth, minRole: 'viewer' },
-      schema: {
-        operationId: 'listProductKeys',
-        summary: 'Product keys of the tenant',
-        tags: ['console'],
-        security: consoleSecurity,
-        params: TenantParams,
-        response: { 200: listOf(ProductKeySchema) },
-      },
-    },
+    consoleRoute('viewer', {
+      operationId: 'listProductKeys',
+      summary: 'Product keys of the tenant',
+      params: TenantParams,
+      response: { 200: listOf(ProductKeySchema) },
+    }),
     async (request) => ({ data: await listProductKeys(consoleContext(request, services)) }),
   );
 
   typed.delete(
     '/api/console/tenants/:tenantId/product-keys/:productKeyId',
-    {
-      config: { ...consoleAuth, minRole: 'developer' },
-      schema: {
-        operationId: 'revokeProductKey',
-        summary: 'Revoke a product key',
-        tags: ['console'],
-        security: consoleSecurity,
-        params: ProductKeyParams,
-        response: { 200: ProductKeySchema },
-      },
-    },
+    consoleRoute('developer', {
+      operationId: 'revokeProductKey',
+      summary: 'Revoke a product key',
+      params: ProductKeyParams,
+      response: { 200: ProductKeySchema },
+    }),
     async (request) => {
       const { productKeyId } = request.params;
       return revokeProductKey(consoleContext(request, services), { productKeyId });

@@ -10,14 +10,7 @@ import {
   listTeam,
   removeMember,
 } from '../../core/tenancy/team.ts';
-import {
-  consoleAuth,
-  consoleCaller,
-  consoleContext,
-  consoleSecurity,
-  TenantId,
-  TenantParams,
-} from './guard.ts';
+import { consoleCaller, consoleContext, consoleRoute, TenantId, TenantParams } from './guard.ts';
 import { listOf, RoleSchema, TeamEntrySchema } from './schemas.ts';
 
 const Invite = Type.Object(
@@ -39,34 +32,24 @@ export async function teamRoutes(app: FastifyInstance, services: Pick<Services, 
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   typed.get(
     '/api/console/tenants/:tenantId/members',
-    {
-      config: { ...consoleAuth, minRole: 'viewer' },
-      schema: {
-        operationId: 'listMembers',
-        summary: 'Members (active) and invitations (pending)',
-        tags: ['console'],
-        security: consoleSecurity,
-        params: TenantParams,
-        response: { 200: listOf(TeamEntrySchema) },
-      },
-    },
+    consoleRoute('viewer', {
+      operationId: 'listMembers',
+      summary: 'Members (active) and invitations (pending)',
+      params: TenantParams,
+      response: { 200: listOf(TeamEntrySchema) },
+    }),
     async (request) => ({ data: await listTeam(consoleContext(request, services)) }),
   );
 
   typed.post(
     '/api/console/tenants/:tenantId/members',
-    {
-      config: { ...consoleAuth, minRole: 'admin' },
-      schema: {
-        operationId: 'inviteMember',
-        summary: 'Invite by email; active once a user with that verified email signs in',
-        tags: ['console'],
-        security: consoleSecurity,
-        params: TenantParams,
-        body: Invite,
-        response: { 201: TeamEntrySchema },
-      },
-    },
+    consoleRoute('admin', {
+      operationId: 'inviteMember',
+      summary: 'Invite by email; active once a user with that verified email signs in',
+      params: TenantParams,
+      body: Invite,
+      response: { 201: TeamEntrySchema },
+    }),
     async (request, reply) => {
       const body = request.body;
       const entry = await inviteMember(consoleContext(request, services), {
@@ -82,18 +65,13 @@ export async function teamRoutes(app: FastifyInstance, services: Pick<Services, 
 
   typed.patch(
     '/api/console/tenants/:tenantId/members/:userId',
-    {
-      config: { ...consoleAuth, minRole: 'admin' },
-      schema: {
-        operationId: 'changeMemberRole',
-        summary: "Change a member's role (the last owner cannot be demoted)",
-        tags: ['console'],
-        security: consoleSecurity,
-        params: MemberParams,
-        body: ChangeRole,
-        response: { 200: Ok },
-      },
-    },
+    consoleRoute('admin', {
+      operationId: 'changeMemberRole',
+      summary: "Change a member's role (the last owner cannot be demoted)",
+      params: MemberParams,
+      body: ChangeRole,
+      response: { 200: Ok },
+    }),
     async (request) => {
       const { userId } = request.params;
       const { role } = request.body;
@@ -108,17 +86,12 @@ export async function teamRoutes(app: FastifyInstance, services: Pick<Services, 
 
   typed.delete(
     '/api/console/tenants/:tenantId/members/:userId',
-    {
-      config: { ...consoleAuth, minRole: 'admin' },
-      schema: {
-        operationId: 'removeMember',
-        summary: 'Remove a member (the last owner cannot be removed)',
-        tags: ['console'],
-        security: consoleSecurity,
-        params: MemberParams,
-        response: { 200: Ok },
-      },
-    },
+    consoleRoute('admin', {
+      operationId: 'removeMember',
+      summary: 'Remove a member (the last owner cannot be removed)',
+      params: MemberParams,
+      response: { 200: Ok },
+    }),
     async (request) => {
       const { userId } = request.params;
       await removeMember(consoleContext(request, services), {
@@ -131,17 +104,12 @@ export async function teamRoutes(app: FastifyInstance, services: Pick<Services, 
 
   typed.delete(
     '/api/console/tenants/:tenantId/invitations/:invitationId',
-    {
-      config: { ...consoleAuth, minRole: 'admin' },
-      schema: {
-        operationId: 'cancelInvitation',
-        summary: 'Withdraw a pending invitation',
-        tags: ['console'],
-        security: consoleSecurity,
-        params: InvitationParams,
-        response: { 200: Ok },
-      },
-    },
+    consoleRoute('admin', {
+      operationId: 'cancelInvitation',
+      summary: 'Withdraw a pending invitation',
+      params: InvitationParams,
+      response: { 200: Ok },
+    }),
     async (request) => {
       const { invitationId } = request.params;
       await cancelInvitation(consoleContext(request, services), { invitationId });

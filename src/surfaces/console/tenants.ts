@@ -11,7 +11,7 @@ import {
   listUserTenants,
   type TenantSetupStep,
 } from '../../core/tenancy/tenants.ts';
-import { consoleAuth, consoleSecurity, TenantParams } from './guard.ts';
+import { consoleAuth, consoleRoute, consoleSecurity, TenantParams } from './guard.ts';
 import { listOf, TenantSchema, WorkspaceTypeSchema } from './schemas.ts';
 
 const CreateTenant = Type.Object(
@@ -70,17 +70,12 @@ export async function tenantRoutes(
 
   typed.get(
     '/api/console/tenants/:tenantId',
-    {
-      config: { ...consoleAuth, minRole: 'viewer' },
-      schema: {
-        operationId: 'getTenant',
-        summary: 'One tenant the caller belongs to',
-        tags: ['console'],
-        security: consoleSecurity,
-        params: TenantParams,
-        response: { 200: TenantSchema },
-      },
-    },
+    consoleRoute('viewer', {
+      operationId: 'getTenant',
+      summary: 'One tenant the caller belongs to',
+      params: TenantParams,
+      response: { 200: TenantSchema },
+    }),
     async (request) => {
       const { tenantId } = request.params;
       const tenant = await getTenant(db, tenantId);

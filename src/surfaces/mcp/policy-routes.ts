@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../../core/context.ts';
 import { oneOf } from '../../core/http/schemas.ts';
-import { consoleAuth, consoleCaller, consoleSecurity, TenantParams } from '../console/guard.ts';
+import { consoleCaller, consoleRoute, TenantParams } from '../console/guard.ts';
 import { CONFIRM_POLICIES, readPolicy, writePolicy } from './policy.ts';
 
 const ConfirmSchema = oneOf(CONFIRM_POLICIES, {
@@ -25,34 +25,24 @@ export async function mcpPolicyRoutes(app: FastifyInstance, services: Services) 
   // The console membership guard is installed app-wide (src/app.ts): minRole below is enforced.
   typed.get(
     '/api/console/tenants/:tenantId/mcp-policy',
-    {
-      config: { ...consoleAuth, minRole: 'viewer' },
-      schema: {
-        operationId: 'getTenantMcpPolicy',
-        summary: "The tenant's human-confirmation policy for MCP tools",
-        tags: ['console'],
-        security: consoleSecurity,
-        params: TenantParams,
-        response: { 200: McpPolicy },
-      },
-    },
+    consoleRoute('viewer', {
+      operationId: 'getTenantMcpPolicy',
+      summary: "The tenant's human-confirmation policy for MCP tools",
+      params: TenantParams,
+      response: { 200: McpPolicy },
+    }),
     async (request) => readPolicy(services.db, consoleCaller(request).tenantId),
   );
 
   typed.put(
     '/api/console/tenants/:tenantId/mcp-policy',
-    {
-      config: { ...consoleAuth, minRole: 'admin' },
-      schema: {
-        operationId: 'setTenantMcpPolicy',
-        summary: 'Set which MCP tools need a human before they run',
-        tags: ['console'],
-        security: consoleSecurity,
-        params: TenantParams,
-        body: PutMcpPolicy,
-        response: { 200: McpPolicy },
-      },
-    },
+    consoleRoute('admin', {
+      operationId: 'setTenantMcpPolicy',
+      summary: 'Set which MCP tools need a human before they run',
+      params: TenantParams,
+      body: PutMcpPolicy,
+      response: { 200: McpPolicy },
+    }),
     async (request) => {
       const body = request.body;
       const { tenantId } = consoleCaller(request);
