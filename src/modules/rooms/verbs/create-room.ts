@@ -5,34 +5,46 @@ import { Conflict } from '../../../core/http/errors.ts';
 import { newId } from '../../../core/ids.ts';
 import type { CreateRoomInput, Room } from '../schema.ts';
 import { roomsConfig } from './config.ts';
-import { ROOM_COLUMNS, type RoomRow, toRoom } from './room-row.ts';
 
+/**
+ * The room and the tenant's room count in one statement: the counter goes up only while under the
+ * maximum, and the room is written only when it did.
+ */
+const INSERT_COUNTED = `
+with counted as (
+  insert into room_counts (tenant_id, n) values ($1, 1)
+  on conflict (tenant_id) do update set n = room_counts.n + 1 where room_counts.n < $6
+  returning n
+)
+insert into rooms (tenant_id, id, name, metadata, created_at, updated_at)
+select $1, $2, $3, $4, $5, $5 where exists (select 1 from counted)
+returning id`;
+
+/**
+ * Three round trips in the tenant's transaction: its event (with the outbox) first, then the room with
+ * its count last, so the tenant's counter row stays locked only until the commit that follows.
+ */
 export async function createRoom(
   ctx: ServiceContext,
   input: Static<typeof CreateRoomInput>,
 ): Promise<Static<typeof Room>> {
   const id = input.id ?? newId('room');
   const { maxRooms } = await roomsConfig(ctx);
+  const at = new Date(ctx.clock.now()).toISOString();
+  const room = { id, name: input.name ?? null, metadata: input.metadata ?? {}, createdAt: at, updatedAt: at };
   try {
     return await inTenant(ctx, async (tx, emit) => {
-      const { rows } = await tx.query<RoomRow>(
-        `insert into rooms (tenant_id, id, name, metadata) values ($1, $2, $3, $4) returning ${ROOM_COLUMNS}`,
-        [ctx.tenantId, id, input.name ?? null, JSON.stringify(input.metadata ?? {})],
-      );
-      const row = rows[0];
-      if (row === undefined) throw new Error('room insert returned nothing');
-      const room = toRoom(row);
       await emit('room.created', { roomId: room.id, room });
-      // Last, so the tenant's counter row stays locked only until the commit that follows.
-      const { rows: counted } = await tx.query<{ n: number }>(
-        `insert into room_counts (tenant_id, n) values ($1, 1)
-         on conflict (tenant_id) do update set n = room_counts.n + 1 where room_counts.n < $2
-         returning n`,
-        [ctx.tenantId, maxRooms],
-      );
-      if (counted.length === 0) {
+      const { rows } = await tx.query(INSERT_COUNTED, [
+        ctx.tenantId,
+        id,
+        room.name,
+        JSON.stringify(room.metadata),
+        at,
+        maxRooms,
+      ]);
+      if (rows.length === 0)
         throw new Conflict(`this tenant already has ${maxRooms} rooms, its configured maximum`);
-      }
       return room;
     });
   } catch (error) {
