@@ -18,7 +18,7 @@ import { createServer } from './core/http/server.ts';
 import { enableModules, ModuleEnablement } from './core/modules/enablement.ts';
 import { installAuthorization } from './core/modules/guard.ts';
 import { Workers } from './core/modules/hooks.ts';
-import { installModules } from './core/modules/install.ts';
+import { buildModuleHooks, installModules } from './core/modules/install.ts';
 import type { ModuleManifest } from './core/modules/manifest.ts';
 import { ModuleRegistry } from './core/modules/registry.ts';
 import { moduleRoutes } from './core/modules/routes.ts';
@@ -117,11 +117,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Surfaces.
   await app.register(consoleSurface, { ...services, identity, setupSteps: tenantSetup(modules) });
-  await app.register(realtimeGateway, { services, identity, backplane, limits: deps.realtime?.limits });
+  const hooks = buildModuleHooks(app, services);
+  await app.register(realtimeGateway, {
+    services,
+    identity,
+    backplane,
+    modules: hooks,
+    limits: deps.realtime?.limits,
+  });
   await app.register(mcpSurface, services);
 
   // Modules: their hooks (outbox writers, subscribers, workers), then their routes.
-  await installModules(app, services, { writers: outboxWriters, runWorkers: deps.workers !== false });
+  await installModules(app, services, hooks, {
+    writers: outboxWriters,
+    runWorkers: deps.workers !== false,
+  });
 
   return app;
 }

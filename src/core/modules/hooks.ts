@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Services } from '../context.ts';
 import type { OutboxWriter } from '../events/store.ts';
 import type { TenantEvent } from '../events/types.ts';
+import type { RealtimeHooks } from '../realtime/contributions.ts';
 
 /** What a module's hooks are built from: the app's services and a logger named after the module. */
 export interface ModuleHost extends Services {
@@ -24,6 +25,14 @@ export interface ModuleHooks {
   /** Called after commit with every event this instance publishes. */
   onEvent?: (event: TenantEvent) => void;
   worker?: BackgroundWorker;
+  /** Frames, join and room parts, relays the module adds to the realtime gateway. */
+  realtime?: RealtimeHooks;
+}
+
+/** A module's hooks with its name. */
+export interface InstalledHooks {
+  module: string;
+  hooks: ModuleHooks;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { ALL_WORKSPACES, defineAction, type ModuleManifest } from '../../core/modules/manifest.ts';
+import { chatRealtime } from './realtime/index.ts';
 import { chatRoutes } from './routes.ts';
 import {
   ChatConfig,
@@ -24,6 +25,7 @@ export const chatModule: ModuleManifest = {
   configSchema: ChatConfig,
   routes: chatRoutes,
   migrations: new URL('./migrations/', import.meta.url),
+  hooks: () => ({ realtime: chatRealtime() }),
   actions: [
     defineAction({
       name: 'list_messages',

@@ -1,4 +1,5 @@
 import { ALL_WORKSPACES, defineAction, type ModuleManifest } from '../../core/modules/manifest.ts';
+import { presenceRealtime } from './realtime.ts';
 import { presenceRoutes } from './routes.ts';
 import { MemberList, PresenceConfig, PresenceRef } from './schema.ts';
 import { listPresence } from './verbs/list-presence.ts';
@@ -14,6 +15,7 @@ export const presenceModule: ModuleManifest = {
   eventTypes: [],
   configSchema: PresenceConfig,
   routes: presenceRoutes,
+  hooks: () => ({ realtime: presenceRealtime() }),
   actions: [
     defineAction({
       name: 'list_presence',

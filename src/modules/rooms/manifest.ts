@@ -1,4 +1,5 @@
 import { ALL_WORKSPACES, defineAction, type ModuleManifest } from '../../core/modules/manifest.ts';
+import { roomsRealtime } from './realtime.ts';
 import { roomRoutes } from './routes.ts';
 import {
   CreateRoomInput,
@@ -27,6 +28,7 @@ export const roomsModule: ModuleManifest = {
   configSchema: RoomsConfig,
   routes: roomRoutes,
   migrations: new URL('./migrations/', import.meta.url),
+  hooks: () => ({ realtime: roomsRealtime() }),
   actions: [
     defineAction({
       name: 'list_rooms',

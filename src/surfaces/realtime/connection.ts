@@ -2,30 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import { WebSocket } from 'ws';
-import type { ActorRef, Principal } from '../../core/auth/principal.ts';
+import { hasScope } from '../../core/auth/principal.ts';
 import type { Clock, Timer } from '../../core/clock.ts';
+import type { EncodedFrame, RealtimeConnection, RealtimeSession } from '../../core/realtime/contributions.ts';
 import { CLOSE, type CloseCode } from './close-codes.ts';
-import type { EncodedFrame } from './frames.ts';
 import type { GatewayLimits } from './limits.ts';
 import type { RoomMembership } from './membership.ts';
 import { TokenBucket } from './rate-limiter.ts';
-
-/** What the session token lets this connection do, fixed at connect time (tokens are immutable). */
-export interface Permissions {
-  modules: ReadonlySet<string>;
-  chatRead: boolean;
-  chatWrite: boolean;
-  presenceRead: boolean;
-  presenceWrite: boolean;
-}
-
-export interface Session {
-  principal: Principal;
-  tenantId: string;
-  actor: ActorRef;
-  /** The credential as sent, re-verified on every heartbeat so expiry and revocation close the socket. */
-  token: string;
-}
 
 export type Admission = 'accepted' | 'refused' | 'flooding';
 
@@ -65,8 +48,10 @@ function rawSocket(socket: WebSocket): Socket | undefined {
 }
 
 /** One WebSocket: its session, rooms, limits and the one-at-a-time queue its frames are handled in. */
-export class Connection {
+export class Connection implements RealtimeConnection {
   readonly id = `conn_${randomUUID()}`;
+  /** The modules the session token was minted for (tokens are immutable: fixed for the connection's life). */
+  readonly modules: ReadonlySet<string>;
   readonly memberships = new Map<string, RoomMembership>();
   lastHeardAt: number;
   private closing = false;
@@ -80,14 +65,19 @@ export class Connection {
 
   constructor(
     readonly socket: WebSocket,
-    readonly session: Session,
-    readonly can: Permissions,
+    readonly session: RealtimeSession,
     readonly log: FastifyBaseLogger,
     private readonly limits: GatewayLimits,
     private readonly clock: Clock,
   ) {
     this.lastHeardAt = clock.now();
+    const { principal } = session;
+    this.modules = new Set(principal.kind === 'session' ? principal.modules : []);
     this.bucket = new TokenBucket(limits.framesPerSecond, limits.frameBurst, clock.now());
+  }
+
+  may(module: string, scope: string): boolean {
+    return this.modules.has(module) && hasScope(this.session.principal, scope);
   }
 
   get isOpen(): boolean {

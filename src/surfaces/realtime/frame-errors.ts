@@ -1,21 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../../core/http/errors.ts';
-import { type EncodedFrame, errorFrame } from './frames.ts';
+import { type EncodedFrame, FrameRefused } from '../../core/realtime/contributions.ts';
+import { errorFrame } from './frames.ts';
 import { InvalidFrame } from './protocol.ts';
-
-/** Codes only the realtime protocol has, besides `invalid_frame` and the API's own error codes. */
-export type RealtimeErrorCode = 'not_joined' | 'already_joined' | 'too_many_rooms' | 'rate_limited';
-
-/** A frame the gateway understood but will not act on. */
-export class FrameRefused extends Error {
-  constructor(
-    readonly code: RealtimeErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'FrameRefused';
-  }
-}
 
 /** Any failure of a frame as the `error` frame the client gets; faults are logged, never shown. */
 export function errorFrameFor(error: unknown, ref: string | undefined, log: FastifyBaseLogger): EncodedFrame {

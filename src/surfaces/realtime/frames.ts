@@ -1,15 +1,5 @@
 import type { ErrorDetail } from '../../core/http/errors.ts';
-import type { ChatMessage } from '../../modules/chat/verbs/message-row.ts';
-import type { MemberView } from '../../modules/presence/member.ts';
-
-/** A frame encoded once, then written to any number of sockets. */
-export type EncodedFrame = Buffer;
-
-export interface ActorView {
-  id: string;
-  type: string;
-  externalId: string;
-}
+import { type EncodedFrame, encodeFrame } from '../../core/realtime/contributions.ts';
 
 /** A tenant event as sockets see it (without trace metadata, which is for the tenant's servers). */
 export interface RoomEventView {
@@ -19,23 +9,15 @@ export interface RoomEventView {
   createdAt: string;
 }
 
-export type ServerFrame =
-  | { type: 'joined'; room: string; members: MemberView[]; seq: number; changeSeq: number; ref?: string }
-  | { type: 'presence.join' | 'presence.update'; room: string; member: MemberView }
-  | { type: 'presence.leave'; room: string; actorId: string }
-  | {
-      type: 'chat.message' | 'chat.updated' | 'chat.deleted';
-      room: string;
-      message: ChatMessage;
-      changeSeq?: number;
-    }
-  | { type: 'typing'; room: string; actor: ActorView }
+/** The frames of the gateway itself; modules' frames are theirs (see their `realtime` hooks). */
+export type GatewayFrame =
+  | ({ type: 'joined'; room: string; ref?: string } & Record<string, unknown>)
   | { type: 'event'; room: string; event: RoomEventView }
   | { type: 'error'; code: string; message: string; ref?: string; details?: ErrorDetail[] }
   | { type: 'pong'; ref?: string };
 
-export function encode(frame: ServerFrame): EncodedFrame {
-  return Buffer.from(JSON.stringify(frame));
+export function encode(frame: GatewayFrame): EncodedFrame {
+  return encodeFrame(frame);
 }
 
 export function errorFrame(

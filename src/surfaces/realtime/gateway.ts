@@ -7,25 +7,41 @@ import type { ServiceContext, Services } from '../../core/context.ts';
 import { RateLimited } from '../../core/http/errors.ts';
 import { traceFrom } from '../../core/http/request-id.ts';
 import { newId } from '../../core/ids.ts';
-import { type RealtimeBackplane, roomChannel } from '../../core/realtime/index.ts';
-import { readChanges } from '../../modules/chat/verbs/list-changes.ts';
-import { roomPosition } from '../../modules/chat/verbs/room-position.ts';
+import { type AccessRequest, accessRefusal, tenantAccess } from '../../core/modules/authorize.ts';
+import type { InstalledHooks } from '../../core/modules/hooks.ts';
+import type {
+  JoinContribution,
+  RealtimeConnection,
+  RealtimeHost,
+  RealtimeMembership,
+  RoomMessage,
+} from '../../core/realtime/contributions.ts';
+import {
+  type JsonObject,
+  type PresenceStore,
+  type PubSub,
+  type RealtimeBackplane,
+  roomChannel,
+} from '../../core/realtime/index.ts';
 import { CLOSE } from './close-codes.ts';
 import { Connection } from './connection.ts';
 import { ConnectionCaps } from './connection-caps.ts';
 import { handleFrame } from './handlers/dispatch.ts';
+import { membershipIn } from './handlers/room-checks.ts';
 import { Heartbeat } from './heartbeat.ts';
 import type { GatewayLimits } from './limits.ts';
 import { LocalRooms } from './local-rooms.ts';
 import type { RoomMembership } from './membership.ts';
+import { Protocol } from './protocol.ts';
 import { startRelays } from './relays.ts';
-import { type RoomMessage, toJson } from './room-messages.ts';
 import { openSession } from './session.ts';
 
 export interface GatewayDeps {
   services: Services;
   identity: Identity;
   backplane: RealtimeBackplane;
+  /** Every module's hooks; the gateway uses their `realtime` parts. */
+  modules: readonly InstalledHooks[];
   limits: GatewayLimits;
   log: FastifyBaseLogger;
 }
@@ -37,13 +53,17 @@ const RETRY_AFTER_SECONDS = { instance: 5, actor: 30 } as const;
  * The `/v1/realtime` gateway of one instance: its sockets, the rooms they are in, and the relays between
  * the event bus, the backplane and the sockets. State shared with other instances lives in the backplane.
  */
-export class Gateway {
-  readonly connections = new Set<Connection>();
+export class Gateway implements RealtimeHost {
+  readonly open = new Set<Connection>();
   readonly rooms: LocalRooms;
   readonly services: Services;
   readonly backplane: RealtimeBackplane;
   readonly limits: GatewayLimits;
   readonly clock: Clock;
+  /** The frames clients may send, the modules' included. */
+  readonly protocol: Protocol;
+  /** What each module adds to joining and leaving a room, in module order. */
+  readonly joins: readonly JoinContribution[];
   private readonly cleanups = new Set<Promise<void>>();
   private readonly stops: (() => void)[] = [];
   private readonly heartbeat: Heartbeat;
@@ -57,17 +77,48 @@ export class Gateway {
     this.clock = deps.services.clock;
     this.heartbeat = new Heartbeat(this, deps.identity);
     this.caps = new ConnectionCaps(deps.limits.maxConnections, deps.limits.maxConnectionsPerActor);
+    this.protocol = new Protocol(deps.modules);
+    this.joins = deps.modules.flatMap(({ hooks }) => hooks.realtime?.join ?? []);
+    const handlers = deps.modules.flatMap(({ module, hooks }) =>
+      hooks.realtime === undefined ? [] : [{ module, hooks: hooks.realtime }],
+    );
     this.rooms = new LocalRooms({
+      host: this,
       pubsub: deps.backplane.pubsub,
-      readChanges: async (tenantId, roomId, after, limit) =>
-        (await readChanges(this.systemContext(tenantId), { roomId, after, limit })).data,
-      latestChange: async (tenantId, roomId) =>
-        (await roomPosition(this.systemContext(tenantId), roomId)).changeSeq,
-      moduleOfEvent: (type) => deps.services.registry.moduleOfEvent(type),
-      gapWaitMs: deps.limits.gapWaitMs,
-      clock: this.clock,
+      modules: {
+        handlers,
+        moduleOfEvent: (type) => deps.services.registry.moduleOfEvent(type),
+        resetEvents: new Set(handlers.flatMap(({ hooks }) => hooks.roomResetEvents ?? [])),
+      },
       report: this.report,
     });
+  }
+
+  get modules(): readonly InstalledHooks[] {
+    return this.deps.modules;
+  }
+
+  get presence(): PresenceStore {
+    return this.backplane.presence;
+  }
+
+  get pubsub(): PubSub {
+    return this.backplane.pubsub;
+  }
+
+  connections(): Iterable<Connection> {
+    return this.open;
+  }
+
+  /** The one authorization rule, for a frame of this connection. */
+  async authorize(connection: RealtimeConnection, request: AccessRequest): Promise<void> {
+    const { principal, tenantId } = connection.session;
+    const refusal = accessRefusal(principal, request, await tenantAccess(this.services, tenantId, false));
+    if (refusal !== undefined) throw refusal;
+  }
+
+  membershipIn(connection: RealtimeConnection, roomId: string): RealtimeMembership {
+    return membershipIn(connection, roomId);
   }
 
   readonly report = (error: unknown, context: string): void => {
@@ -107,24 +158,17 @@ export class Gateway {
   }
 
   accept(socket: WebSocket, request: FastifyRequest): void {
-    const opened = openSession(request);
-    if (opened === undefined) {
+    const session = openSession(request);
+    if (session === undefined) {
       socket.close(CLOSE.unauthorized, 'a session token is required');
       return;
     }
-    const connection = new Connection(
-      socket,
-      opened.session,
-      opened.can,
-      request.log,
-      this.limits,
-      this.clock,
-    );
+    const connection = new Connection(socket, session, request.log, this.limits, this.clock);
     if (this.closing) {
       connection.close(CLOSE.restart, 'server restarting');
       return;
     }
-    this.connections.add(connection);
+    this.open.add(connection);
     socket.on('message', (data, isBinary) => handleFrame(this, connection, data, isBinary));
     socket.on('pong', () => {
       connection.lastHeardAt = this.clock.now();
@@ -133,10 +177,11 @@ export class Gateway {
   }
 
   /** The verb context of a frame: the connection's tenant and principal, a fresh request id and trace. */
-  context(connection: Connection): ServiceContext {
+  context(connection: RealtimeConnection): ServiceContext {
+    const { log } = connection;
     return {
       ...this.services,
-      log: connection.log,
+      log,
       tenantId: connection.session.tenantId,
       principal: connection.session.principal,
       requestId: newId('request'),
@@ -146,21 +191,20 @@ export class Gateway {
   }
 
   async publish(tenantId: string, roomId: string, message: RoomMessage): Promise<void> {
-    await this.backplane.pubsub.publish(roomChannel(tenantId, roomId), toJson(message));
+    // Modules build their messages from JSON values only (the backplane carries JSON objects).
+    await this.backplane.pubsub.publish(roomChannel(tenantId, roomId), message as unknown as JsonObject);
   }
 
-  /** Takes a connection out of a room: unsubscribes it, and announces the leave if it was the actor's last. */
+  /** Takes a connection out of a room: unsubscribes it, then each module's part of the room is left. */
   async leave(connection: Connection, membership: RoomMembership): Promise<void> {
     if (connection.memberships.get(membership.roomId) === membership) {
       connection.memberships.delete(membership.roomId);
     }
     this.rooms.detach(membership);
-    if (!membership.isPresenceMember) return;
-    membership.presenceState = undefined;
-    const { actor, tenantId } = connection.session;
-    const last = await this.backplane.presence.leave(membership.key, actor.id, connection.id);
-    if (last)
-      await this.publish(tenantId, membership.roomId, { k: 'presence', op: 'leave', actorId: actor.id });
+    for (const { hooks } of this.deps.modules) {
+      const leave = hooks.realtime?.join?.leave;
+      if (leave !== undefined) await leave(this, membership);
+    }
   }
 
   /** Closes every socket with 1012 and waits (bounded) until their rooms were left. */
@@ -168,10 +212,10 @@ export class Gateway {
     if (this.closing) return;
     this.closing = true;
     this.heartbeat.stop();
-    for (const connection of this.connections) connection.close(CLOSE.restart, 'server restarting');
+    for (const connection of this.open) connection.close(CLOSE.restart, 'server restarting');
     const deadline = this.clock.now() + this.limits.closeGraceMs + 1000;
     // Polled on a real timer: the sockets' close handshakes need the event loop while this waits.
-    while ((this.connections.size > 0 || this.cleanups.size > 0) && this.clock.now() < deadline) {
+    while ((this.open.size > 0 || this.cleanups.size > 0) && this.clock.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     for (const stop of this.stops) stop();
@@ -179,7 +223,7 @@ export class Gateway {
 
   private closed(connection: Connection): void {
     connection.closed();
-    if (!this.connections.delete(connection)) return;
+    if (!this.open.delete(connection)) return;
     const cleanup = Promise.all(
       [...connection.memberships.values()].map((membership) =>
         this.leave(connection, membership).catch((error: unknown) => this.report(error, 'realtime leave')),
@@ -189,7 +233,7 @@ export class Gateway {
     void cleanup.finally(() => this.cleanups.delete(cleanup));
   }
 
-  private systemContext(tenantId: string): ServiceContext {
+  systemContext(tenantId: string): ServiceContext {
     return {
       ...this.services,
       log: this.deps.log,

@@ -35,7 +35,7 @@ export class Heartbeat {
   private async beat(): Promise<void> {
     const now = this.gateway.clock.now();
     const checks: Promise<void>[] = [];
-    for (const connection of this.gateway.connections) {
+    for (const connection of this.gateway.open) {
       if (!connection.isOpen) continue;
       if (now - connection.lastHeardAt > this.gateway.limits.idleTimeoutMs) {
         connection.close(CLOSE.idle, 'idle timeout: nothing heard from the client');
@@ -56,7 +56,7 @@ export class Heartbeat {
       return;
     }
     const enabled = await this.gateway.services.enablement.enabledModules(tenantId);
-    if (![...connection.can.modules].some((module) => enabled.has(module))) {
+    if (![...connection.modules].some((module) => enabled.has(module))) {
       connection.close(CLOSE.forbidden, 'the tenant disabled every module of this session token');
     }
   }

@@ -4,6 +4,7 @@ import fp from 'fastify-plugin';
 import { WebSocket } from 'ws';
 import type { Identity } from '../../core/auth/identity.ts';
 import type { Services } from '../../core/context.ts';
+import type { InstalledHooks } from '../../core/modules/hooks.ts';
 import type { RealtimeBackplane } from '../../core/realtime/index.ts';
 import { CLOSE } from './close-codes.ts';
 import { describeEndpoint, ENDPOINT_SCHEMA } from './endpoint.ts';
@@ -17,6 +18,8 @@ export interface RealtimeGatewayOptions {
   services: Services;
   identity: Identity;
   backplane: RealtimeBackplane;
+  /** Every module's hooks: their `realtime` parts are the frames, join parts and relays of modules. */
+  modules: readonly InstalledHooks[];
   limits?: Partial<GatewayLimits>;
 }
 

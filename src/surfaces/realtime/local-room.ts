@@ -1,4 +1,4 @@
-import type { Clock } from '../../core/clock.ts';
+import type { ModuleRoom, RealtimeHooks, RealtimeHost } from '../../core/realtime/contributions.ts';
 import {
   type ErrorReporter,
   type JsonObject,
@@ -6,31 +6,39 @@ import {
   roomChannel,
   type Unsubscribe,
 } from '../../core/realtime/index.ts';
-import type { StoredChange } from '../../modules/chat/verbs/list-changes.ts';
-import { type ChatChange, chatFrame, liveChange } from './chat-change.ts';
-import { ChatSequencer } from './chat-sequencer.ts';
-import { encode } from './frames.ts';
+import { encode, type RoomEventView } from './frames.ts';
 import type { RoomMembership } from './membership.ts';
-import { fromJson } from './room-messages.ts';
 
-export interface LocalRoomDeps {
-  pubsub: PubSub;
-  readChanges(tenantId: string, roomId: string, after: number, limit: number): Promise<StoredChange[]>;
-  latestChange(tenantId: string, roomId: string): Promise<number>;
+/** The modules' realtime hooks as every room of the gateway needs them. */
+export interface RoomModules {
+  /** Each module that handles room messages, with the kinds it handles. */
+  handlers: readonly { module: string; hooks: RealtimeHooks }[];
   /** The module an event type belongs to (undefined for platform and app events). */
   moduleOfEvent(type: string): string | undefined;
-  gapWaitMs: number;
-  clock: Clock;
+  /** Event types after which a room starts over (it was deleted). */
+  resetEvents: ReadonlySet<string>;
+}
+
+export interface LocalRoomDeps {
+  host: RealtimeHost;
+  pubsub: PubSub;
+  modules: RoomModules;
   report: ErrorReporter;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
  * A room as one instance sees it: the one backplane subscription its local sockets share, and the fan-out
- * of each channel message to them, encoded once and filtered by what each token may receive.
+ * of each channel message to them. `event` messages are the gateway's; every other kind goes to the module
+ * that publishes it, which encodes its frame once and filters by what each token may receive.
  */
 export class LocalRoom {
   readonly members = new Set<RoomMembership>();
-  private readonly sequencer: ChatSequencer;
+  private readonly byKind = new Map<string, ModuleRoom>();
+  private readonly parts: ModuleRoom[] = [];
   private unsubscribe: Unsubscribe | undefined;
   private closed = false;
 
@@ -39,16 +47,15 @@ export class LocalRoom {
     readonly roomId: string,
     private readonly deps: LocalRoomDeps,
   ) {
-    this.sequencer = new ChatSequencer({
-      readAfter: (after, limit) => deps.readChanges(tenantId, roomId, after, limit),
-      deliver: (change) => this.fanOutChat(change),
-      gapWaitMs: deps.gapWaitMs,
-      clock: deps.clock,
-      report: deps.report,
-    });
+    for (const { hooks } of deps.modules.handlers) {
+      const part = hooks.room?.(deps.host, this);
+      if (part === undefined) continue;
+      this.parts.push(part);
+      for (const kind of hooks.roomMessages ?? []) this.byKind.set(kind, part);
+    }
   }
 
-  /** Subscribes, then learns where the room's chat stands: changes after that are delivered in order. */
+  /** Subscribes, then each module learns where the room stands: what comes after is delivered in order. */
   async open(): Promise<void> {
     const unsubscribe = await this.deps.pubsub.subscribe(roomChannel(this.tenantId, this.roomId), (payload) =>
       this.receive(payload),
@@ -58,74 +65,55 @@ export class LocalRoom {
       return;
     }
     this.unsubscribe = unsubscribe;
-    this.sequencer.start(await this.deps.latestChange(this.tenantId, this.roomId));
+    await Promise.all(this.parts.map((part) => part.open?.()));
   }
 
   close(): void {
     this.closed = true;
     this.unsubscribe?.();
-    this.sequencer.stop();
+    for (const part of this.parts) part.close?.();
   }
 
   catchUp(): void {
-    this.sequencer.catchUp();
+    for (const part of this.parts) part.catchUp?.();
   }
 
   private receive(payload: JsonObject): void {
-    const message = fromJson(payload);
-    if (message === undefined) {
+    const kind = payload.k;
+    if (kind === 'event') {
+      this.relayEvent(payload.event);
+      return;
+    }
+    const part = typeof kind === 'string' ? this.byKind.get(kind) : undefined;
+    if (typeof kind !== 'string' || part === undefined) {
       this.deps.report(new Error('unreadable room message'), `realtime room ${this.roomId}`);
       return;
     }
-    const room = this.roomId;
-    switch (message.k) {
-      case 'chat':
-        if (message.changeSeq === undefined) this.fanOutUnnumbered(message);
-        else this.sequencer.received(liveChange(message.op, message.message, message.changeSeq));
-        return;
-      case 'presence': {
-        const frame =
-          message.op === 'leave'
-            ? encode({ type: 'presence.leave', room, actorId: message.actorId })
-            : encode({ type: `presence.${message.op}`, room, member: message.member });
-        for (const m of this.members) if (m.connection.can.presenceRead) m.deliver(frame);
-        return;
-      }
-      case 'typing': {
-        const frame = encode({ type: 'typing', room, actor: message.actor });
-        for (const m of this.members) {
-          if (m.connection.can.chatRead && m.connection.id !== message.from) m.deliver(frame);
-        }
-        return;
-      }
-      case 'event': {
-        const module = this.deps.moduleOfEvent(message.event.type);
-        const frame = encode({ type: 'event', room, event: message.event });
-        for (const m of this.members) {
-          if (module === undefined || m.connection.can.modules.has(module)) m.deliver(frame);
-        }
-        if (message.event.type === 'room.deleted') this.restartNumbering();
-        return;
-      }
+    part.receive(kind, payload);
+  }
+
+  /** A tenant event about the room: to every member whose token has the event's module. */
+  private relayEvent(value: unknown): void {
+    if (!isObject(value) || typeof value.type !== 'string' || typeof value.id !== 'string') {
+      this.deps.report(new Error('unreadable room event'), `realtime room ${this.roomId}`);
+      return;
     }
-  }
-
-  /** The room is gone with its messages; one created again under its id counts from 1 again. */
-  private restartNumbering(): void {
-    this.sequencer.reset();
-    for (const m of this.members) m.lastChange = 0;
-  }
-
-  private fanOutChat(change: ChatChange): void {
-    const frame = chatFrame(this.roomId, change);
+    const event: RoomEventView = {
+      id: value.id,
+      type: value.type,
+      data: isObject(value.data) ? value.data : {},
+      createdAt: typeof value.createdAt === 'string' ? value.createdAt : '',
+    };
+    const module = this.deps.modules.moduleOfEvent(event.type);
+    const frame = encode({ type: 'event', room: this.roomId, event });
     for (const m of this.members) {
-      if (m.connection.can.chatRead) m.deliverChat(change.changeSeq, frame);
+      if (module === undefined || m.connection.modules.has(module)) m.deliver(frame);
     }
+    if (this.deps.modules.resetEvents.has(event.type)) this.reset();
   }
 
-  /** A change published by an instance older than change numbers (a rolling deploy): passed on as is. */
-  private fanOutUnnumbered(change: Pick<ChatChange, 'op' | 'message'>): void {
-    const frame = chatFrame(this.roomId, change);
-    for (const m of this.members) if (m.connection.can.chatRead) m.deliver(frame);
+  /** The room is gone with everything in it; one created again under its id starts over. */
+  private reset(): void {
+    for (const part of this.parts) part.reset?.();
   }
 }

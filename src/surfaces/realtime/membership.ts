@@ -1,25 +1,22 @@
-import type { JsonObject, RoomKey } from '../../core/realtime/index.ts';
+import type { EncodedFrame, RealtimeMembership } from '../../core/realtime/contributions.ts';
+import type { RoomKey } from '../../core/realtime/index.ts';
 import { CLOSE } from './close-codes.ts';
 import type { Connection } from './connection.ts';
-import type { EncodedFrame } from './frames.ts';
 
 interface HeldFrame {
-  /** Chat changes carry their number, so frames already sent by the catch-up are not sent twice. */
-  changeSeq: number | undefined;
+  /** Frames of an ordered stream carry their position, so ones the catch-up already sent are not sent twice. */
+  stream: string | undefined;
+  position: number;
   frame: EncodedFrame;
 }
 
 /**
  * One connection in one room. Until `goLive()` the connection is catching up (the `joined` frame, then
- * changes read from the database): live frames of the room are held meanwhile, then sent in order, each
- * chat change at most once (by changeSeq).
+ * what modules read from the database): live frames of the room are held meanwhile, then sent in order,
+ * each position of an ordered stream at most once.
  */
-export class RoomMembership {
-  /** The newest chat change of the room this connection has (sent, or already in a message it was sent). */
-  lastChange = 0;
-  /** The client's presence state when the connection is a presence member of the room. */
-  presenceState: JsonObject | undefined;
-  lastTypingAt = Number.NEGATIVE_INFINITY;
+export class RoomMembership implements RealtimeMembership {
+  private readonly positions = new Map<string, number>();
   private held: HeldFrame[] | undefined = [];
 
   constructor(
@@ -29,40 +26,40 @@ export class RoomMembership {
     private readonly maxHeld: number,
   ) {}
 
-  get isPresenceMember(): boolean {
-    return this.presenceState !== undefined;
+  position(stream: string): number {
+    return this.positions.get(stream) ?? 0;
   }
 
-  deliverChat(changeSeq: number, frame: EncodedFrame): void {
+  setPosition(stream: string, position: number): void {
+    this.positions.set(stream, position);
+  }
+
+  deliverInOrder(stream: string, position: number, frame: EncodedFrame): void {
     if (this.held !== undefined) {
-      this.hold({ changeSeq, frame });
-    } else if (changeSeq > this.lastChange) {
-      this.lastChange = changeSeq;
+      this.hold({ stream, position, frame });
+    } else if (position > this.position(stream)) {
+      this.positions.set(stream, position);
       this.connection.send(frame);
     }
   }
 
   deliver(frame: EncodedFrame): void {
-    if (this.held !== undefined) this.hold({ changeSeq: undefined, frame });
+    if (this.held !== undefined) this.hold({ stream: undefined, position: 0, frame });
     else this.connection.send(frame);
   }
 
-  /**
-   * A change read from the database during catch-up; without a frame when the client has it already (it
-   * was in a message sent before), so that only the position moves on.
-   */
-  caughtUp(changeSeq: number, frame: EncodedFrame | undefined): void {
-    if (changeSeq <= this.lastChange) return;
-    this.lastChange = changeSeq;
+  caughtUp(stream: string, position: number, frame: EncodedFrame | undefined): void {
+    if (position <= this.position(stream)) return;
+    this.positions.set(stream, position);
     if (frame !== undefined) this.connection.send(frame);
   }
 
   goLive(): void {
     const held = this.held ?? [];
     this.held = undefined;
-    for (const { changeSeq, frame } of held) {
-      if (changeSeq === undefined) this.deliver(frame);
-      else this.deliverChat(changeSeq, frame);
+    for (const { stream, position, frame } of held) {
+      if (stream === undefined) this.deliver(frame);
+      else this.deliverInOrder(stream, position, frame);
     }
   }
 

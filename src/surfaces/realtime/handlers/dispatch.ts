@@ -4,12 +4,9 @@ import type { Connection } from '../connection.ts';
 import { errorFrameFor } from '../frame-errors.ts';
 import { encode, errorFrame } from '../frames.ts';
 import type { Gateway } from '../gateway.ts';
-import { type ClientFrame, parseFrame } from '../protocol.ts';
-import { handleChatSend } from './chat-send.ts';
+import type { ClientFrame } from '../protocol.ts';
 import { handleJoin } from './join.ts';
 import { handleLeave } from './leave.ts';
-import { handlePresence } from './presence.ts';
-import { handleTyping } from './typing.ts';
 
 function byteLength(data: RawData): number {
   if (Array.isArray(data)) return data.reduce((sum, part) => sum + part.length, 0);
@@ -55,44 +52,52 @@ export function handleFrame(
     connection.send(errorFrame('invalid_frame', 'send text frames holding JSON', undefined));
     return;
   }
-  let frame: ClientFrame;
+  let parsed: ClientFrame;
   try {
-    frame = parseFrame(text(data));
+    parsed = gateway.protocol.parse(text(data));
   } catch (error) {
     connection.send(errorFrameFor(error, undefined, connection.log));
     return;
   }
-  if (frame.type === 'ping') {
-    connection.send(encode({ type: 'pong', ...(frame.ref === undefined ? {} : { ref: frame.ref }) }));
+  const { ref } = parsed.frame;
+  if (parsed.kind === 'ping') {
+    connection.send(encode({ type: 'pong', ...(ref === undefined ? {} : { ref }) }));
     return;
   }
-  const queued = connection.enqueue(() => run(gateway, connection, frame));
+  const queued = connection.enqueue(() => run(gateway, connection, parsed));
   if (!queued) {
-    connection.send(
-      errorFrame('rate_limited', 'too many frames waiting to be handled; slow down', frame.ref),
-    );
+    connection.send(errorFrame('rate_limited', 'too many frames waiting to be handled; slow down', ref));
   }
 }
 
-async function run(gateway: Gateway, connection: Connection, frame: ClientFrame): Promise<void> {
+/** Runs a module's frame after the one authorization rule (module on, token minted for it, scope, room). */
+async function runModuleFrame(
+  gateway: Gateway,
+  connection: Connection,
+  parsed: Extract<ClientFrame, { kind: 'module' }>,
+): Promise<void> {
+  const { handler, frame } = parsed;
+  const roomId = 'room' in frame && typeof frame.room === 'string' ? frame.room : undefined;
+  await gateway.authorize(connection, { ...handler.access, roomId, name: `the ${frame.type} frame` });
+  await handler.handle(gateway, connection, frame);
+}
+
+async function run(gateway: Gateway, connection: Connection, parsed: ClientFrame): Promise<void> {
   if (!connection.isOpen) return;
   try {
-    switch (frame.type) {
+    switch (parsed.kind) {
       case 'join':
-        return await handleJoin(gateway, connection, frame);
+        return await handleJoin(gateway, connection, parsed.frame);
       case 'leave':
-        return await handleLeave(gateway, connection, frame);
-      case 'presence':
-        return await handlePresence(gateway, connection, frame);
-      case 'chat.send':
-        return await handleChatSend(gateway, connection, frame);
-      case 'typing':
-        return await handleTyping(gateway, connection, frame);
+        return await handleLeave(gateway, connection, parsed.frame);
+      case 'module':
+        return await runModuleFrame(gateway, connection, parsed);
       case 'ping':
         return;
     }
   } catch (error) {
-    const ref = frame.ref ?? (frame.type === 'chat.send' ? frame.clientId : undefined);
+    const { frame } = parsed;
+    const ref = frame.ref ?? (parsed.kind === 'module' ? parsed.handler.errorRef?.(frame) : undefined);
     connection.send(errorFrameFor(error, ref, connection.log));
   }
 }

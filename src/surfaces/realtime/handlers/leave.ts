@@ -1,14 +1,11 @@
-import type { Static } from 'typebox';
+import { FrameRefused, type JoinBase } from '../../../core/realtime/contributions.ts';
 import type { Connection } from '../connection.ts';
 import type { Gateway } from '../gateway.ts';
-import type { LeaveFrame } from '../protocol.ts';
-import { membershipIn } from './room-checks.ts';
 
-/** Leaves a room; the actor stays a member while another of its connections is still in it. */
-export async function handleLeave(
-  gateway: Gateway,
-  connection: Connection,
-  frame: Static<typeof LeaveFrame>,
-): Promise<void> {
-  await gateway.leave(connection, membershipIn(connection, frame.room));
+/** Leaves a room; each module decides what leaving means for it (presence: the actor's last tab). */
+export async function handleLeave(gateway: Gateway, connection: Connection, frame: JoinBase): Promise<void> {
+  await gateway.authorize(connection, { roomId: frame.room, name: 'leave' });
+  const membership = connection.memberships.get(frame.room);
+  if (membership === undefined) throw new FrameRefused('not_joined', `join room ${frame.room} first`);
+  await gateway.leave(connection, membership);
 }

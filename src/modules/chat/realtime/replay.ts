@@ -1,8 +1,6 @@
-import { readChanges } from '../../modules/chat/verbs/list-changes.ts';
-import { chatFrame, SentAhead, storedChange } from './chat-change.ts';
-import type { Connection } from './connection.ts';
-import type { Gateway } from './gateway.ts';
-import type { RoomMembership } from './membership.ts';
+import type { RealtimeHost, RealtimeMembership } from '../../../core/realtime/contributions.ts';
+import { readChanges } from '../verbs/list-changes.ts';
+import { CHAT_STREAM, chatFrame, SentAhead, storedChange } from './changes.ts';
 
 /**
  * Sends a resuming client every change it missed, in change order, page by page from the database,
@@ -11,23 +9,23 @@ import type { RoomMembership } from './membership.ts';
  * deleted text is never sent again. Reads until a page comes back short: anything committed later reaches
  * the connection live (it subscribed before the first read), so the two overlap and never leave a hole.
  */
-export async function replayMissed(
-  gateway: Gateway,
-  connection: Connection,
-  membership: RoomMembership,
-): Promise<void> {
-  const ctx = gateway.context(connection);
-  const room = membership.roomId;
+export async function replayMissed(host: RealtimeHost, membership: RealtimeMembership): Promise<void> {
+  const { connection, roomId } = membership;
+  const ctx = host.context(connection);
   const sentAhead = new SentAhead();
   for (;;) {
     const page = await readChanges(ctx, {
-      roomId: room,
-      after: membership.lastChange,
-      limit: gateway.limits.replayPageSize,
+      roomId,
+      after: membership.position(CHAT_STREAM),
+      limit: host.limits.replayPageSize,
     });
     for (const stored of page.data) {
       const change = storedChange(stored);
-      membership.caughtUp(change.changeSeq, sentAhead.admit(change) ? chatFrame(room, change) : undefined);
+      membership.caughtUp(
+        CHAT_STREAM,
+        change.changeSeq,
+        sentAhead.admit(change) ? chatFrame(roomId, change) : undefined,
+      );
     }
     if (!page.hasMore) return;
     if (!(await connection.drained())) return;

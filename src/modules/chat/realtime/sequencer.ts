@@ -1,7 +1,7 @@
-import type { Clock, Timer } from '../../core/clock.ts';
-import type { ErrorReporter } from '../../core/realtime/index.ts';
-import type { StoredChange } from '../../modules/chat/verbs/list-changes.ts';
-import { type ChatChange, SentAhead, storedChange } from './chat-change.ts';
+import type { Clock, Timer } from '../../../core/clock.ts';
+import type { ErrorReporter } from '../../../core/realtime/index.ts';
+import type { StoredChange } from '../verbs/list-changes.ts';
+import { type ChatChange, SentAhead, storedChange } from './changes.ts';
 
 export interface SequencerDeps {
   /** Committed changes of the room with changeSeq > `after`, oldest first. */

@@ -1,8 +1,11 @@
-import type { StoredChange } from '../../modules/chat/verbs/list-changes.ts';
-import type { ChatMessage } from '../../modules/chat/verbs/message-row.ts';
-import { type EncodedFrame, encode } from './frames.ts';
+import { type EncodedFrame, encodeFrame } from '../../../core/realtime/contributions.ts';
+import type { StoredChange } from '../verbs/list-changes.ts';
+import type { ChatMessage } from '../verbs/message-row.ts';
 
 export type ChatOp = 'created' | 'updated' | 'deleted';
+
+/** A room's chat changes are an ordered stream of each membership, by change number. */
+export const CHAT_STREAM = 'chat';
 
 /** One change of a room's chat as sockets get it: its number in the room, what happened, the message. */
 export interface ChatChange {
@@ -21,7 +24,12 @@ export function chatFrame(
   change: { op: ChatOp; message: ChatMessage; changeSeq?: number },
 ): EncodedFrame {
   const { op, message, changeSeq } = change;
-  return encode({ type: FRAME_TYPE[op], room, message, ...(changeSeq === undefined ? {} : { changeSeq }) });
+  return encodeFrame({
+    type: FRAME_TYPE[op],
+    room,
+    message,
+    ...(changeSeq === undefined ? {} : { changeSeq }),
+  });
 }
 
 /** A change published live: its message is the one the change left. */

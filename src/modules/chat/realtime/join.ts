@@ -1,0 +1,69 @@
+import { Type } from 'typebox';
+import type { ServiceContext } from '../../../core/context.ts';
+import { InvalidRequest } from '../../../core/http/errors.ts';
+import {
+  defineJoin,
+  type JoinContribution,
+  type RealtimeMembership,
+} from '../../../core/realtime/contributions.ts';
+import { changeOfMessage, type RoomPosition, roomPosition } from '../verbs/room-position.ts';
+import { CHAT_STREAM } from './changes.ts';
+import { replayMissed } from './replay.ts';
+
+const ResumeFields = {
+  /** Resume: the last `changeSeq` this client got in the room; every change after it is sent first. */
+  changeSeq: Type.Optional(Type.Integer({ minimum: 0 })),
+  /** Resume, for clients that only keep message numbers: from the change that created message `seq`. */
+  seq: Type.Optional(Type.Integer({ minimum: 0 })),
+};
+
+/**
+ * Where a join resumes: after the client's `changeSeq`, else after the change that created its last message
+ * `seq` (it had every change up to that one), else from now. A number the room has not reached is refused.
+ */
+async function resumePoint(
+  ctx: ServiceContext,
+  frame: { room: string; seq?: number | undefined; changeSeq?: number | undefined },
+  latest: RoomPosition,
+): Promise<number> {
+  const { room, seq, changeSeq } = frame;
+  if (seq !== undefined && seq > latest.seq) {
+    throw new InvalidRequest(`room ${room} has no message ${seq} yet; its newest is ${latest.seq}`, [
+      { field: '/frame/seq', message: `must be at most ${latest.seq}`, code: 'unknown_seq' },
+    ]);
+  }
+  if (changeSeq !== undefined && changeSeq > latest.changeSeq) {
+    throw new InvalidRequest(
+      `room ${room} has no change ${changeSeq} yet; its newest is ${latest.changeSeq}`,
+      [{ field: '/frame/changeSeq', message: `must be at most ${latest.changeSeq}`, code: 'unknown_change' }],
+    );
+  }
+  if (changeSeq !== undefined) return changeSeq;
+  if (seq !== undefined) return changeOfMessage(ctx, room, seq);
+  return latest.changeSeq;
+}
+
+/**
+ * Chat's part of a join: `joined` says where the room's chat stands (`seq`, `changeSeq`); a client that
+ * resumes (`changeSeq` or `seq`) then gets every change it missed from the database before live ones.
+ */
+export function chatJoin(): JoinContribution {
+  /** The newest change when each membership joined, until its catch-up is done. */
+  const latestAtJoin = new WeakMap<RealtimeMembership, number>();
+  return defineJoin({
+    fields: ResumeFields,
+    async enter(host, membership, frame) {
+      const ctx = host.context(membership.connection);
+      const latest = await roomPosition(ctx, frame.room);
+      membership.setPosition(CHAT_STREAM, await resumePoint(ctx, frame, latest));
+      latestAtJoin.set(membership, latest.changeSeq);
+      return { seq: latest.seq, changeSeq: latest.changeSeq };
+    },
+    async joined(host, membership) {
+      const latest = latestAtJoin.get(membership) ?? 0;
+      latestAtJoin.delete(membership);
+      if (!membership.connection.may('chat', 'chat:read')) return;
+      if (membership.position(CHAT_STREAM) < latest) await replayMissed(host, membership);
+    },
+  });
+}
