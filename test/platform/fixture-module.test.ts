@@ -160,6 +160,46 @@ describe('a new module plugs in through its manifest alone', () => {
     assert.equal(disabled.json<{ error: string }>().error, 'module_disabled');
   });
 
+  test('its realtime frame and join field work for tokens with the module, and are refused to others', async () => {
+    const address = await t.app.listen({ host: '127.0.0.1', port: 0 }).catch(() => t.app.server.address());
+    const port = typeof address === 'string' ? new URL(address).port : (address as { port: number }).port;
+    const url = `ws://127.0.0.1:${port}/v1/realtime`;
+    const withNotes = await connectSession(t, tenant.apiKey, { modules: ['rooms', 'notes'] });
+    const without = await connectSession(t, tenant.apiKey, { modules: ['rooms', 'chat'] });
+    const a = await TestClient.connect(url, withNotes.token);
+    const b = await TestClient.connect(url, without.token);
+    try {
+      assert.equal((await addNote(tenant.apiKey, roomId, 'for the frame')).statusCode, 201);
+      const notes = await call(t.app, {
+        method: 'GET',
+        url: `/v1/rooms/${roomId}/notes`,
+        headers: bearer(tenant.apiKey),
+      });
+      const expected = notes.json<{ data: { id: string }[] }>().data.map((n) => n.id);
+      for (const client of [a, b]) client.socket.send(JSON.stringify({ type: 'join', room: roomId }));
+      const joinedA = await a.waitFor((f) => f.type === 'joined', 'a joined');
+      const joinedB = await b.waitFor((f) => f.type === 'joined', 'b joined');
+      assert.equal(joinedA.notes, expected.length, 'the module adds its field to joined');
+      assert.equal(joinedB.notes, undefined, 'not for a token without the module');
+
+      a.socket.send(JSON.stringify({ type: 'notes.list', room: roomId, ref: 'n1' }));
+      const listed = await a.waitFor((f) => f.ref === 'n1', 'the notes.list answer');
+      assert.equal(listed.type, 'notes.list');
+      assert.deepEqual(
+        (listed.notes as { id: string }[]).map((n) => n.id),
+        expected,
+      );
+      b.socket.send(JSON.stringify({ type: 'notes.list', room: roomId, ref: 'n2' }));
+      const refused = await b.waitFor((f) => f.ref === 'n2', 'the refusal');
+      assert.deepEqual([refused.type, refused.code], ['error', 'insufficient_scope']);
+      a.socket.send(JSON.stringify({ type: 'notes.list', room: roomId, extra: 1, ref: 'n3' }));
+      assert.equal((await a.waitFor((f) => f.ref === 'n3', 'invalid')).code, 'invalid_frame');
+    } finally {
+      a.socket.close();
+      b.socket.close();
+    }
+  });
+
   test('its room events reach realtime clients whose token has the module', async () => {
     const address = await t.app.listen({ host: '127.0.0.1', port: 0 }).catch(() => t.app.server.address());
     const port = typeof address === 'string' ? new URL(address).port : (address as { port: number }).port;

@@ -28,7 +28,6 @@ function importsOf(file: string): string[] {
 
 const relative = (file: string) => path.relative(SRC, file);
 
-
 /**
  * The module platform's seams, checked on the source: core and the surfaces know modules only through
  * their manifests (handed in by app.ts), and validated input is typed, never cast.
