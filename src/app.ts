@@ -84,7 +84,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clock,
     events: new EventStore(bus, clock, () => outboxWriters),
     registry: new ModuleRegistry(modules),
-    enablement: new ModuleEnablement(db),
+    enablement: new ModuleEnablement(db, clock),
     realtime: backplane,
     workers: new Workers(),
     groupCommit: new GroupCommits(),
@@ -110,7 +110,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installAuthorization(app, services.enablement);
   installConsoleGuard(app, db);
   await app.register(healthRoutes, { db, migrations: appMigrations(modules) });
-  await app.register(identityRoutes, { db, identity });
+  await app.register(identityRoutes, { db, identity, clock });
   await app.register(runtimeRoutes, { ...services, identity });
   await app.register(moduleRoutes, services);
   await app.register(eventRoutes, services);

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
+import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import { TenantDirectory } from '../tenancy/tenant-directory.ts';
 import { listUserTenants } from '../tenancy/tenants.ts';
@@ -72,9 +73,9 @@ async function userWithMemberships(db: Database, userId: string) {
 
 export async function identityRoutes(
   app: FastifyInstance,
-  { db, identity }: { db: Database; identity: Identity },
+  { db, identity, clock }: { db: Database; identity: Identity; clock: Clock },
 ) {
-  const tenants = new TenantDirectory(db);
+  const tenants = new TenantDirectory(db, clock);
   app.get(
     '/v1/me',
     {

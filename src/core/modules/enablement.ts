@@ -1,4 +1,5 @@
 import type { TSchema } from 'typebox';
+import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import { tenantTx } from '../db/tenant-tx.ts';
 import { AppError } from '../http/errors.ts';
@@ -32,12 +33,15 @@ export class ModuleEnablement {
   private readonly cache = new Map<string, { at: number; states: Map<string, ModuleState> }>();
   private readonly validatedConfigs = new WeakMap<ModuleState, unknown>();
 
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+  ) {}
 
   /** The states when the cache holds them fresh, else undefined (then call `states`). */
   cachedStates(tenantId: string): Map<string, ModuleState> | undefined {
     const hit = this.cache.get(tenantId);
-    return hit !== undefined && Date.now() - hit.at < TTL_MS ? hit.states : undefined;
+    return hit !== undefined && this.clock.now() - hit.at < TTL_MS ? hit.states : undefined;
   }
 
   async states(tenantId: string): Promise<Map<string, ModuleState>> {
@@ -50,7 +54,7 @@ export class ModuleEnablement {
     );
     const states = new Map(rows.map((r) => [r.module, { enabled: r.enabled, config: r.config }]));
     if (this.cache.size > 50_000) this.cache.clear();
-    this.cache.set(tenantId, { at: Date.now(), states });
+    this.cache.set(tenantId, { at: this.clock.now(), states });
     return states;
   }
 

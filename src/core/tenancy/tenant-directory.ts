@@ -1,3 +1,4 @@
+import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import { tenantTx } from '../db/tenant-tx.ts';
 
@@ -19,11 +20,14 @@ export class TenantDirectory {
   private readonly cache = new Map<string, { at: number; summary: TenantSummary | undefined }>();
   private readonly pending = new Map<string, Promise<TenantSummary | undefined>>();
 
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+  ) {}
 
   async summary(tenantId: string): Promise<TenantSummary | undefined> {
     const hit = this.cache.get(tenantId);
-    if (hit !== undefined && Date.now() - hit.at < TTL_MS) return hit.summary;
+    if (hit !== undefined && this.clock.now() - hit.at < TTL_MS) return hit.summary;
     let lookup = this.pending.get(tenantId);
     if (lookup === undefined) {
       lookup = this.load(tenantId).finally(() => this.pending.delete(tenantId));
@@ -43,7 +47,7 @@ export class TenantDirectory {
     const summary =
       row === undefined ? undefined : { id: row.id, name: row.name, workspaceType: row.workspace_type };
     if (this.cache.size >= MAX_ENTRIES) this.cache.clear();
-    this.cache.set(tenantId, { at: Date.now(), summary });
+    this.cache.set(tenantId, { at: this.clock.now(), summary });
     return summary;
   }
 }

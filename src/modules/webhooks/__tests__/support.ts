@@ -75,7 +75,7 @@ export function ctxFor(
     clock,
     events: new EventStore(new MemoryEventBus(), clock),
     registry: new ModuleRegistry(MODULES),
-    enablement: new ModuleEnablement(db),
+    enablement: new ModuleEnablement(db, clock),
     workers,
     groupCommit: new GroupCommits(),
     log: pino({ level: 'silent' }),
