@@ -43,6 +43,8 @@ export async function callTool(
     if (isAppError(error)) return errorResult(error);
     throw error;
   }
+  const roomRefusal = await scope.caller.roomRefusal(tool, input);
+  if (roomRefusal !== undefined) return errorResult(roomRefusal);
   if (tool.mode === 'confirm') {
     const gate = await confirmationGate({
       services: scope.services,

@@ -6,14 +6,12 @@ import { chatConfig } from './config.ts';
 import { changedMessage, lockMessage } from './message-change.ts';
 import type { ChatMessage } from './message-row.ts';
 import { checkText } from './moderation.ts';
-import { assertRoomAllowed } from './room-access.ts';
 
 /** Replaces the text and/or metadata of a message; its author (session) or the tenant (API key) may. */
 export async function editMessage(
   ctx: ServiceContext,
   input: Static<typeof EditMessageInput>,
 ): Promise<ChatMessage> {
-  assertRoomAllowed(ctx, input.roomId);
   if (input.text !== undefined) checkText(input.text, await chatConfig(ctx));
   return inTenant(ctx, async (tx, emit) => {
     const locked = await lockMessage(ctx, tx, input.roomId, input.messageId, { authorOnly: true });

@@ -1,7 +1,6 @@
 import type { Static } from 'typebox';
-import { roomLimit } from '../../../core/auth/principal.ts';
 import type { ServiceContext } from '../../../core/context.ts';
-import { Forbidden, ServiceUnavailable } from '../../../core/http/errors.ts';
+import { ServiceUnavailable } from '../../../core/http/errors.ts';
 import { roomKey } from '../../../core/realtime/index.ts';
 import { assertRoomExists } from '../../rooms/port.ts';
 import { memberView } from '../member.ts';
@@ -12,10 +11,6 @@ export async function listPresence(
   ctx: ServiceContext,
   input: Static<typeof PresenceRef>,
 ): Promise<Static<typeof MemberList>> {
-  const limitedTo = roomLimit(ctx.principal);
-  if (limitedTo !== undefined && limitedTo !== input.roomId) {
-    throw new Forbidden(`this session token is limited to room ${limitedTo}`);
-  }
   await assertRoomExists(ctx, input.roomId);
   const presence = ctx.realtime?.presence;
   if (presence === undefined) throw new ServiceUnavailable('presence is not running on this instance');

@@ -2,13 +2,11 @@ import type { Static } from 'typebox';
 import { inTenant, type ServiceContext } from '../../../core/context.ts';
 import { NotFound } from '../../../core/http/errors.ts';
 import type { Deleted, RoomRef } from '../schema.ts';
-import { assertRoomAllowed } from './room-access.ts';
 
 export async function deleteRoom(
   ctx: ServiceContext,
   input: Static<typeof RoomRef>,
 ): Promise<Static<typeof Deleted>> {
-  assertRoomAllowed(ctx, input.roomId);
   return inTenant(ctx, async (tx, emit) => {
     const { rowCount } = await tx.query('delete from rooms where id = $1', [input.roomId]);
     if (rowCount === 0) throw new NotFound('room', input.roomId);
