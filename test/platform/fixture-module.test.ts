@@ -3,11 +3,12 @@ import { after, before, describe, test } from 'node:test';
 import { MODULES } from '../../src/app.ts';
 import { bearer, connectSession, createApiKey, createTestTenant, type TestTenant } from '../factories.ts';
 import { type NotesHookLog, notesModule } from '../fixtures/notes-module/manifest.ts';
+import { notesSecurity } from '../fixtures/notes-module/security.ts';
 import { buildTestApp, call, type TestApp } from '../helper.ts';
 import { connect, mcpUrl, toolNames } from '../mcp/support.ts';
 import { TestClient } from '../realtime-gateway/client.ts';
 import { eventually } from '../support/eventually.ts';
-import { oneRoom, securitySuite } from '../support/security-suite.ts';
+import { securitySuite } from '../support/security-suite.ts';
 
 /**
  * A module that is not shipped (test/fixtures/notes-module: its own folder, added to the module list the
@@ -239,28 +240,4 @@ describe('a new module plugs in through its manifest alone', () => {
 });
 
 /** Its whole security coverage is one registration. */
-securitySuite({
-  module: 'notes',
-  sessionModules: ['rooms'],
-  app: { modules: [...MODULES, notesModule({ events: [], workerStarted: false, workerStopped: false })] },
-  setup: oneRoom,
-  routes: [
-    {
-      method: 'POST',
-      url: (r) => `/v1/rooms/${r.roomId}/notes`,
-      payload: () => ({ text: 'a note' }),
-      scope: 'notes:write',
-      sessions: false,
-      roomScoped: true,
-      namesRecords: true,
-    },
-    {
-      method: 'GET',
-      url: (r) => `/v1/rooms/${r.roomId}/notes`,
-      scope: 'notes:read',
-      sessions: true,
-      roomScoped: true,
-      namesRecords: true,
-    },
-  ],
-});
+securitySuite(notesSecurity);

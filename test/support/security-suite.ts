@@ -20,6 +20,8 @@ export interface SecuredRoute<Ids> {
   roomScoped: boolean;
   /** The path names records of the tenant: another tenant's credential gets 404 for them. */
   namesRecords: boolean;
+  /** What the owner's key gets on fresh records when it is not a 2xx (the record's state refuses it). */
+  control?: number;
 }
 
 /** A module's whole security coverage: how to make its records, and its routes. */
@@ -34,11 +36,25 @@ export interface SecurityRegistration<Ids> {
   app?: BuildOptions;
 }
 
+/** A registration, typed by its records (the identity: it only lets TypeScript infer `Ids`). */
+export function defineSecurity<Ids>(registration: SecurityRegistration<Ids>): SecurityRegistration<Ids> {
+  return registration;
+}
+
+/** The routes a registration covers, as `METHOD /path/{param}` like the OpenAPI document names them. */
+export function coveredOperations<Ids>(registration: SecurityRegistration<Ids>): string[] {
+  return registration.routes.map((route) => {
+    const placeholders = new Proxy({}, { get: (_target, key) => `{${String(key)}}` });
+    return `${route.method} ${route.url(placeholders as Ids).split('?')[0]}`;
+  });
+}
+
 /** A scope no module route requires: a key with only it is authenticated but holds nothing useful. */
 const UNRELATED_SCOPE = 'events:read';
 
 /**
- * The shared security suite: for every registered route, no credential -> 401 `unauthorized`; an API key
+ * The shared security suite: for every registered route, first a control (the owner's key gets a 2xx on
+ * fresh records), then: no credential -> 401 `unauthorized`; an API key
  * without the route's scope -> 403 `insufficient_scope`; the module disabled for the tenant -> 403
  * `module_disabled`; another tenant's credential on this tenant's records -> 404 `not_found`; a session
  * token not minted for the module -> 403 `insufficient_scope`; a session token limited to another room
@@ -93,6 +109,15 @@ export function securitySuite<Ids>(registration: SecurityRegistration<Ids>): voi
 
     for (const route of registration.routes) {
       describe(`${route.method} ${describeUrl(route)}`, () => {
+        // The control: with the right credential the route answers, so each refusal below is the check's.
+        test(`the owner's API key with ${route.scope}: ${route.control ?? '2xx'}`, async () => {
+          const res = await send(route, await registration.setup(t, owner), bearer(owner.apiKey));
+          const answered =
+            route.control === undefined
+              ? res.statusCode >= 200 && res.statusCode < 300
+              : res.statusCode === route.control;
+          assert.ok(answered, `${res.statusCode} ${res.body}`);
+        });
         test('no credential: 401 unauthorized', async () => {
           assert.equal(refusal(await send(route, ids, {})), '401 unauthorized');
         });
