@@ -34,6 +34,7 @@ export class RevocationList {
   /** Actor id -> time (ms) at or before which its session tokens are void. */
   private readonly actorCutoffs = new Map<string, Entry & { cutoff: number }>();
   private readonly keyListeners: ((keyId: string) => void)[] = [];
+  private readonly sessionListeners = new Set<() => void>();
   private timer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
   private lastCleanup = Date.now();
@@ -46,6 +47,15 @@ export class RevocationList {
 
   onApiKeyRevoked(listener: (keyId: string) => void): void {
     this.keyListeners.push(listener);
+  }
+
+  /**
+   * Called whenever session tokens were revoked (by id or by actor), on this instance at once and on the
+   * others at their next poll, so holders of long-lived connections can re-check theirs. Returns removal.
+   */
+  onSessionsRevoked(listener: () => void): () => void {
+    this.sessionListeners.add(listener);
+    return () => this.sessionListeners.delete(listener);
   }
 
   async start(): Promise<void> {
@@ -90,6 +100,9 @@ export class RevocationList {
         until: Math.max(known?.until ?? 0, untilMs),
       });
     } else if (kind === 'api_key') for (const listener of this.keyListeners) listener(subject);
+    if (kind === 'session' || kind === 'actor_sessions') {
+      for (const listener of this.sessionListeners) listener();
+    }
   }
 
   private prune(now: number): void {

@@ -56,6 +56,7 @@ export class Connection implements RealtimeConnection {
   lastHeardAt: number;
   private closing = false;
   private closeTimer: Timer | undefined;
+  private expiryTimer: Timer | undefined;
   private queue: Promise<void> = Promise.resolve();
   private queued = 0;
   private refusedInARow = 0;
@@ -136,10 +137,16 @@ export class Connection implements RealtimeConnection {
     this.closeTimer = this.clock.setTimeout(() => this.socket.terminate(), this.limits.closeGraceMs);
   }
 
+  /** Runs `expire` at `atMs` (the token's expiry) unless the connection closed before. */
+  expireAt(atMs: number, expire: () => void): void {
+    this.expiryTimer = this.clock.setTimeout(expire, Math.max(0, atMs - this.clock.now()));
+  }
+
   /** Called once the socket is closed either way. */
   closed(): void {
     this.closing = true;
     this.closeTimer?.cancel();
+    this.expiryTimer?.cancel();
   }
 
   /** The per-connection rate limit: each frame takes a token; a client that keeps pushing is flooding. */

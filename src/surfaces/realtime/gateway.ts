@@ -75,7 +75,7 @@ export class Gateway implements RealtimeHost {
     this.backplane = deps.backplane;
     this.limits = deps.limits;
     this.clock = deps.services.clock;
-    this.heartbeat = new Heartbeat(this, deps.identity);
+    this.heartbeat = new Heartbeat(this);
     this.caps = new ConnectionCaps(deps.limits.maxConnections, deps.limits.maxConnectionsPerActor);
     this.protocol = new Protocol(deps.modules);
     this.joins = deps.modules.flatMap(({ hooks }) => hooks.realtime?.join ?? []);
@@ -127,7 +127,28 @@ export class Gateway implements RealtimeHost {
 
   start(): void {
     this.stops.push(...startRelays(this));
+    // A revocation reaches this instance (at once where it was made, within a poll elsewhere): the
+    // sockets of the revoked tokens close now, not at the next heartbeat.
+    this.stops.push(
+      this.deps.identity.revocations.onSessionsRevoked(() => {
+        for (const connection of this.open) void this.checkSession(connection);
+      }),
+    );
     this.heartbeat.start();
+  }
+
+  /**
+   * Whether the connection's token is still good (not expired, not revoked): checked before every frame
+   * and whenever sessions are revoked. A token that is not closes the connection with 4401.
+   */
+  async checkSession(connection: Connection): Promise<boolean> {
+    try {
+      await this.deps.identity.sessions.verify(connection.session.token);
+      return true;
+    } catch {
+      connection.close(CLOSE.unauthorized, 'the session token expired or was revoked');
+      return false;
+    }
   }
 
   /**
@@ -169,6 +190,13 @@ export class Gateway implements RealtimeHost {
       return;
     }
     this.open.add(connection);
+    // The token's end is the connection's end: closed at `exp` even between heartbeats.
+    const { principal } = session;
+    if (principal.kind === 'session') {
+      connection.expireAt(principal.expiresAt, () =>
+        connection.close(CLOSE.unauthorized, 'the session token expired'),
+      );
+    }
     socket.on('message', (data, isBinary) => handleFrame(this, connection, data, isBinary));
     socket.on('pong', () => {
       connection.lastHeardAt = this.clock.now();

@@ -1,4 +1,3 @@
-import type { Identity } from '../../core/auth/identity.ts';
 import type { Timer } from '../../core/clock.ts';
 import { CLOSE } from './close-codes.ts';
 import type { Connection } from './connection.ts';
@@ -13,10 +12,7 @@ export class Heartbeat {
   private timer: Timer | undefined;
   private stopped = false;
 
-  constructor(
-    private readonly gateway: Gateway,
-    private readonly identity: Identity,
-  ) {}
+  constructor(private readonly gateway: Gateway) {}
 
   start(): void {
     if (this.stopped) return;
@@ -48,14 +44,8 @@ export class Heartbeat {
   }
 
   private async checkAccess(connection: Connection): Promise<void> {
-    const { token, tenantId } = connection.session;
-    try {
-      await this.identity.sessions.verify(token);
-    } catch {
-      connection.close(CLOSE.unauthorized, 'the session token expired or was revoked');
-      return;
-    }
-    const enabled = await this.gateway.services.enablement.enabledModules(tenantId);
+    if (!(await this.gateway.checkSession(connection))) return;
+    const enabled = await this.gateway.services.enablement.enabledModules(connection.session.tenantId);
     if (![...connection.modules].some((module) => enabled.has(module))) {
       connection.close(CLOSE.forbidden, 'the tenant disabled every module of this session token');
     }

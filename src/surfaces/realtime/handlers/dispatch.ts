@@ -84,6 +84,8 @@ async function runModuleFrame(
 
 async function run(gateway: Gateway, connection: Connection, parsed: ClientFrame): Promise<void> {
   if (!connection.isOpen) return;
+  // From the moment a revocation (or expiry) is known here, the token's frames are not acted on.
+  if (!(await gateway.checkSession(connection))) return;
   try {
     switch (parsed.kind) {
       case 'join':
