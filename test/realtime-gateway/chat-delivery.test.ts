@@ -64,10 +64,14 @@ describe('chat over the gateway', () => {
     assert.equal(message.author.externalId, 'test:bob');
     assert.deepEqual(message.metadata, { mood: 'happy' });
 
-    // A retry with the same clientId does not post twice.
+    // A retry with the same clientId does not post twice, and gets the first message back (no new change).
     sender.send({ type: 'chat.send', room, text: 'hi all', clientId: 'c-1' });
-    sender.send({ type: 'ping', ref: 'after-retry' });
-    await sender.waitFor((f) => f.ref === 'after-retry', 'pong');
+    const again = await sender.waitFor(
+      (f) => f.type === 'chat.message' && f !== own,
+      'the first message back',
+    );
+    assert.equal((again.message as { id: string }).id, (own.message as { id: string }).id);
+    assert.equal(again.changeSeq, undefined, 'a retry is not a change of the room');
     const listed = await call(t.app, {
       method: 'GET',
       url: `/v1/rooms/${room}/messages`,

@@ -21,6 +21,25 @@ before(async () => {
 after(async () => t.close());
 
 describe('presence over the gateway', () => {
+  test('two tabs of one actor joining at the same moment are announced once', async () => {
+    const tenant = await tenantWithRoom(t);
+    const room = tenant.roomId;
+    const watcher = await TestClient.connect(t.wsUrl, await sessionToken(t, tenant.apiKey));
+    await watcher.join(room);
+    const actorId = `test:twin-${Date.now()}`;
+    const token = await sessionToken(t, tenant.apiKey, { actorId });
+    const tabs = await Promise.all([TestClient.connect(t.wsUrl, token), TestClient.connect(t.wsUrl, token)]);
+    for (const [i, tab] of tabs.entries())
+      tab.send({ type: 'join', room, ref: 'twin', ...(i === 0 ? {} : { presence: { tab: i } }) });
+    await Promise.all(tabs.map((tab) => tab.waitFor((f) => f.type === 'joined', 'joined')));
+    // Everything the joins published has reached the watcher once its own later frame comes back.
+    watcher.send({ type: 'presence', room, state: { settled: true }, ref: 'settle' });
+    await watcher.waitForType('presence.update', (f) => memberOf(f).state.settled === true);
+    const joins = watcher.of('presence.join').filter((f) => memberOf(f).actor.externalId === actorId);
+    assert.equal(joins.length, 1, 'one presence.join for the actor');
+    await Promise.all([...tabs, watcher].map((c) => c.close()));
+  });
+
   test('two connections of one actor are one member with two connections; it leaves with the last', async () => {
     const tenant = await tenantWithRoom(t);
     const room = tenant.roomId;

@@ -176,6 +176,14 @@ async function writeGroup(group: readonly QueuedSend[]): Promise<ChatMessage[]> 
   return messages;
 }
 
+/** Messages a send answered with because they were sent before with its clientId (not posted again). */
+const retried = new WeakSet<ChatMessage>();
+
+/** Whether `sendMessage` answered with a message sent before (a retry), which makes no new change. */
+export function isRetry(message: ChatMessage): boolean {
+  return retried.has(message);
+}
+
 /** The message this author already sent with this clientId: a retry must not post twice. */
 async function sentBefore(ctx: ServiceContext, input: SendMessage): Promise<ChatMessage | undefined> {
   const externalId = actorOf(ctx.principal)?.externalId ?? input.actor?.id;
@@ -186,5 +194,8 @@ async function sentBefore(ctx: ServiceContext, input: SendMessage): Promise<Chat
     ),
   );
   const row = rows[0];
-  return row === undefined ? undefined : toMessage(row);
+  if (row === undefined) return undefined;
+  const message = toMessage(row);
+  retried.add(message);
+  return message;
 }
