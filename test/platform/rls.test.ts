@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { appMigrations } from '../../src/app.ts';
 import type { Database } from '../../src/core/db/database.ts';
 import { migrate } from '../../src/core/db/migrations.ts';
-import { SYSTEM_ROLE, systemTx, TENANT_ROLE, tenantTx } from '../../src/core/db/tenant-tx.ts';
+import { SYSTEM_ROLE, systemTx, TENANT_ROLE, tenantRead, tenantTx } from '../../src/core/db/tenant-tx.ts';
 import { newId } from '../../src/core/ids.ts';
 import { openDatabase } from '../../src/runtime.ts';
 import { createTenantOn } from '../factories.ts';
@@ -112,6 +112,41 @@ describe('row-level security guard', () => {
       tx.query<{ name: string }>('select name from tenants where id = $1', [b]),
     );
     assert.equal(after.rows[0]?.name, 'B');
+  });
+
+  test('single-statement tenant reads run as the tenant role and see their tenant only, whichever tenant a connection served before', async () => {
+    const tenants = [
+      await createTenantOn(db, 'R1'),
+      await createTenantOn(db, 'R2'),
+      await createTenantOn(db, 'R3'),
+    ];
+    // Interleaved and concurrent, so pooled connections go from one tenant to another.
+    const reads = Array.from({ length: 60 }, (_, i) => tenants[i % tenants.length] ?? '');
+    const seen = await Promise.all(
+      reads.map((tenantId) =>
+        tenantRead<{ ids: string[]; role: string }>(
+          db,
+          { tenantId },
+          'select array_agg(id) as ids, current_user as role from tenants',
+        ).then(({ rows }) => ({ tenantId, ...rows[0] })),
+      ),
+    );
+    for (const read of seen) {
+      assert.deepEqual(read.ids, [read.tenantId]);
+      assert.equal(read.role, TENANT_ROLE);
+    }
+    await assert.rejects(tenantRead(db, { tenantId: "x' or true --" }, 'select 1'), /not a tenant id/);
+    // A failed read leaves nothing behind: the next read of another tenant still sees only its own rows.
+    await assert.rejects(tenantRead(db, { tenantId: tenants[0] ?? '' }, 'select * from no_such_table'));
+    const next = await tenantRead<{ id: string }>(
+      db,
+      { tenantId: tenants[1] ?? '' },
+      'select id from tenants',
+    );
+    assert.deepEqual(
+      next.rows.map((r) => r.id),
+      [tenants[1]],
+    );
   });
 
   test('without a tenant set, the tenant role sees nothing', async () => {

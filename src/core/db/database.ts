@@ -22,6 +22,17 @@ export interface Database extends Queryable {
    */
   transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /**
+   * One statement as role `svc_tenant` with `svc.tenant_id` set to `tenantId` (row-level security sees
+   * that tenant only), outside an explicit transaction: on PostgreSQL one round trip on a connection that
+   * served the same tenant last (two otherwise), instead of BEGIN, the statement and COMMIT. For reads
+   * that are one statement; `tenantId` must be a checked tenant id (see `tenantTx`).
+   */
+  tenantQuery<Row = Record<string, unknown>>(
+    tenantId: string,
+    sql: string,
+    params?: readonly unknown[],
+  ): Promise<QueryResult<Row>>;
+  /**
    * A separate set of at most `max` connections for a background worker, so request load cannot starve
    * it of connections (and it cannot starve requests). Close it when the worker stops. On PGlite, with its
    * one in-process connection, this is the same database and closing it does nothing.

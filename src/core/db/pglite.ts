@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import type { Database, Queryable, QueryResult } from './database.ts';
+import { tenantSetup } from './tenant-tx.ts';
 
 function wrap(target: PGlite | Transaction): Queryable {
   return {
@@ -67,6 +68,12 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
       pg.transaction(async (tx) => {
         if (options?.setup !== undefined) await tx.exec(options.setup);
         return fn(wrap(tx));
+      }),
+    // One in-process connection: a read is its own short transaction (no round trips to save).
+    tenantQuery: (tenantId, sql, params) =>
+      pg.transaction(async (tx) => {
+        await tx.exec(tenantSetup(tenantId));
+        return wrap(tx).query(sql, params);
       }),
     withAdvisoryLock: (_key, fn) => fn(root),
     dedicated: async () => ({ ...db, close: async () => {} }),

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Database, Queryable, QueryResult } from './database.ts';
+import { TENANT_ROLE } from './tenant-tx.ts';
 
 // int8 (count(*), sums of minor units) as JS numbers: the service keeps values below 2^53.
 pg.types.setTypeParser(20, (value) => Number(value));
@@ -13,6 +14,51 @@ function wrap(client: pg.Pool | pg.PoolClient): Queryable {
     async exec(sql: string): Promise<void> {
       await client.query(sql);
     },
+  };
+}
+
+/**
+ * Connections that only ever serve single-statement tenant reads: each runs as `svc_tenant` for its whole
+ * life (set when it connects), and remembers which tenant `svc.tenant_id` holds, so a read for the same
+ * tenant is one round trip. A connection that errs is discarded, and with it what it remembered.
+ */
+function tenantReadPool(connectionString: string, max: number) {
+  const pool = new pg.Pool({
+    connectionString,
+    max,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: 5_000,
+  });
+  pool.on('error', () => {});
+  // Queued before any read on the new connection, so every read runs as svc_tenant.
+  pool.on('connect', (client) => {
+    client.query(`set role ${TENANT_ROLE}`).catch(() => {});
+  });
+  const tenantOf = new WeakMap<pg.PoolClient, string>();
+  return {
+    async query<Row>(
+      tenantId: string,
+      sql: string,
+      params: readonly unknown[] = [],
+    ): Promise<QueryResult<Row>> {
+      const client = await pool.connect();
+      let broken = false;
+      try {
+        if (tenantOf.get(client) !== tenantId) {
+          tenantOf.delete(client);
+          await client.query(`select set_config('svc.tenant_id', $1, false)`, [tenantId]);
+          tenantOf.set(client, tenantId);
+        }
+        const result = await client.query(sql, params as unknown[]);
+        return { rows: result.rows as Row[], rowCount: result.rowCount ?? result.rows.length };
+      } catch (error) {
+        broken = true;
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    },
+    close: () => pool.end(),
   };
 }
 
@@ -30,6 +76,7 @@ export async function openPostgres(
   pool.on('error', () => {});
   const root = wrap(pool);
   await root.query('select 1');
+  const reads = tenantReadPool(connectionString, Math.max(2, Math.ceil((options.max ?? 20) / 2)));
 
   async function onClient<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await pool.connect();
@@ -62,6 +109,7 @@ export async function openPostgres(
           throw error;
         }
       }),
+    tenantQuery: (tenantId, sql, params) => reads.query(tenantId, sql, params),
     dedicated: (dedicatedOptions) => openPostgres(connectionString, dedicatedOptions),
     withAdvisoryLock: (key, fn) =>
       onClient(async (client) => {
@@ -75,7 +123,7 @@ export async function openPostgres(
     async close() {
       if (closed) return;
       closed = true;
-      await pool.end();
+      await Promise.all([pool.end(), reads.close()]);
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { Database, Queryable } from './database.ts';
+import type { Database, Queryable, QueryResult } from './database.ts';
 
 /**
  * Row-level security is the backstop for tenancy: tenant tables answer only rows whose `tenant_id` equals
@@ -15,15 +15,38 @@ export interface TenantScope {
 /** Tenant ids are `ten_` plus base32; anything else never reaches SQL text. */
 const SAFE_TENANT_ID = /^[A-Za-z0-9_]{1,64}$/;
 
+/** The statement that makes a transaction the tenant's (simple protocol: the id is inlined, so checked). */
+export function tenantSetup(tenantId: string): string {
+  if (!SAFE_TENANT_ID.test(tenantId)) throw new Error(`not a tenant id: ${JSON.stringify(tenantId)}`);
+  return `select set_config('role', '${TENANT_ROLE}', true), set_config('svc.tenant_id', '${tenantId}', true)`;
+}
+
 /** One transaction, run as `svc_tenant` with the tenant set: every query inside sees one tenant only. */
 export function tenantTx<T>(db: Database, scope: TenantScope, fn: (tx: Queryable) => Promise<T>): Promise<T> {
-  if (!SAFE_TENANT_ID.test(scope.tenantId)) {
-    return Promise.reject(new Error(`tenantTx: not a tenant id: ${JSON.stringify(scope.tenantId)}`));
+  let setup: string;
+  try {
+    setup = tenantSetup(scope.tenantId);
+  } catch (error) {
+    return Promise.reject(error);
   }
-  // Sent with BEGIN in one round trip (simple protocol, so the id is inlined; checked above).
-  return db.transaction(fn, {
-    setup: `select set_config('role', '${TENANT_ROLE}', true), set_config('svc.tenant_id', '${scope.tenantId}', true)`,
-  });
+  // Sent with BEGIN in one round trip.
+  return db.transaction(fn, { setup });
+}
+
+/**
+ * One read statement in the tenant, as `tenantTx` would run it but without BEGIN and COMMIT around it
+ * (see `Database.tenantQuery`): for verbs whose read is a single statement.
+ */
+export function tenantRead<Row>(
+  db: Database,
+  scope: TenantScope,
+  sql: string,
+  params: readonly unknown[] = [],
+): Promise<QueryResult<Row>> {
+  if (!SAFE_TENANT_ID.test(scope.tenantId)) {
+    return Promise.reject(new Error(`tenantRead: not a tenant id: ${JSON.stringify(scope.tenantId)}`));
+  }
+  return db.tenantQuery<Row>(scope.tenantId, sql, params);
 }
 
 export interface SystemTxOptions {

@@ -1,5 +1,5 @@
 import { inTenant, type ServiceContext } from '../context.ts';
-import { tenantTx } from '../db/tenant-tx.ts';
+import { tenantRead } from '../db/tenant-tx.ts';
 import { decodeCursor, encodeCursor, likePrefix } from '../http/cursor.ts';
 import { InvalidRequest, NotFound } from '../http/errors.ts';
 import { type EventRow, toEvent } from './store.ts';
@@ -38,9 +38,10 @@ export async function listEvents(ctx: ServiceContext, input: ListEventsInput): P
   const type = input.type;
   const exact = type !== undefined && !type.endsWith('.*') ? type : null;
   const prefix = type?.endsWith('.*') === true ? likePrefix(type.slice(0, -1)) : null;
-  const { rows } = await tenantTx(ctx.db, { tenantId: ctx.tenantId }, (tx) =>
-    tx.query<EventRow>(
-      `select ${COLUMNS} from events
+  const { rows } = await tenantRead<EventRow>(
+    ctx.db,
+    { tenantId: ctx.tenantId },
+    `select ${COLUMNS} from events
         where ($1::text is null or type = $1)
           and ($2::text is null or type like $2)
           and ($3::timestamptz is null or created_at >= $3)
@@ -48,8 +49,7 @@ export async function listEvents(ctx: ServiceContext, input: ListEventsInput): P
           and ($5::text is null or (case when $6 = 'desc' then id < $5 else id > $5 end))
         order by id ${order === 'desc' ? 'desc' : 'asc'}
         limit $7`,
-      [exact, prefix, input.since ?? null, input.until ?? null, cursor?.after ?? null, order, limit + 1],
-    ),
+    [exact, prefix, input.since ?? null, input.until ?? null, cursor?.after ?? null, order, limit + 1],
   );
   const page = rows.slice(0, limit).map(toEvent);
   const last = page.at(-1);
@@ -60,8 +60,11 @@ export async function listEvents(ctx: ServiceContext, input: ListEventsInput): P
 }
 
 export async function getEvent(ctx: ServiceContext, id: string): Promise<TenantEvent> {
-  const { rows } = await tenantTx(ctx.db, { tenantId: ctx.tenantId }, (tx) =>
-    tx.query<EventRow>(`select ${COLUMNS} from events where id = $1`, [id]),
+  const { rows } = await tenantRead<EventRow>(
+    ctx.db,
+    { tenantId: ctx.tenantId },
+    `select ${COLUMNS} from events where id = $1`,
+    [id],
   );
   const row = rows[0];
   if (row === undefined) throw new NotFound('event', id);

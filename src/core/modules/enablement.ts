@@ -1,7 +1,7 @@
 import type { TSchema } from 'typebox';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
-import { tenantTx } from '../db/tenant-tx.ts';
+import { tenantRead } from '../db/tenant-tx.ts';
 import { AppError } from '../http/errors.ts';
 import type { TenantSetupStep } from '../tenancy/tenants.ts';
 import { validated } from './validate.ts';
@@ -47,10 +47,10 @@ export class ModuleEnablement {
   async states(tenantId: string): Promise<Map<string, ModuleState>> {
     const hit = this.cachedStates(tenantId);
     if (hit !== undefined) return hit;
-    const { rows } = await tenantTx(this.db, { tenantId }, (tx) =>
-      tx.query<{ module: string; enabled: boolean; config: Record<string, unknown> }>(
-        'select module, enabled, config from tenant_modules',
-      ),
+    const { rows } = await tenantRead<{ module: string; enabled: boolean; config: Record<string, unknown> }>(
+      this.db,
+      { tenantId },
+      'select module, enabled, config from tenant_modules',
     );
     const states = new Map(rows.map((r) => [r.module, { enabled: r.enabled, config: r.config }]));
     if (this.cache.size > 50_000) this.cache.clear();

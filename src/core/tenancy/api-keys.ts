@@ -1,6 +1,6 @@
 import { generateApiKey } from '../auth/api-key-format.ts';
 import type { TenantContext } from '../context.ts';
-import { tenantTx } from '../db/tenant-tx.ts';
+import { tenantRead, tenantTx } from '../db/tenant-tx.ts';
 import { InvalidRequest, NotFound } from '../http/errors.ts';
 import { newId } from '../ids.ts';
 
@@ -99,8 +99,10 @@ export async function createApiKey(
 }
 
 export async function listApiKeys(ctx: TenantContext): Promise<ApiKeyRecord[]> {
-  const { rows } = await tenantTx(ctx.db, { tenantId: ctx.tenantId }, (tx) =>
-    tx.query<ApiKeyRow>(`select ${COLUMNS} from api_keys order by created_at desc, id desc`),
+  const { rows } = await tenantRead<ApiKeyRow>(
+    ctx.db,
+    { tenantId: ctx.tenantId },
+    `select ${COLUMNS} from api_keys order by created_at desc, id desc`,
   );
   return rows.map(toApiKey);
 }

@@ -1,6 +1,6 @@
 import { generateProductKey } from '../auth/api-key-format.ts';
 import type { TenantContext } from '../context.ts';
-import { tenantTx } from '../db/tenant-tx.ts';
+import { tenantRead, tenantTx } from '../db/tenant-tx.ts';
 import { NotFound } from '../http/errors.ts';
 import { newId } from '../ids.ts';
 
@@ -46,10 +46,10 @@ export async function createProductKey(
 }
 
 export async function listProductKeys(ctx: TenantContext): Promise<ProductKeyRecord[]> {
-  const { rows } = await tenantTx(ctx.db, { tenantId: ctx.tenantId }, (tx) =>
-    tx.query<Row>(
-      'select id, name, key, created_at, revoked_at from product_keys order by created_at desc, id desc',
-    ),
+  const { rows } = await tenantRead<Row>(
+    ctx.db,
+    { tenantId: ctx.tenantId },
+    'select id, name, key, created_at, revoked_at from product_keys order by created_at desc, id desc',
   );
   return rows.map(toRecord);
 }

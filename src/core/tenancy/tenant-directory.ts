@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
-import { tenantTx } from '../db/tenant-tx.ts';
+import { tenantRead } from '../db/tenant-tx.ts';
 
 export interface TenantSummary {
   id: string;
@@ -37,11 +37,11 @@ export class TenantDirectory {
   }
 
   private async load(tenantId: string): Promise<TenantSummary | undefined> {
-    const { rows } = await tenantTx(this.db, { tenantId }, (tx) =>
-      tx.query<{ id: string; name: string; workspace_type: string }>(
-        'select id, name, workspace_type from tenants where id = $1',
-        [tenantId],
-      ),
+    const { rows } = await tenantRead<{ id: string; name: string; workspace_type: string }>(
+      this.db,
+      { tenantId },
+      'select id, name, workspace_type from tenants where id = $1',
+      [tenantId],
     );
     const row = rows[0];
     const summary =

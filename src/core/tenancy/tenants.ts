@@ -1,5 +1,5 @@
 import type { Database } from '../db/database.ts';
-import { systemTx, tenantTx } from '../db/tenant-tx.ts';
+import { systemTx, tenantRead, tenantTx } from '../db/tenant-tx.ts';
 import { newId } from '../ids.ts';
 import type { Role, WorkspaceType } from './roles.ts';
 
@@ -52,8 +52,11 @@ export async function createTenant(
 }
 
 export async function getTenant(db: Database, tenantId: string): Promise<TenantRecord | undefined> {
-  const { rows } = await tenantTx(db, { tenantId }, (tx) =>
-    tx.query<TenantRow>('select id, name, workspace_type, created_at from tenants where id = $1', [tenantId]),
+  const { rows } = await tenantRead<TenantRow>(
+    db,
+    { tenantId },
+    'select id, name, workspace_type, created_at from tenants where id = $1',
+    [tenantId],
   );
   return rows[0] === undefined ? undefined : toTenant(rows[0]);
 }
@@ -80,8 +83,11 @@ export async function membershipRole(
   tenantId: string,
   userId: string,
 ): Promise<Role | undefined> {
-  const { rows } = await tenantTx(db, { tenantId }, (tx) =>
-    tx.query<{ role: Role }>('select role from memberships where user_id = $1', [userId]),
+  const { rows } = await tenantRead<{ role: Role }>(
+    db,
+    { tenantId },
+    'select role from memberships where user_id = $1',
+    [userId],
   );
   return rows[0]?.role;
 }

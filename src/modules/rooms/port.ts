@@ -1,5 +1,5 @@
 import type { ServiceContext } from '../../core/context.ts';
-import { tenantTx } from '../../core/db/tenant-tx.ts';
+import { tenantRead } from '../../core/db/tenant-tx.ts';
 import { NotFound } from '../../core/http/errors.ts';
 
 /**
@@ -11,8 +11,8 @@ export async function assertRoomExists(
   ctx: Pick<ServiceContext, 'db' | 'tenantId'>,
   roomId: string,
 ): Promise<void> {
-  const { rows } = await tenantTx(ctx.db, { tenantId: ctx.tenantId }, (tx) =>
-    tx.query('select 1 from rooms where id = $1', [roomId]),
-  );
+  const { rows } = await tenantRead(ctx.db, { tenantId: ctx.tenantId }, 'select 1 from rooms where id = $1', [
+    roomId,
+  ]);
   if (rows.length === 0) throw new NotFound('room', roomId);
 }

@@ -1,5 +1,5 @@
 import type { Database } from '../../core/db/database.ts';
-import { tenantTx } from '../../core/db/tenant-tx.ts';
+import { tenantRead, tenantTx } from '../../core/db/tenant-tx.ts';
 import type { ActionDefinition } from '../../core/modules/manifest.ts';
 
 /**
@@ -28,11 +28,11 @@ export interface StoredPolicy {
 }
 
 export async function readPolicy(db: Database, tenantId: string): Promise<StoredPolicy> {
-  const { rows } = await tenantTx(db, { tenantId }, (tx) =>
-    tx.query<{ confirm: ConfirmPolicy; updated_at: Date }>(
-      'select confirm, updated_at from mcp_policies where tenant_id = $1',
-      [tenantId],
-    ),
+  const { rows } = await tenantRead<{ confirm: ConfirmPolicy; updated_at: Date }>(
+    db,
+    { tenantId },
+    'select confirm, updated_at from mcp_policies where tenant_id = $1',
+    [tenantId],
   );
   const row = rows[0];
   if (row === undefined) return { confirm: DEFAULT_CONFIRM_POLICY, updatedAt: null };

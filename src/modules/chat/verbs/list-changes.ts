@@ -1,5 +1,5 @@
 import type { ServiceContext } from '../../../core/context.ts';
-import { tenantTx } from '../../../core/db/tenant-tx.ts';
+import { tenantRead } from '../../../core/db/tenant-tx.ts';
 import type { ChangeKind } from './message-change.ts';
 import { type ChatMessage, MESSAGE_SELECT, type MessageRow, toMessage } from './message-row.ts';
 
@@ -29,14 +29,14 @@ export async function readChanges(
   ctx: ServiceContext,
   input: { roomId: string; after: number; limit: number },
 ): Promise<{ data: StoredChange[]; hasMore: boolean }> {
-  const { rows } = await tenantTx(ctx.db, { tenantId: ctx.tenantId }, (tx) =>
-    tx.query<ChangeRow>(
-      `select c.change_seq, c.kind as change_kind, c.revision as change_revision, ${MESSAGE_SELECT}
+  const { rows } = await tenantRead<ChangeRow>(
+    ctx.db,
+    { tenantId: ctx.tenantId },
+    `select c.change_seq, c.kind as change_kind, c.revision as change_revision, ${MESSAGE_SELECT}
          join chat_changes c on c.tenant_id = m.tenant_id and c.message_id = m.id
         where c.room_id = $1 and c.change_seq > $2
         order by c.change_seq limit $3`,
-      [input.roomId, input.after, input.limit + 1],
-    ),
+    [input.roomId, input.after, input.limit + 1],
   );
   const data = rows.slice(0, input.limit).map((row) => ({
     changeSeq: Number(row.change_seq),

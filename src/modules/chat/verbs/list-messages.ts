@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
-import { tenantTx } from '../../../core/db/tenant-tx.ts';
+import { tenantRead } from '../../../core/db/tenant-tx.ts';
 import { assertRoomExists } from '../../rooms/port.ts';
 import type { ListMessagesInput, MessagePage } from '../schema.ts';
 import { MESSAGE_SELECT, type MessageRow, toMessage } from './message-row.ts';
@@ -25,15 +25,15 @@ export async function readPage(
 ): Promise<Static<typeof MessagePage>> {
   const limit = input.limit ?? 50;
   const forward = input.after !== undefined;
-  const { rows } = await tenantTx(ctx.db, { tenantId: ctx.tenantId }, (tx) =>
-    tx.query<MessageRow>(
-      `select ${MESSAGE_SELECT}
+  const { rows } = await tenantRead<MessageRow>(
+    ctx.db,
+    { tenantId: ctx.tenantId },
+    `select ${MESSAGE_SELECT}
         where m.room_id = $1
           and ($2::bigint is null or m.seq > $2)
           and ($3::bigint is null or m.seq < $3)
         order by m.seq ${forward ? 'asc' : 'desc'} limit $4`,
-      [input.roomId, input.after ?? null, input.before ?? null, limit + 1],
-    ),
+    [input.roomId, input.after ?? null, input.before ?? null, limit + 1],
   );
   const page = rows.slice(0, limit).map(toMessage);
   if (!forward) page.reverse();

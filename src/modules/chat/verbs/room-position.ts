@@ -1,5 +1,5 @@
 import type { ServiceContext } from '../../../core/context.ts';
-import { tenantTx } from '../../../core/db/tenant-tx.ts';
+import { tenantRead } from '../../../core/db/tenant-tx.ts';
 
 /** Where a room's chat stands: its newest message and its newest change (both 0 before the first). */
 export interface RoomPosition {
@@ -8,11 +8,11 @@ export interface RoomPosition {
 }
 
 export async function roomPosition(ctx: ServiceContext, roomId: string): Promise<RoomPosition> {
-  const { rows } = await tenantTx(ctx.db, { tenantId: ctx.tenantId }, (tx) =>
-    tx.query<{ last_seq: number | string; last_change: number | string }>(
-      'select last_seq, last_change from chat_room_seq where room_id = $1',
-      [roomId],
-    ),
+  const { rows } = await tenantRead<{ last_seq: number | string; last_change: number | string }>(
+    ctx.db,
+    { tenantId: ctx.tenantId },
+    'select last_seq, last_change from chat_room_seq where room_id = $1',
+    [roomId],
   );
   const row = rows[0];
   return { seq: Number(row?.last_seq ?? 0), changeSeq: Number(row?.last_change ?? 0) };
@@ -24,13 +24,13 @@ export async function roomPosition(ctx: ServiceContext, roomId: string): Promise
  * the newest message before it that has one, which can only resend changes, never skip them.
  */
 export async function changeOfMessage(ctx: ServiceContext, roomId: string, seq: number): Promise<number> {
-  const { rows } = await tenantTx(ctx.db, { tenantId: ctx.tenantId }, (tx) =>
-    tx.query<{ created_change: number | string }>(
-      `select created_change from chat_messages
+  const { rows } = await tenantRead<{ created_change: number | string }>(
+    ctx.db,
+    { tenantId: ctx.tenantId },
+    `select created_change from chat_messages
         where room_id = $1 and seq <= $2 and created_change is not null
         order by seq desc limit 1`,
-      [roomId, seq],
-    ),
+    [roomId, seq],
   );
   return Number(rows[0]?.created_change ?? 0);
 }

@@ -3,7 +3,7 @@ import { actorOf } from '../../../core/auth/principal.ts';
 import { type ServiceContext, traceMetadata } from '../../../core/context.ts';
 import { PG_ERROR, pgErrorCode } from '../../../core/db/database.ts';
 import type { GroupWriter } from '../../../core/db/group-commit.ts';
-import { tenantTx } from '../../../core/db/tenant-tx.ts';
+import { tenantRead, tenantTx } from '../../../core/db/tenant-tx.ts';
 import { EventBatch } from '../../../core/events/store.ts';
 import { NotFound } from '../../../core/http/errors.ts';
 import { newId } from '../../../core/ids.ts';
@@ -187,11 +187,11 @@ export function isRetry(message: ChatMessage): boolean {
 /** The message this author already sent with this clientId: a retry must not post twice. */
 async function sentBefore(ctx: ServiceContext, input: SendMessage): Promise<ChatMessage | undefined> {
   const externalId = actorOf(ctx.principal)?.externalId ?? input.actor?.id;
-  const { rows } = await tenantTx(ctx.db, { tenantId: ctx.tenantId }, (tx) =>
-    tx.query<MessageRow>(
-      `select ${MESSAGE_SELECT} where m.room_id = $1 and m.client_id = $2 and a.external_id = $3`,
-      [input.roomId, input.clientId, externalId],
-    ),
+  const { rows } = await tenantRead<MessageRow>(
+    ctx.db,
+    { tenantId: ctx.tenantId },
+    `select ${MESSAGE_SELECT} where m.room_id = $1 and m.client_id = $2 and a.external_id = $3`,
+    [input.roomId, input.clientId, externalId],
   );
   const row = rows[0];
   if (row === undefined) return undefined;

@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
-import { tenantTx } from '../../../core/db/tenant-tx.ts';
+import { tenantRead } from '../../../core/db/tenant-tx.ts';
 import { NotFound } from '../../../core/http/errors.ts';
 import type { Room, RoomRef } from '../schema.ts';
 import { ROOM_COLUMNS, type RoomRow, toRoom } from './room-row.ts';
@@ -9,8 +9,11 @@ export async function getRoom(
   ctx: ServiceContext,
   input: Static<typeof RoomRef>,
 ): Promise<Static<typeof Room>> {
-  const { rows } = await tenantTx(ctx.db, { tenantId: ctx.tenantId }, (tx) =>
-    tx.query<RoomRow>(`select ${ROOM_COLUMNS} from rooms where id = $1`, [input.roomId]),
+  const { rows } = await tenantRead<RoomRow>(
+    ctx.db,
+    { tenantId: ctx.tenantId },
+    `select ${ROOM_COLUMNS} from rooms where id = $1`,
+    [input.roomId],
   );
   const row = rows[0];
   if (row === undefined) throw new NotFound('room', input.roomId);

@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import { roomLimit } from '../../../core/auth/principal.ts';
 import type { ServiceContext } from '../../../core/context.ts';
-import { tenantTx } from '../../../core/db/tenant-tx.ts';
+import { tenantRead } from '../../../core/db/tenant-tx.ts';
 import { decodeCursor, encodeCursor } from '../../../core/http/cursor.ts';
 import { InvalidRequest } from '../../../core/http/errors.ts';
 import type { ListRoomsInput, RoomPage } from '../schema.ts';
@@ -20,16 +20,25 @@ export async function listRooms(
       { field: '/querystring/cursor', message: 'is not a valid cursor', code: 'invalid_cursor' },
     ]);
   }
-  const { rows } = await tenantTx(ctx.db, { tenantId: ctx.tenantId }, (tx) =>
-    tx.query<RoomRow>(
-      `select ${ROOM_COLUMNS} from rooms r
-        where ($1::bigint is null or r.seq < $1)
-          and ($2::text is null or r.id = $2)
-          and not exists (select 1 from jsonb_each_text($3::jsonb) f
-                           where (r.metadata ->> f.key) is distinct from f.value)
-        order by r.seq desc limit $4`,
-      [after ?? null, roomLimit(ctx.principal) ?? null, JSON.stringify(input.metadata ?? {}), limit + 1],
-    ),
+  // Only the filters asked for go into the statement, so the plain case is a backward scan of the
+  // tenant's (tenant_id, seq) index that stops after limit + 1 rows.
+  const params: unknown[] = [limit + 1];
+  const where: string[] = [];
+  const bind = (value: unknown) => `$${params.push(value)}`;
+  if (after !== undefined) where.push(`r.seq < ${bind(after)}::bigint`);
+  const onlyRoom = roomLimit(ctx.principal);
+  if (onlyRoom !== undefined) where.push(`r.id = ${bind(onlyRoom)}`);
+  if (input.metadata !== undefined && Object.keys(input.metadata).length > 0) {
+    where.push(`not exists (select 1 from jsonb_each_text(${bind(JSON.stringify(input.metadata))}::jsonb) f
+                             where (r.metadata ->> f.key) is distinct from f.value)`);
+  }
+  const { rows } = await tenantRead<RoomRow>(
+    ctx.db,
+    { tenantId: ctx.tenantId },
+    `select ${ROOM_COLUMNS} from rooms r
+      ${where.length === 0 ? '' : `where ${where.join(' and ')}`}
+      order by r.seq desc limit $1`,
+    params,
   );
   const page = rows.slice(0, limit);
   const last = page.at(-1);
