@@ -92,6 +92,12 @@ describe('chat over the gateway', () => {
     assert.equal(refused.code, 'invalid_request');
     assert.equal((refused.details as { code: string }[])[0]?.code, 'blocked_word');
 
+    // Text the database cannot store is refused as the frame it came in, never an internal error.
+    sender.send({ type: 'chat.send', room, text: 'a\u0000b', ref: 'nul' });
+    const nul = await sender.waitFor((f) => f.ref === 'nul', 'the NUL refusal');
+    assert.equal(nul.code, 'invalid_frame');
+    assert.equal((nul.details as { code: string }[])[0]?.code, 'invalid_character');
+
     sender.send({ type: 'chat.send', room: 'not-joined', text: 'x', ref: 'nj' });
     assert.equal((await sender.waitFor((f) => f.ref === 'nj', 'not joined')).code, 'not_joined');
     await sender.close();

@@ -15,7 +15,8 @@ const KEY = /^svc_(live|test)_([0-9a-z]{12})_([A-Za-z0-9_-]{43})$/;
 const PREFIX_ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 
 export function looksLikeApiKey(value: string): boolean {
-  return value.startsWith('svc_');
+  // Case-insensitively: a key mangled to upper case is still meant as an API key, and refused as one.
+  return value.slice(0, 4).toLowerCase() === 'svc_';
 }
 
 export function parseApiKey(value: string): ParsedApiKey | undefined {

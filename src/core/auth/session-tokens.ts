@@ -61,6 +61,45 @@ interface VerifiedSession {
   verifiedAt: number;
 }
 
+const TENANT_ID = /^[A-Za-z0-9_]{1,64}$/;
+const isActorType = (value: unknown): value is ActorRef['type'] =>
+  value === 'end_user' || value === 'guest' || value === 'agent';
+
+const isText = (value: unknown): value is string => typeof value === 'string' && value.length <= 512;
+const isTextList = (value: unknown): value is string[] => Array.isArray(value) && value.every(isText);
+/** Seconds since the epoch that stay exact as milliseconds. */
+const isTime = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value > 0 && Number.isSafeInteger(value * 1000);
+
+/**
+ * The claims of a token whose signature verified, when they have the shape this service mints: a token
+ * signed with our key but shaped otherwise (a bug, or a key used elsewhere) is refused as any bad token.
+ */
+function checkedClaims(
+  payload: Record<string, unknown>,
+): (SessionClaims & { jti: string; iat: number; exp: number }) | undefined {
+  const { tid, act, mods, room, scp, iat_ms, jti, iat, exp } = payload;
+  if (typeof tid !== 'string' || !TENANT_ID.test(tid)) return undefined;
+  if (typeof act !== 'object' || act === null || Array.isArray(act)) return undefined;
+  const actor: Record<string, unknown> = { ...act };
+  if (!isText(actor.id) || !isText(actor.ext) || !isText(actor.idp)) return undefined;
+  if (!isActorType(actor.type)) return undefined;
+  if (!isTextList(mods) || !isTextList(scp) || (room !== undefined && !isText(room))) return undefined;
+  if (!isText(jti) || !isTime(iat) || !isTime(exp)) return undefined;
+  if (iat_ms !== undefined && !(typeof iat_ms === 'number' && Number.isSafeInteger(iat_ms))) return undefined;
+  return {
+    tid,
+    act: { id: actor.id, type: actor.type, ext: actor.ext, idp: actor.idp },
+    mods,
+    ...(room === undefined ? {} : { room }),
+    scp,
+    iat_ms: typeof iat_ms === 'number' ? iat_ms : iat * 1000,
+    jti,
+    iat,
+    exp,
+  };
+}
+
 function invalid(reason: string): AppError {
   return new AppError('invalid_token', `session token rejected: ${reason}`);
 }
@@ -151,7 +190,8 @@ export class SessionTokens {
     } catch (error) {
       throw invalid((error as { code?: string }).code === 'ERR_JWT_EXPIRED' ? 'expired' : 'not verifiable');
     }
-    const claims = payload as unknown as SessionClaims & { jti: string; iat: number; exp: number };
+    const claims = checkedClaims(payload);
+    if (claims === undefined) throw invalid('its claims are not the ones this service issues');
     const verified: VerifiedSession = {
       // Frozen: every request with this token shares it.
       principal: Object.freeze({
@@ -169,7 +209,7 @@ export class SessionTokens {
         sessionId: claims.jti,
         expiresAt: claims.exp * 1000,
       }),
-      issuedAtMs: typeof claims.iat_ms === 'number' ? claims.iat_ms : claims.iat * 1000,
+      issuedAtMs: claims.iat_ms,
       exp: claims.exp,
       verifiedAt: now,
     };

@@ -1,6 +1,8 @@
 import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
 import type { Config } from '../../config.ts';
-import { ServiceUnavailable } from './errors.ts';
+import { clientErrorHandler } from './error-handler.ts';
+import { InvalidRequest, ServiceUnavailable } from './errors.ts';
+import { jsonProblem, textProblem } from './json-safety.ts';
 import { requestIdFrom, type TraceContext, traceFrom } from './request-id.ts';
 import { installValidation } from './validation.ts';
 
@@ -9,6 +11,48 @@ declare module 'fastify' {
     readonly trace: TraceContext;
     traceContext: TraceContext | undefined;
   }
+}
+
+/**
+ * Every JSON body, path parameter and query value is refused with 400 before any route sees it when it
+ * nests deeper than MAX_JSON_DEPTH or holds text the database cannot store (NUL, lone surrogates), so
+ * no route can fail on such input with a 500, whatever it does with it.
+ */
+function installStorableInput(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    parseJson(request, typeof body === 'string' ? body : body.toString('utf8'), (error, value) => {
+      if (error !== null) return done(error, undefined);
+      const problem = jsonProblem(value, '/body');
+      if (problem !== undefined) {
+        return done(
+          new InvalidRequest(`invalid request: ${problem.field} ${problem.message}`, [problem]),
+          undefined,
+        );
+      }
+      done(null, value);
+    });
+  });
+  app.addHook('preValidation', (request, _reply, done) => {
+    for (const [part, values] of [
+      ['params', request.params],
+      ['querystring', request.query],
+    ] as const) {
+      if (typeof values !== 'object' || values === null) continue;
+      for (const [key, value] of Object.entries(values)) {
+        for (const text of Array.isArray(value) ? value : [value]) {
+          const problem = typeof text === 'string' ? textProblem(text, `/${part}/${key}`) : undefined;
+          if (problem !== undefined) {
+            return done(
+              new InvalidRequest(`invalid request: ${problem.field} ${problem.message}`, [problem]),
+            );
+          }
+        }
+      }
+    }
+    done();
+  });
 }
 
 /**
@@ -26,11 +70,13 @@ export function createServer(config: Config): FastifyInstance {
     }),
     // Refused during shutdown by the hook below, so the 503 has the service's error shape.
     return503OnClosing: false,
+    clientErrorHandler,
   });
 
   installValidation(app);
   // JSON only: any other body type answers 415.
   app.removeContentTypeParser('text/plain');
+  installStorableInput(app);
   // Parsed (or started) on first use: most requests never record an event or send a webhook.
   app.decorateRequest('traceContext', undefined);
   app.decorateRequest('trace', {

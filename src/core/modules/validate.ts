@@ -3,6 +3,7 @@ import addFormats from 'ajv-formats';
 import type { TSchema } from 'typebox';
 import { type AjvIssue, detailsFromValidation } from '../http/error-handler.ts';
 import { InvalidRequest } from '../http/errors.ts';
+import { withSafeNumbers } from '../http/validation.ts';
 
 // The same options Fastify validates route input with, so an action refuses exactly what its route does.
 const ajv = new Ajv({
@@ -19,7 +20,7 @@ const compiled = new WeakMap<object, ValidateFunction>();
 function validatorFor(schema: TSchema): ValidateFunction {
   let validate = compiled.get(schema);
   if (validate === undefined) {
-    validate = ajv.compile(schema);
+    validate = ajv.compile(withSafeNumbers(schema));
     compiled.set(schema, validate);
   }
   return validate;

@@ -7,6 +7,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { tenantPrincipal } from '../../core/auth/principal.ts';
 import type { Services } from '../../core/context.ts';
+import { InvalidRequest } from '../../core/http/errors.ts';
+import { jsonProblem } from '../../core/http/json-safety.ts';
 import { securityFor } from '../../core/http/openapi.ts';
 import type { ToolCallScope } from './call-tool.ts';
 import { McpCaller } from './caller.ts';
@@ -58,9 +60,25 @@ export async function mcpTransportRoutes(app: FastifyInstance, services: Service
   );
   app.addHook('onClose', () => modern.close());
 
-  // The SDK parses the body, so its protocol errors (parse error, wrong media type) are JSON-RPC ones.
+  // The SDK parses the body, so its protocol errors (parse error, wrong media type) are JSON-RPC ones. A
+  // message nested too deep, or holding text that cannot be stored, is refused first (400, like any body).
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    let problem: ReturnType<typeof jsonProblem>;
+    try {
+      problem = jsonProblem(JSON.parse(text), '/body');
+    } catch {
+      problem = undefined;
+    }
+    if (problem !== undefined) {
+      return done(
+        new InvalidRequest(`invalid request: ${problem.field} ${problem.message}`, [problem]),
+        undefined,
+      );
+    }
+    done(null, text);
+  });
 
   app.post(
     '/mcp',

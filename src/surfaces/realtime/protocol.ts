@@ -1,5 +1,6 @@
 import { type Static, type TObject, type TProperties, type TSchema, Type } from 'typebox';
 import { AppError, type ErrorDetail, InvalidRequest } from '../../core/http/errors.ts';
+import { jsonProblem } from '../../core/http/json-safety.ts';
 import type { InstalledHooks } from '../../core/modules/hooks.ts';
 import { validated } from '../../core/modules/validate.ts';
 import {
@@ -79,6 +80,9 @@ export class Protocol {
       throw new InvalidFrame('a frame must be a JSON object', undefined);
     }
     const ref = 'ref' in value && typeof value.ref === 'string' ? value.ref.slice(0, 64) : undefined;
+    // Nested too deep, or text the database cannot store: refused before any handler sees it.
+    const problem = jsonProblem(value, '/frame');
+    if (problem !== undefined) throw new InvalidFrame(`${problem.field} ${problem.message}`, ref, [problem]);
     const type = 'type' in value && typeof value.type === 'string' ? value.type : undefined;
     const schema = type === undefined ? undefined : this.schemas.get(type);
     if (type === undefined || schema === undefined) {

@@ -2,8 +2,7 @@ import type { Static } from 'typebox';
 import { roomLimit } from '../../../core/auth/principal.ts';
 import type { ServiceContext } from '../../../core/context.ts';
 import { tenantRead } from '../../../core/db/tenant-tx.ts';
-import { decodeCursor, encodeCursor } from '../../../core/http/cursor.ts';
-import { InvalidRequest } from '../../../core/http/errors.ts';
+import { cursorNumber, decodeCursor, encodeCursor } from '../../../core/http/cursor.ts';
 import type { ListRoomsInput, RoomPage } from '../schema.ts';
 import { ROOM_COLUMNS, type RoomRow, toRoom } from './room-row.ts';
 
@@ -13,13 +12,7 @@ export async function listRooms(
   input: Static<typeof ListRoomsInput>,
 ): Promise<Static<typeof RoomPage>> {
   const limit = input.limit ?? 50;
-  const cursor = decodeCursor(input.cursor);
-  const after = cursor?.seq;
-  if (after !== undefined && !/^\d+$/.test(after)) {
-    throw new InvalidRequest('the cursor is not one this API issued', [
-      { field: '/querystring/cursor', message: 'is not a valid cursor', code: 'invalid_cursor' },
-    ]);
-  }
+  const after = cursorNumber(decodeCursor(input.cursor)?.seq);
   // Only the filters asked for go into the statement, so the plain case is a backward scan of the
   // tenant's (tenant_id, seq) index that stops after limit + 1 rows.
   const params: unknown[] = [limit + 1];
