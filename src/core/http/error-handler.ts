@@ -42,6 +42,16 @@ export function toAppError(error: unknown): AppError {
     return new AppError('invalid_request', `invalid request: ${summary}`, { details });
   }
   switch (fe.code) {
+    case 'FST_ERR_BAD_URL':
+      return new AppError(
+        'invalid_request',
+        'the URL is not valid: it holds a percent-encoding that is not UTF-8',
+      );
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new AppError(
+        'uri_too_long',
+        'a path segment of the URL is longer than the server accepts (100 characters)',
+      );
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('payload_too_large', 'request body is larger than the limit');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':

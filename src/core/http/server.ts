@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
 import type { Config } from '../../config.ts';
-import { clientErrorHandler } from './error-handler.ts';
+import { clientErrorHandler, sendError, toAppError } from './error-handler.ts';
 import { InvalidRequest, ServiceUnavailable } from './errors.ts';
 import { jsonProblem, textProblem } from './json-safety.ts';
 import { requestIdFrom, type TraceContext, traceFrom } from './request-id.ts';
@@ -71,6 +71,10 @@ export function createServer(config: Config): FastifyInstance {
     // Refused during shutdown by the hook below, so the 503 has the service's error shape.
     return503OnClosing: false,
     clientErrorHandler,
+    // Errors of the router itself (a bad percent-encoding, an over-long path segment) in the API's shape.
+    frameworkErrors: (error, request, reply) => {
+      sendError(request, reply, toAppError(error));
+    },
   });
 
   installValidation(app);
