@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import { installAuthentication } from './core/auth/authenticate.ts';
+import { redisFailureCounts } from './core/auth/failure-limiter.ts';
 import { Identity } from './core/auth/identity.ts';
 import { identityRoutes } from './core/auth/routes.ts';
 import { runtimeRoutes } from './core/auth/runtime-routes.ts';
@@ -24,6 +25,7 @@ import { ModuleRegistry } from './core/modules/registry.ts';
 import { moduleRoutes } from './core/modules/routes.ts';
 import { healthRoutes } from './core/ops/health.ts';
 import { createRealtimeBackplane, type RealtimeBackplane } from './core/realtime/index.ts';
+import { openRedis } from './core/realtime/redis-connection.ts';
 import type { TenantSetupStep } from './core/tenancy/tenants.ts';
 import { chatModule } from './modules/chat/manifest.ts';
 import { presenceModule } from './modules/presence/manifest.ts';
@@ -76,7 +78,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const bus = deps.bus ?? new MemoryEventBus(reportError('event subscriber failed'));
   const backplane =
     deps.realtime?.backplane ??
-    createRealtimeBackplane(config, clock, { report: (err, context) => app.log.error({ err }, context) });
+    createRealtimeBackplane(config, clock, {
+      redisPrefix: config.redisPrefix,
+      report: (err, context) => app.log.error({ err }, context),
+    });
   const outboxWriters: OutboxWriter[] = [];
   const services: Services = {
     config,
@@ -94,6 +99,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     db,
     clock,
     onError: reportError('identity background task'),
+    ...(config.redisUrl === undefined
+      ? {}
+      : {
+          sharedFailures: {
+            counts: redisFailureCounts(
+              openRedis(config.redisUrl, 'svc-auth-failures', (err, context) =>
+                app.log.error({ err }, context),
+              ),
+            ),
+            pubsub: backplane.pubsub,
+          },
+        }),
   });
   app.decorate('identity', identity);
   app.decorate('services', services);

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 /** Every setting the service reads, parsed once at boot. Nothing reads process.env after this. */
@@ -8,6 +9,8 @@ export interface Config {
   dataDir: string;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
+  /** Prefix of every Redis key and channel, so several deployments can share one Redis. */
+  redisPrefix: string;
   publicUrl: string;
   hostedAuth: { jwksUrl: string | undefined; issuer: string | undefined; audience: string | undefined };
   sessionTtlSeconds: number;
@@ -21,6 +24,11 @@ export interface Config {
   shutdownGraceMs: number;
   /** How often each instance looks for revoked credentials (ms). */
   revocationPollMs: number;
+  /**
+   * Proxies whose `X-Forwarded-For` is believed for the client's address (rate limits, logs): addresses,
+   * CIDR ranges, or `loopback`, `linklocal`, `uniquelocal`. Empty: the peer address is the client's.
+   */
+  trustProxy: string[];
   /** Failed authentications per address per minute before 429. */
   authFailureLimit: number;
   /** Open `/v1/realtime` connections one instance accepts; more are refused with 429. */
@@ -55,6 +63,37 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
     throw new ConfigError(name, `a whole number from ${min} to ${max}`, raw);
   }
   return value;
+}
+
+function redisPrefix(env: Env): string {
+  const raw = text(env, 'SVC_REDIS_PREFIX') ?? 'svc:';
+  if (!/^[A-Za-z0-9_:.-]{1,64}$/.test(raw)) {
+    throw new ConfigError('SVC_REDIS_PREFIX', 'up to 64 letters, digits and _ : . -', raw);
+  }
+  return raw;
+}
+
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+function trustedProxies(env: Env): string[] {
+  const entries = (text(env, 'SVC_TRUST_PROXY') ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const entry of entries) {
+    const [address = '', bits, ...rest] = entry.split('/');
+    const family = isIP(address);
+    const maxBits = family === 6 ? 128 : 32;
+    const bitsOk = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= maxBits);
+    if (!PROXY_NAMES.includes(entry) && (family === 0 || !bitsOk || rest.length > 0)) {
+      throw new ConfigError(
+        'SVC_TRUST_PROXY',
+        `comma-separated addresses, CIDR ranges or ${PROXY_NAMES.join(', ')}`,
+        entry,
+      );
+    }
+  }
+  return entries;
 }
 
 function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
@@ -112,6 +151,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     dataDir: path.resolve(cwd, text(env, 'SVC_DATA_DIR') ?? '.svc-data'),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisPrefix: redisPrefix(env),
     publicUrl: publicUrl.replace(/\/+$/, ''),
     hostedAuth: { jwksUrl, issuer, audience },
     sessionTtlSeconds: integer(env, 'SVC_SESSION_TTL_SECONDS', 900, 30, 86_400),
@@ -140,6 +180,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     bodyLimitBytes: integer(env, 'SVC_BODY_LIMIT_BYTES', 1_048_576, 1024, 64 * 1_048_576),
     shutdownGraceMs: integer(env, 'SVC_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     revocationPollMs: integer(env, 'SVC_REVOCATION_POLL_MS', 250, 10, 60_000),
+    trustProxy: trustedProxies(env),
     authFailureLimit: integer(env, 'SVC_AUTH_FAILURE_LIMIT', 30, 1, 1_000_000),
     realtimeMaxConnections: integer(env, 'SVC_REALTIME_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
     realtimeMaxConnectionsPerActor: integer(env, 'SVC_REALTIME_MAX_CONNECTIONS_PER_ACTOR', 20, 1, 10_000),

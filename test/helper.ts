@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { type Config, loadConfig } from '../src/config.ts';
 import { type Clock, systemClock } from '../src/core/clock.ts';
@@ -15,6 +16,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     DATABASE_URL: process.env.DATABASE_URL,
     REDIS_URL: process.env.REDIS_URL,
+    // Each test app its own keys and channels on a shared Redis (failure counts, presence, rooms).
+    SVC_REDIS_PREFIX: `svc-test:${randomUUID().slice(0, 8)}:`,
     SVC_DATA_DIR: process.env.SVC_TEST_DATA_DIR ?? '.svc-test-data',
   });
   return { ...base, ...overrides };

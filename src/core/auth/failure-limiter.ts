@@ -1,37 +1,132 @@
+import type { Redis } from 'ioredis';
+import type { Clock } from '../clock.ts';
+import type { JsonObject, PubSub, Unsubscribe } from '../realtime/index.ts';
+import { closeRedis } from '../realtime/redis-connection.ts';
+
+/** Addresses counted at once per instance: past it the least recently failing one is forgotten. */
+export const MAX_COUNTING = 100_000;
+/** Blocked addresses kept per instance: a flood of new addresses cannot push these out. */
+export const MAX_BLOCKED = 100_000;
+
+/** Failure counts shared by every instance (Redis): one address's failures anywhere add up. */
+export interface SharedFailureCounts {
+  /** Adds a failure of `address`; the failures in its current window and the ms that window has left. */
+  add(address: string, windowMs: number): Promise<{ count: number; leftMs: number }>;
+  close(): Promise<void>;
+}
+
+interface Entry {
+  count: number;
+  windowStart: number;
+}
+
+/** The channel on which an instance tells the others that an address is blocked. */
+const BLOCKED_CHANNEL = 'svc:auth:blocked';
+
 /**
  * Slows credential guessing: after `limit` failed authentications from one address within `windowMs`,
- * that address is refused (429) until the window ends. In memory per instance; with several instances
- * the effective limit is per instance, which still bounds guessing to limit x instances per window.
+ * the address is refused (429) until the window ends. The check is in memory and synchronous (it runs on
+ * every authenticated request); its memory is bounded in two tiers, so that a flood of new addresses
+ * (each failing once) only pushes out other addresses still being counted, never a blocked one. With
+ * shared counts (REDIS_URL) every instance's failures add up, and an instance that sees an address reach
+ * the limit tells the others through the backplane, so it is blocked everywhere.
  */
 export class FailureLimiter {
-  private readonly failures = new Map<string, { count: number; windowStart: number }>();
+  /** Map order is recency: the first entry is the least recently failing. */
+  private readonly counting = new Map<string, Entry>();
+  private readonly blocked = new Map<string, number>();
+  private unsubscribe: Unsubscribe | undefined;
 
   constructor(
     private readonly limit: number,
     private readonly windowMs: number,
-    private readonly now: () => number,
+    private readonly clock: Pick<Clock, 'now'>,
+    private readonly shared?: { counts: SharedFailureCounts; pubsub: PubSub; report(error: unknown): void },
   ) {}
+
+  /** Starts hearing of addresses other instances blocked. */
+  async start(): Promise<void> {
+    if (this.shared === undefined) return;
+    this.unsubscribe = await this.shared.pubsub.subscribe(BLOCKED_CHANNEL, (message) => {
+      const { address, until } = message;
+      if (typeof address === 'string' && typeof until === 'number') this.block(address, until);
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.unsubscribe?.();
+    await this.shared?.counts.close();
+  }
 
   /** Seconds until the address may try again, or 0 when it may try now. */
   retryAfterSeconds(address: string): number {
-    const entry = this.failures.get(address);
-    if (entry === undefined) return 0;
-    const elapsed = this.now() - entry.windowStart;
-    if (elapsed >= this.windowMs) {
-      this.failures.delete(address);
-      return 0;
-    }
-    return entry.count >= this.limit ? Math.ceil((this.windowMs - elapsed) / 1000) : 0;
+    const until = this.blocked.get(address);
+    if (until === undefined) return 0;
+    const left = until - this.clock.now();
+    if (left > 0) return Math.ceil(left / 1000);
+    this.blocked.delete(address);
+    return 0;
   }
 
   recordFailure(address: string): void {
-    const now = this.now();
-    const entry = this.failures.get(address);
-    if (entry === undefined || now - entry.windowStart >= this.windowMs) {
-      if (this.failures.size > 100_000) this.failures.clear();
-      this.failures.set(address, { count: 1, windowStart: now });
+    const now = this.clock.now();
+    let entry = this.counting.get(address);
+    this.counting.delete(address);
+    if (entry === undefined || now - entry.windowStart >= this.windowMs)
+      entry = { count: 0, windowStart: now };
+    entry.count += 1;
+    if (entry.count >= this.limit) {
+      this.block(address, entry.windowStart + this.windowMs);
     } else {
-      entry.count += 1;
+      this.counting.set(address, entry);
+      if (this.counting.size > MAX_COUNTING) this.forgetOldest(this.counting);
     }
+    if (this.shared !== undefined) this.share(address, this.shared);
   }
+
+  /** How many addresses each tier holds (for tests and metrics). */
+  size(): { counting: number; blocked: number } {
+    return { counting: this.counting.size, blocked: this.blocked.size };
+  }
+
+  private share(address: string, shared: NonNullable<FailureLimiter['shared']>): void {
+    shared.counts
+      .add(address, this.windowMs)
+      .then(async ({ count, leftMs }) => {
+        if (count < this.limit || this.blocked.has(address)) return;
+        const until = this.clock.now() + leftMs;
+        this.block(address, until);
+        const message: JsonObject = { address, until };
+        await shared.pubsub.publish(BLOCKED_CHANNEL, message);
+      })
+      .catch((error: unknown) => shared.report(error));
+  }
+
+  private block(address: string, until: number): void {
+    this.counting.delete(address);
+    if (until <= this.clock.now()) return;
+    this.blocked.delete(address);
+    this.blocked.set(address, Math.max(until, this.blocked.get(address) ?? 0));
+    if (this.blocked.size > MAX_BLOCKED) this.forgetOldest(this.blocked);
+  }
+
+  private forgetOldest(map: Map<string, unknown>): void {
+    const oldest = map.keys().next();
+    if (oldest.done !== true) map.delete(oldest.value);
+  }
+}
+
+/** Failure counts in Redis: one key per address, expiring with its window. */
+export function redisFailureCounts(redis: Redis, prefix = 'svc:auth:failures:'): SharedFailureCounts {
+  const script = `local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return {n, redis.call('PTTL', KEYS[1])}`;
+  return {
+    async add(address, windowMs) {
+      const answer = await redis.eval(script, 1, `${prefix}${address}`, windowMs);
+      const [count, leftMs] = Array.isArray(answer) ? answer.map(Number) : [0, 0];
+      return { count: count ?? 0, leftMs: Math.max(0, leftMs ?? 0) };
+    },
+    close: () => closeRedis(redis),
+  };
 }

@@ -2,9 +2,10 @@ import type { Config } from '../../config.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import { AppError } from '../http/errors.ts';
+import type { PubSub } from '../realtime/index.ts';
 import { resolveHostedUser } from '../tenancy/users.ts';
 import { ApiKeyVerifier } from './api-keys.ts';
-import { FailureLimiter } from './failure-limiter.ts';
+import { FailureLimiter, type SharedFailureCounts } from './failure-limiter.ts';
 import { createHostedJwtVerifier, type HostedJwtVerifier } from './hosted-jwt.ts';
 import type { Principal, PrincipalKind } from './principal.ts';
 import { RevocationList } from './revocations.ts';
@@ -23,7 +24,14 @@ export class Identity {
     private readonly db: Database,
   ) {}
 
-  static async create(deps: { config: Config; db: Database; clock: Clock; onError: (e: unknown) => void }) {
+  static async create(deps: {
+    config: Config;
+    db: Database;
+    clock: Clock;
+    onError: (e: unknown) => void;
+    /** Failure counts shared by every instance, and the pub/sub that spreads blocks (with REDIS_URL). */
+    sharedFailures?: { counts: SharedFailureCounts; pubsub: PubSub };
+  }) {
     const { config, db, clock } = deps;
     const keyRing = new SessionKeyRing(db);
     await keyRing.load();
@@ -36,10 +44,16 @@ export class Identity {
       await createHostedJwtVerifier(config),
       keyRing,
       revocations,
-      new FailureLimiter(config.authFailureLimit, 60_000, () => clock.now()),
+      new FailureLimiter(
+        config.authFailureLimit,
+        60_000,
+        clock,
+        deps.sharedFailures === undefined ? undefined : { ...deps.sharedFailures, report: deps.onError },
+      ),
       db,
     );
     await revocations.start();
+    await identity.failures.start();
     apiKeys.start(deps.onError);
     return identity;
   }
@@ -71,6 +85,7 @@ export class Identity {
   }
 
   async stop(): Promise<void> {
+    await this.failures.stop();
     await this.revocations.stop();
     await this.apiKeys.stop();
   }

@@ -63,6 +63,8 @@ export function createServer(config: Config): FastifyInstance {
   const app = Fastify({
     logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
     bodyLimit: config.bodyLimitBytes,
+    // `request.ip` is the X-Forwarded-For client only behind the proxies SVC_TRUST_PROXY names.
+    trustProxy: config.trustProxy.length === 0 ? false : config.trustProxy,
     genReqId: (req) => requestIdFrom(req.headers['x-request-id']),
     logController: new LogController({
       requestIdLogLabel: 'requestId',
