@@ -59,6 +59,35 @@ describe('session token revocation and sign-out', () => {
     expectError(await revoke({ actorId: '00000000-0000-4000-8000-000000000000' }), 404, 'not_found');
   });
 
+  test('only ids this tenant issued can be revoked, by either form; revoking again keeps one row', async () => {
+    const count = async () =>
+      (
+        await t.db.query<{ n: number }>(
+          'select count(*)::int as n from credential_revocations where tenant_id = $1',
+          [tenant.tenantId],
+        )
+      ).rows[0]?.n;
+    const before = await count();
+    const stranger = await createTestTenant(t);
+    const theirs = await connectSession(t, stranger.apiKey, { actorId: 'test:theirs' });
+    // Never issued, issued to another tenant: 404 as for an unknown actor, and nothing written.
+    expectError(await revoke({ sessionId: 'ses_01jzzzzzzzzzzzzzzzzzzzzzzz' }), 404, 'not_found');
+    expectError(await revoke({ sessionId: theirs.sessionId }), 404, 'not_found');
+    expectError(await revoke({ actorId: theirs.actorId }), 404, 'not_found');
+    assert.equal(await count(), before);
+    assert.equal((await me(theirs.token)).statusCode, 200, 'the other tenant’s token still works');
+
+    const mine = await connectSession(t, tenant.apiKey, { actorId: 'test:again' });
+    for (let i = 0; i < 3; i++) {
+      assert.equal((await revoke({ sessionId: mine.sessionId })).statusCode, 200);
+      assert.equal((await revoke({ actorId: mine.actorId })).statusCode, 200);
+    }
+    assert.equal(await count(), (before ?? 0) + 2, 'one row for the session, one for the actor');
+    expectError(await me(mine.token), 401, 'invalid_token');
+    const fresh = await connectSession(t, tenant.apiKey, { actorId: 'test:again' });
+    assert.equal((await me(fresh.token)).statusCode, 200, 'a token minted after the last revocation works');
+  });
+
   test('DELETE /v1/runtime/session signs the calling token out', async () => {
     const s = await connectSession(t, tenant.apiKey);
     const other = await connectSession(t, tenant.apiKey, { actorId: 'test:other-device' });

@@ -141,9 +141,11 @@ export class RevocationList {
     }
     if (now - this.lastCleanup >= CLEANUP_EVERY_MS) {
       this.lastCleanup = now;
-      await systemTx(this.db, (tx) =>
-        tx.query(`delete from credential_revocations where expires_at < now() - interval '1 hour'`),
-      );
+      // Both tables are bounded by token lifetimes: rows outlive the tokens they concern by an hour.
+      await systemTx(this.db, async (tx) => {
+        await tx.query(`delete from credential_revocations where expires_at < now() - interval '1 hour'`);
+        await tx.query(`delete from issued_sessions where expires_at < now() - interval '1 hour'`);
+      });
     }
   }
 }

@@ -3,9 +3,10 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from '../../config.ts';
 import type { Clock } from '../clock.ts';
-import type { Database } from '../db/database.ts';
+import type { Database, Queryable } from '../db/database.ts';
 import { tenantTx } from '../db/tenant-tx.ts';
 import { AppError, InvalidRequest, NotFound } from '../http/errors.ts';
+import { newId } from '../ids.ts';
 import type { ModuleEnablement } from '../modules/enablement.ts';
 import type { ModuleRegistry } from '../modules/registry.ts';
 import { ACTOR_EXTERNAL_ID, ACTOR_TYPES, upsertActor } from '../tenancy/actors.ts';
@@ -119,7 +120,18 @@ export async function runtimeRoutes(
         );
       }
       await enablement.assertEnabled(tenantId, body.modules);
-      const actor = await tenantTx(db, { tenantId }, (tx) => upsertActor(tx, tenantId, body.actor));
+      // The session is recorded with its actor in one transaction, so only ids this tenant issued can be
+      // revoked by id; the token is signed after.
+      const sessionId = newId('session');
+      const expiresAt = Math.floor(clock.now() / 1000) + config.sessionTtlSeconds;
+      const actor = await tenantTx(db, { tenantId }, async (tx) => {
+        const upserted = await upsertActor(tx, tenantId, body.actor);
+        await tx.query(
+          'insert into issued_sessions (tenant_id, id, actor_id, expires_at) values ($1, $2, $3, to_timestamp($4))',
+          [tenantId, sessionId, upserted.id, expiresAt],
+        );
+        return upserted;
+      });
       const scopes = registry.sessionScopesFor(body.modules);
       const minted = await identity.sessions.mint({
         tenantId,
@@ -128,6 +140,7 @@ export async function runtimeRoutes(
         roomId: body.roomId,
         scopes,
         ttlSeconds: config.sessionTtlSeconds,
+        jti: sessionId,
       });
       reply.status(201);
       return {
@@ -165,16 +178,17 @@ export async function runtimeRoutes(
         await tenantTx(db, { tenantId }, async (tx) => {
           const { rows } = await tx.query('select 1 from actors where id = $1', [actorId]);
           if (rows.length === 0) throw new NotFound('actor', actorId);
-          await tx.query(
-            `insert into credential_revocations (tenant_id, kind, subject, expires_at)
-             values ($1, 'actor_sessions', $2, now() + make_interval(secs => $3))`,
-            [tenantId, actorId, config.sessionTtlSeconds + 60],
-          );
+          await recordRevocation(tx, tenantId, 'actor_sessions', actorId, config.sessionTtlSeconds);
         });
         identity.revocations.apply('actor_sessions', tenantId, actorId, clock.now(), retainUntil());
       } else if (body.sessionId !== undefined) {
-        await revokeSession(db, tenantId, body.sessionId, config.sessionTtlSeconds);
-        identity.revocations.apply('session', tenantId, body.sessionId, clock.now(), retainUntil());
+        const sessionId = body.sessionId;
+        await tenantTx(db, { tenantId }, async (tx) => {
+          const { rows } = await tx.query('select 1 from issued_sessions where id = $1', [sessionId]);
+          if (rows.length === 0) throw new NotFound('session', sessionId);
+          await recordRevocation(tx, tenantId, 'session', sessionId, config.sessionTtlSeconds);
+        });
+        identity.revocations.apply('session', tenantId, sessionId, clock.now(), retainUntil());
       } else {
         throw new AppError('invalid_request', 'send sessionId or actorId');
       }
@@ -196,19 +210,31 @@ export async function runtimeRoutes(
     },
     async (request) => {
       const { sessionId, tenantId } = sessionOf(request.principal);
-      await revokeSession(db, tenantId, sessionId, config.sessionTtlSeconds);
+      await tenantTx(db, { tenantId }, (tx) =>
+        recordRevocation(tx, tenantId, 'session', sessionId, config.sessionTtlSeconds),
+      );
       identity.revocations.apply('session', tenantId, sessionId, clock.now(), retainUntil());
       return { revoked: true as const };
     },
   );
 }
 
-async function revokeSession(db: Database, tenantId: string, sessionId: string, ttlSeconds: number) {
-  await tenantTx(db, { tenantId }, (tx) =>
-    tx.query(
-      `insert into credential_revocations (tenant_id, kind, subject, expires_at)
-       values ($1, 'session', $2, now() + make_interval(secs => $3))`,
-      [tenantId, sessionId, ttlSeconds + 60],
-    ),
+/**
+ * One row per revoked token or actor. Revoking again refreshes the row with a new sequence number, so
+ * every instance's poll applies it (an actor revoked again voids the tokens minted since the last time).
+ */
+async function recordRevocation(
+  tx: Queryable,
+  tenantId: string,
+  kind: 'session' | 'actor_sessions',
+  subject: string,
+  ttlSeconds: number,
+): Promise<void> {
+  await tx.query(
+    `insert into credential_revocations (tenant_id, kind, subject, expires_at)
+     values ($1, $2, $3, now() + make_interval(secs => $4))
+     on conflict (tenant_id, kind, subject) do update
+       set seq = default, revoked_at = excluded.revoked_at, expires_at = excluded.expires_at`,
+    [tenantId, kind, subject, ttlSeconds + 60],
   );
 }

@@ -16,6 +16,8 @@ export interface SessionGrant {
   roomId: string | undefined;
   scopes: readonly string[];
   ttlSeconds: number;
+  /** The session id, when the caller recorded it first (connect does); a new one otherwise. */
+  jti?: string;
 }
 
 export interface MintedSession {
@@ -115,7 +117,7 @@ export class SessionTokens {
 
   async mint(grant: SessionGrant): Promise<MintedSession> {
     const key = this.keys.signingKey();
-    const jti = newId('session');
+    const jti = grant.jti ?? newId('session');
     const issuedAtMs = this.clock.now();
     const issuedAt = Math.floor(issuedAtMs / 1000);
     const expiresAt = issuedAt + grant.ttlSeconds;
