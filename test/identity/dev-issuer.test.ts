@@ -66,3 +66,66 @@ describe('the dev issuer', () => {
     }
   });
 });
+
+describe('the dev issuer checks what a real provider would', () => {
+  test('a token without kid, with an unknown kid, or issued an hour from now is refused', async () => {
+    const t = await buildTestApp({ config: { authFailureLimit: 1_000_000 } });
+    try {
+      const dev = t.app.identity.hosted.devIssuer;
+      assert.ok(dev !== undefined);
+      const now = Math.floor(Date.now() / 1000);
+      const sign = (header: { kid?: string }, iat: number) =>
+        new SignJWT({})
+          .setProtectedHeader({ alg: 'ES256', typ: 'JWT', ...header })
+          .setSubject('demo-owner')
+          .setIssuer(DEV_ISSUER)
+          .setAudience(DEV_AUDIENCE)
+          .setIssuedAt(iat)
+          .setExpirationTime(iat + 7200)
+          .sign(dev.privateKey);
+      const good = await sign({ kid: dev.kid }, now);
+      assert.equal(
+        (await call(t.app, { method: 'GET', url: '/api/auth/user', headers: bearer(good) })).statusCode,
+        200,
+      );
+      for (const [token, reason] of [
+        [await sign({}, now), /kid/],
+        [await sign({ kid: 'dev-someone-else' }, now), /unknown signing key/],
+        [await sign({ kid: dev.kid }, now + 3600), /future/],
+      ] as const) {
+        const res = await call(t.app, { method: 'GET', url: '/api/auth/user', headers: bearer(token) });
+        assert.match(expectError(res, 401, 'invalid_token').message, reason);
+      }
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('repeated console requests of a known user do not rewrite its row; a changed claim does', async () => {
+    const t = await buildTestApp({ config: { authFailureLimit: 1_000_000 } });
+    try {
+      const dev = t.app.identity.hosted.devIssuer;
+      assert.ok(dev !== undefined);
+      const sub = `steady-${Date.now()}`;
+      const token = await signDevToken(dev, { sub, email: 'steady@example.test', name: 'Steady' });
+      const version = async () =>
+        (
+          await t.db.query<{ v: string }>('select xmin::text as v from users where provider_user_id = $1', [
+            sub,
+          ])
+        ).rows[0]?.v;
+      const get = (bearerToken: string) =>
+        call(t.app, { method: 'GET', url: '/api/auth/user', headers: bearer(bearerToken) });
+      assert.equal((await get(token)).statusCode, 200);
+      const first = await version();
+      assert.ok(first !== undefined);
+      for (let i = 0; i < 3; i++) assert.equal((await get(token)).statusCode, 200);
+      assert.equal(await version(), first, 'no write for the same claims');
+      const renamed = await signDevToken(dev, { sub, email: 'steady@example.test', name: 'Renamed' });
+      assert.equal((await get(renamed)).json<{ user: { name: string } }>().user.name, 'Renamed');
+      assert.notEqual(await version(), first, 'a changed name is written');
+    } finally {
+      await t.close();
+    }
+  });
+});

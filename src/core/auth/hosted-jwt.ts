@@ -1,5 +1,12 @@
-import { createRemoteJWKSet, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
+import {
+  createRemoteJWKSet,
+  decodeProtectedHeader,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+  jwtVerify,
+} from 'jose';
 import type { Config } from '../../config.ts';
+import { type Clock, systemClock } from '../clock.ts';
 import { AppError, ServiceUnavailable } from '../http/errors.ts';
 import { DEV_AUDIENCE, DEV_ISSUER, type DevIssuer, loadDevIssuer } from './dev-issuer.ts';
 
@@ -37,8 +44,12 @@ function invalid(reason: string): AppError {
   return new AppError('invalid_token', `hosted-auth token rejected: ${reason}`);
 }
 
-function identityFrom(payload: JWTPayload, provider: string): HostedIdentity {
+function identityFrom(payload: JWTPayload, provider: string, nowSeconds: number): HostedIdentity {
   if (typeof payload.sub !== 'string' || payload.sub === '') throw invalid('no sub claim');
+  // Issued in the future (beyond the clock skew allowed): not a token anyone could hold yet.
+  if (typeof payload.iat === 'number' && payload.iat > nowSeconds + CLOCK_SKEW_SECONDS) {
+    throw invalid('issued in the future (iat)');
+  }
   const email = typeof payload.email === 'string' ? payload.email.toLowerCase() : undefined;
   return {
     provider,
@@ -67,7 +78,10 @@ function explain(error: unknown): string {
   }
 }
 
-export async function createHostedJwtVerifier(config: Config): Promise<HostedJwtVerifier> {
+export async function createHostedJwtVerifier(
+  config: Config,
+  clock: Pick<Clock, 'now'> = systemClock,
+): Promise<HostedJwtVerifier> {
   const { jwksUrl, issuer, audience } = config.hostedAuth;
   if (jwksUrl !== undefined && issuer !== undefined) {
     const remote = createRemoteJWKSet(new URL(jwksUrl), {
@@ -94,9 +108,10 @@ export async function createHostedJwtVerifier(config: Config): Promise<HostedJwt
             ...(audience === undefined ? {} : { audience }),
             algorithms: ASYMMETRIC,
             clockTolerance: CLOCK_SKEW_SECONDS,
+            currentDate: new Date(clock.now()),
             requiredClaims: ['exp', 'sub'],
           });
-          return identityFrom(payload, issuer);
+          return identityFrom(payload, issuer, Math.floor(clock.now() / 1000));
         } catch (error) {
           if (error instanceof AppError) throw error;
           throw invalid(explain(error));
@@ -118,14 +133,19 @@ export async function createHostedJwtVerifier(config: Config): Promise<HostedJwt
     devIssuer: dev,
     async verify(token) {
       try {
+        // Only the dev issuer's own key: a token naming no key, or another one, is not its token.
+        const { kid } = decodeProtectedHeader(token);
+        if (kid !== dev.kid)
+          throw invalid(kid === undefined ? 'no kid in its header' : `unknown signing key ${kid}`);
         const { payload } = await jwtVerify(token, dev.publicKey, {
           issuer: DEV_ISSUER,
           audience: DEV_AUDIENCE,
           algorithms: ['ES256'],
           clockTolerance: CLOCK_SKEW_SECONDS,
-          requiredClaims: ['exp', 'sub'],
+          currentDate: new Date(clock.now()),
+          requiredClaims: ['exp', 'sub', 'iat'],
         });
-        return identityFrom(payload, DEV_ISSUER);
+        return identityFrom(payload, DEV_ISSUER, Math.floor(clock.now() / 1000));
       } catch (error) {
         if (error instanceof AppError) throw error;
         throw invalid(explain(error));

@@ -41,7 +41,7 @@ export class Identity {
     const identity = new Identity(
       apiKeys,
       new SessionTokens(keyRing, revocations, clock),
-      await createHostedJwtVerifier(config),
+      await createHostedJwtVerifier(config, clock),
       keyRing,
       revocations,
       new FailureLimiter(

@@ -52,12 +52,21 @@ async function acceptInvitations(tx: Queryable, userId: string, email: string): 
 /** The provider's user id maps to one internal user, created on first sight. */
 export async function resolveHostedUser(db: Database, identity: HostedIdentity): Promise<UserRecord> {
   return systemTx(db, async (tx) => {
+    // Written only when the user is new or its email or name changed: a console request of a known user
+    // with the same claims reads its row and writes nothing.
     const { rows } = await tx.query<UserRow>(
-      `insert into users (id, identity_provider, provider_user_id, email, name)
-       values ($1, $2, $3, $4, $5)
-       on conflict (identity_provider, provider_user_id) do update
-         set email = coalesce(excluded.email, users.email), name = coalesce(excluded.name, users.name)
-       returning id, identity_provider, provider_user_id, email, name, created_at`,
+      `with upserted as (
+         insert into users (id, identity_provider, provider_user_id, email, name)
+         values ($1, $2, $3, $4, $5)
+         on conflict (identity_provider, provider_user_id) do update
+           set email = coalesce(excluded.email, users.email), name = coalesce(excluded.name, users.name)
+           where users.email is distinct from coalesce(excluded.email, users.email)
+              or users.name is distinct from coalesce(excluded.name, users.name)
+         returning id, identity_provider, provider_user_id, email, name, created_at)
+       select * from upserted
+       union all
+       select id, identity_provider, provider_user_id, email, name, created_at from users
+        where identity_provider = $2 and provider_user_id = $3 and not exists (select 1 from upserted)`,
       [newId('user'), identity.provider, identity.subject, identity.email ?? null, identity.name ?? null],
     );
     const row = rows[0];
