@@ -88,14 +88,14 @@ describe('API key validation', () => {
       payload: { actorId: session.actorId },
     });
     expectError(byActor, 404, 'not_found');
-    // Revoking A's session id with B's key has no effect on A's session.
+    // A's session id with B's key: not one B issued, so 404 like the actor, and no effect on A's session.
     const bySession = await call(t.app, {
       method: 'POST',
       url: '/v1/runtime/sessions/revoke',
       headers: { 'x-api-key': other.apiKey },
       payload: { sessionId: session.sessionId },
     });
-    assert.equal(bySession.statusCode, 200);
+    expectError(bySession, 404, 'not_found');
     await new Promise((resolve) => setTimeout(resolve, t.config.revocationPollMs * 3));
     const still = await call(t.app, { method: 'GET', url: '/v1/me', headers: bearer(session.token) });
     assert.equal(still.statusCode, 200, still.body);
