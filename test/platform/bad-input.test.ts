@@ -6,6 +6,7 @@ import { SESSION_AUDIENCE, SESSION_ISSUER } from '../../src/core/auth/session-to
 import { SESSION_ALG } from '../../src/core/auth/signing-keys.ts';
 import { bearer, connectSession, createTestTenant, type TestTenant } from '../factories.ts';
 import { buildTestApp, call, type TestApp } from '../helper.ts';
+import { oneRoom } from '../support/security-suite.ts';
 
 /** `depth` levels of `{"a": ...}` around `inner`, as JSON text (built as text: no recursion anywhere). */
 function nested(depth: number, inner = '1'): string {
@@ -30,13 +31,7 @@ describe('bad input is refused with the right error, never a 500', () => {
   before(async () => {
     t = await buildTestApp();
     tenant = await createTestTenant(t);
-    const room = await call(t.app, {
-      method: 'POST',
-      url: '/v1/rooms',
-      headers: bearer(tenant.apiKey),
-      payload: {},
-    });
-    roomId = room.json<{ id: string }>().id;
+    ({ roomId } = await oneRoom(t, tenant));
   });
   after(() => t.close());
 

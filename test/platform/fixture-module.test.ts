@@ -8,7 +8,7 @@ import { buildTestApp, call, type TestApp } from '../helper.ts';
 import { connect, mcpUrl, toolNames } from '../mcp/support.ts';
 import { TestClient } from '../realtime-gateway/client.ts';
 import { eventually } from '../support/eventually.ts';
-import { securitySuite } from '../support/security-suite.ts';
+import { oneRoom, securitySuite } from '../support/security-suite.ts';
 
 /**
  * A module that is not shipped (test/fixtures/notes-module: its own folder, added to the module list the
@@ -24,18 +24,22 @@ describe('a new module plugs in through its manifest alone', () => {
   before(async () => {
     t = await buildTestApp({ modules: [...MODULES, notesModule(log)], webhookWorker: true });
     tenant = await createTestTenant(t);
-    const room = await call(t.app, {
-      method: 'POST',
-      url: '/v1/rooms',
-      headers: bearer(tenant.apiKey),
-      payload: {},
-    });
-    roomId = room.json<{ id: string }>().id;
+    ({ roomId } = await oneRoom(t, tenant));
   });
   after(async () => {
     await t.close();
     assert.equal(log.workerStopped, true, 'its worker is stopped with the app');
   });
+
+  /** Two realtime clients of the tenant: one whose token has the notes module, one whose token has not. */
+  async function twoClients(): Promise<[TestClient, TestClient]> {
+    const address = await t.app.listen({ host: '127.0.0.1', port: 0 }).catch(() => t.app.server.address());
+    const port = typeof address === 'string' ? new URL(address).port : (address as { port: number }).port;
+    const url = `ws://127.0.0.1:${port}/v1/realtime`;
+    const withNotes = await connectSession(t, tenant.apiKey, { modules: ['rooms', 'notes'] });
+    const without = await connectSession(t, tenant.apiKey, { modules: ['rooms', 'chat'] });
+    return [await TestClient.connect(url, withNotes.token), await TestClient.connect(url, without.token)];
+  }
 
   const addNote = (key: string, room: string, text: string) =>
     call(t.app, { method: 'POST', url: `/v1/rooms/${room}/notes`, headers: bearer(key), payload: { text } });
@@ -162,13 +166,7 @@ describe('a new module plugs in through its manifest alone', () => {
   });
 
   test('its realtime frame and join field work for tokens with the module, and are refused to others', async () => {
-    const address = await t.app.listen({ host: '127.0.0.1', port: 0 }).catch(() => t.app.server.address());
-    const port = typeof address === 'string' ? new URL(address).port : (address as { port: number }).port;
-    const url = `ws://127.0.0.1:${port}/v1/realtime`;
-    const withNotes = await connectSession(t, tenant.apiKey, { modules: ['rooms', 'notes'] });
-    const without = await connectSession(t, tenant.apiKey, { modules: ['rooms', 'chat'] });
-    const a = await TestClient.connect(url, withNotes.token);
-    const b = await TestClient.connect(url, without.token);
+    const [a, b] = await twoClients();
     try {
       assert.equal((await addNote(tenant.apiKey, roomId, 'for the frame')).statusCode, 201);
       const notes = await call(t.app, {
@@ -202,13 +200,7 @@ describe('a new module plugs in through its manifest alone', () => {
   });
 
   test('its room events reach realtime clients whose token has the module', async () => {
-    const address = await t.app.listen({ host: '127.0.0.1', port: 0 }).catch(() => t.app.server.address());
-    const port = typeof address === 'string' ? new URL(address).port : (address as { port: number }).port;
-    const url = `ws://127.0.0.1:${port}/v1/realtime`;
-    const withNotes = await connectSession(t, tenant.apiKey, { modules: ['rooms', 'notes'] });
-    const without = await connectSession(t, tenant.apiKey, { modules: ['rooms', 'chat'] });
-    const a = await TestClient.connect(url, withNotes.token);
-    const b = await TestClient.connect(url, without.token);
+    const [a, b] = await twoClients();
     try {
       for (const client of [a, b]) client.socket.send(JSON.stringify({ type: 'join', room: roomId }));
       await eventually('both clients to join', () =>

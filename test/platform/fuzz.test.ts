@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { bearer, connectSession, createTestTenant, type TestTenant } from '../factories.ts';
 import { buildTestApp, call, type TestApp } from '../helper.ts';
+import { oneRoom } from '../support/security-suite.ts';
 
 interface Parameter {
   name: string;
@@ -60,13 +61,7 @@ describe('fuzz: every operation of /openapi.json', () => {
   before(async () => {
     t = await buildTestApp();
     tenant = await createTestTenant(t);
-    const room = await call(t.app, {
-      method: 'POST',
-      url: '/v1/rooms',
-      headers: bearer(tenant.apiKey),
-      payload: {},
-    });
-    roomId = room.json<{ id: string }>().id;
+    ({ roomId } = await oneRoom(t, tenant));
     sessionToken = (await connectSession(t, tenant.apiKey)).token;
   });
   after(() => t.close());
