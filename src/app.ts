@@ -107,6 +107,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
               openRedis(config.redisUrl, 'svc-auth-failures', (err, context) =>
                 app.log.error({ err }, context),
               ),
+              `${config.redisPrefix}auth:failures:`,
             ),
             pubsub: backplane.pubsub,
           },

@@ -117,7 +117,7 @@ export class FailureLimiter {
 }
 
 /** Failure counts in Redis: one key per address, expiring with its window. */
-export function redisFailureCounts(redis: Redis, prefix = 'svc:auth:failures:'): SharedFailureCounts {
+export function redisFailureCounts(redis: Redis, prefix: string): SharedFailureCounts {
   const script = `local n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return {n, redis.call('PTTL', KEYS[1])}`;
