@@ -46,6 +46,17 @@ export interface ServiceContext extends Services {
 
 export type Emit = (type: string, data: Record<string, unknown>) => Promise<TenantEvent | undefined>;
 
+/** An event of a group write (group commit), traced to the call that asked for it. */
+export interface GroupEvent {
+  /** The call the event belongs to: its principal and trace go into the event's trace metadata. */
+  by: ServiceContext;
+  type: string;
+  data: Record<string, unknown>;
+}
+
+/** Writes the events of a group write in one statement, in order; those of disabled modules are left out. */
+export type EmitEach = (events: readonly GroupEvent[]) => Promise<void>;
+
 /** Who caused an event, as its trace names them. */
 function traceActor(p: Principal | undefined): TraceMetadata['actor'] {
   switch (p?.kind) {
@@ -74,19 +85,36 @@ export function traceMetadata(ctx: ServiceContext): TraceMetadata {
 /**
  * One tenant transaction for a verb: its rows and its events commit together, and the events are
  * published only after the commit. Events of a module the tenant has disabled are not emitted.
+ * `emitEach` serves group writes (several calls in one transaction): one statement for all their events.
  */
 export async function inTenant<T>(
   ctx: ServiceContext,
-  fn: (tx: Queryable, emit: Emit) => Promise<T>,
+  fn: (tx: Queryable, emit: Emit, emitEach: EmitEach) => Promise<T>,
 ): Promise<T> {
   const batch = new EventBatch();
   const states = await ctx.enablement.states(ctx.tenantId);
+  const emitted = (type: string) => {
+    const module = ctx.registry.moduleOfEvent(type);
+    return module === undefined || states.get(module)?.enabled === true;
+  };
   const result = await tenantTx(ctx.db, { tenantId: ctx.tenantId }, (tx) =>
-    fn(tx, async (type, data) => {
-      const module = ctx.registry.moduleOfEvent(type);
-      if (module !== undefined && states.get(module)?.enabled !== true) return undefined;
-      return ctx.events.insert(tx, ctx.tenantId, { type, data, trace: traceMetadata(ctx) }, batch);
-    }),
+    fn(
+      tx,
+      async (type, data) =>
+        emitted(type)
+          ? ctx.events.insert(tx, ctx.tenantId, { type, data, trace: traceMetadata(ctx) }, batch)
+          : undefined,
+      async (events) => {
+        const kept = events.filter((event) => emitted(event.type));
+        if (kept.length === 0) return;
+        await ctx.events.insertMany(
+          tx,
+          ctx.tenantId,
+          kept.map((event) => ({ type: event.type, data: event.data, trace: traceMetadata(event.by) })),
+          batch,
+        );
+      },
+    ),
   );
   ctx.events.publish(batch);
   return result;

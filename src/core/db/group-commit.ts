@@ -48,6 +48,11 @@ export class GroupCommitQueue<Item, Result> {
     });
   }
 
+  /** How many writes to `key` wait for its transaction in flight (those it is writing not counted). */
+  waiting(key: string): number {
+    return this.queues.get(key)?.length ?? 0;
+  }
+
   /** Writes a key's queue group by group until it is empty. */
   private async drain(key: string, queue: Pending<Item, Result>[]): Promise<void> {
     const max = this.writer.maxGroup ?? 64;
@@ -103,5 +108,10 @@ export class GroupCommits {
       this.queues.set(name, queue);
     }
     return queue as unknown as GroupCommitQueue<Item, Result>;
+  }
+
+  /** How many writes of kind `name` to `key` wait for the key's transaction in flight. */
+  waiting(name: string, key: string): number {
+    return this.queues.get(name)?.waiting(key) ?? 0;
   }
 }

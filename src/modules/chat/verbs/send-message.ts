@@ -1,10 +1,9 @@
 import type { Static } from 'typebox';
 import { actorOf } from '../../../core/auth/principal.ts';
-import { type ServiceContext, traceMetadata } from '../../../core/context.ts';
+import { inTenant, type ServiceContext } from '../../../core/context.ts';
 import { PG_ERROR, pgErrorCode } from '../../../core/db/database.ts';
 import type { GroupWriter } from '../../../core/db/group-commit.ts';
-import { tenantRead, tenantTx } from '../../../core/db/tenant-tx.ts';
-import { EventBatch } from '../../../core/events/store.ts';
+import { tenantRead } from '../../../core/db/tenant-tx.ts';
 import { NotFound } from '../../../core/http/errors.ts';
 import { newId } from '../../../core/ids.ts';
 import type { SendMessageInput } from '../schema.ts';
@@ -111,9 +110,7 @@ async function writeGroup(group: readonly QueuedSend[]): Promise<ChatMessage[]> 
   if (first === undefined) return [];
   const { ctx } = first;
   const roomId = first.input.roomId;
-  const enabled = await ctx.enablement.enabledModules(ctx.tenantId);
-  const batch = new EventBatch();
-  const messages = await tenantTx(ctx.db, { tenantId: ctx.tenantId }, async (tx) => {
+  return inTenant(ctx, async (tx, _emit, emitEach) => {
     const authors: Actor[] = [];
     for (const p of group) authors.push(await actingActor(p.ctx, tx, p.input.actor));
     const now = ctx.clock.now();
@@ -158,22 +155,15 @@ async function writeGroup(group: readonly QueuedSend[]): Promise<ChatMessage[]> 
         },
       };
     });
-    if (enabled.has('chat')) {
-      await ctx.events.insertMany(
-        tx,
-        ctx.tenantId,
-        messages.map(({ message, changeSeq }, i) => ({
-          type: 'chat.message.created',
-          data: { roomId, message, changeSeq },
-          trace: traceMetadata(group[i]?.ctx ?? ctx),
-        })),
-        batch,
-      );
-    }
+    await emitEach(
+      messages.map(({ message, changeSeq }, i) => ({
+        by: group[i]?.ctx ?? ctx,
+        type: 'chat.message.created',
+        data: { roomId, message, changeSeq },
+      })),
+    );
     return messages.map((m) => m.message);
   });
-  ctx.events.publish(batch);
-  return messages;
 }
 
 /** Messages a send answered with because they were sent before with its clientId (not posted again). */
