@@ -58,3 +58,11 @@ export function pgErrorCode(error: unknown): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * A `timestamptz` column as the wire shows time (ISO 8601, UTC, milliseconds: what `toISOString` gives),
+ * formatted by the database, so hot reads skip parsing it into a Date and formatting it back.
+ */
+export function isoTime(column: string): string {
+  return `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}
