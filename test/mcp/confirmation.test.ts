@@ -4,7 +4,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { ManualClock } from '../../src/core/clock.ts';
 import { bearer, connectSession, createApiKey, createTestTenant, type TestTenant } from '../factories.ts';
 import { buildTestApp, call, type TestApp } from '../helper.ts';
-import { type ClientOptions, connect, mcpUrl, toolNames } from './support.ts';
+import { type ClientOptions, connect, mcpUrl, toolError, toolNames } from './support.ts';
 
 interface ConfirmationRequired {
   error: 'confirmation_required';
@@ -12,9 +12,8 @@ interface ConfirmationRequired {
   message: string;
 }
 
-const isUnknownTool = (error: unknown) => (error as { code?: number }).code === -32602;
-const errorOf = (result: { structuredContent?: unknown }) =>
-  (result.structuredContent as { error?: string } | undefined)?.error;
+const errorOf = (result: object) => toolError(result).error;
+const confirmationOf = (result: object) => toolError(result) as unknown as ConfirmationRequired;
 
 describe('MCP human confirmation', () => {
   const clock = new ManualClock(Date.now());
@@ -79,10 +78,14 @@ describe('MCP human confirmation', () => {
     const plain = await client(await createApiKey(t, tenant.tenantId, ['rooms:read', 'rooms:write']));
     assert.ok(!(await toolNames(plain)).includes('delete_room'));
     await plain.callTool({ name: 'create_room', arguments: { id: 'doomed' } });
-    await assert.rejects(
-      plain.callTool({ name: 'delete_room', arguments: { roomId: 'doomed' } }),
-      isUnknownTool,
-    );
+    const refused = toolError(await plain.callTool({ name: 'delete_room', arguments: { roomId: 'doomed' } }));
+    assert.deepEqual(refused, {
+      error: 'insufficient_scope',
+      message:
+        "this tenant's MCP confirmation policy (destructive) requires a person to approve each call of " +
+        'delete_room, and an API key cannot ask one: call it with a session token, or with an API key that ' +
+        'holds the scope mcp:unattended',
+    });
 
     const unattendedKey = await createApiKey(t, tenant.tenantId, ['rooms:write', 'mcp:unattended']);
     const unattended = await client(unattendedKey, { era: 'modern' });
@@ -103,8 +106,7 @@ describe('MCP human confirmation', () => {
     assert.ok(tools.find((x) => x.name === 'get_room')?.inputSchema.properties?._confirmationToken);
 
     const asked = await c.callTool({ name: 'get_room', arguments: { roomId: 'lobby' } });
-    assert.equal(asked.isError, true);
-    const request = asked.structuredContent as unknown as ConfirmationRequired;
+    const request = confirmationOf(asked);
     assert.equal(request.error, 'confirmation_required');
     assert.match(request.confirmationToken, /^mcpc_/);
 
@@ -134,14 +136,14 @@ describe('MCP human confirmation', () => {
       arguments: { roomId: 'lobby', _confirmationToken: request.confirmationToken },
     });
     assert.equal(errorOf(replayed), 'confirmation_required', 'single use');
-    assert.match((replayed.structuredContent as ConfirmationRequired).message, /not valid/);
+    assert.match(confirmationOf(replayed).message, /not valid/);
   });
 
   test('a confirmation token expires', async () => {
     const tenant = await confirmAllTenant();
     const c = await client((await connectSession(t, tenant.apiKey, { modules: ['rooms'] })).token);
     const asked = await c.callTool({ name: 'list_rooms', arguments: {} });
-    const { confirmationToken } = asked.structuredContent as unknown as ConfirmationRequired;
+    const { confirmationToken } = confirmationOf(asked);
     clock.advance(5 * 60_000 + 1);
     const late = await c.callTool({
       name: 'list_rooms',
@@ -168,7 +170,6 @@ describe('MCP human confirmation', () => {
     for (const answer of [{ action: 'decline' }, { action: 'accept', approve: false }] as const) {
       const c = await client(session.token, { era: 'modern', answer });
       const result = await c.callTool({ name: 'get_room', arguments: { roomId: 'lobby' } });
-      assert.equal(result.isError, true);
       assert.equal(errorOf(result), 'confirmation_declined');
     }
   });
@@ -179,9 +180,8 @@ describe('MCP human confirmation', () => {
       era: 'modern',
     });
     const asked = await c.callTool({ name: 'get_room', arguments: { roomId: 'lobby' } });
-    assert.equal(asked.isError, true);
-    assert.equal(errorOf(asked), 'confirmation_required');
-    const { confirmationToken } = asked.structuredContent as unknown as ConfirmationRequired;
+    const { error, confirmationToken } = confirmationOf(asked);
+    assert.equal(error, 'confirmation_required');
     const approved = await c.callTool({
       name: 'get_room',
       arguments: { roomId: 'lobby', _confirmationToken: confirmationToken },

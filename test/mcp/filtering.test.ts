@@ -4,11 +4,9 @@ import type { Client } from '@modelcontextprotocol/client';
 import { MODULES } from '../../src/app.ts';
 import type { ModuleManifest } from '../../src/core/modules/manifest.ts';
 import { ModuleRegistry } from '../../src/core/modules/registry.ts';
-import { bearer, connectSession, createApiKey, createTestTenant } from '../factories.ts';
+import { bearer, connectSession, createApiKey, createTestTenant, type TestTenant } from '../factories.ts';
 import { buildTestApp, call, type TestApp } from '../helper.ts';
-import { connect, type Era, mcpUrl, ROOM_TOOLS, roomToolNames, toolNames } from './support.ts';
-
-const isUnknownTool = (error: unknown) => (error as { code?: number }).code === -32602;
+import { connect, type Era, mcpUrl, ROOM_TOOLS, roomToolNames, toolError, toolNames } from './support.ts';
 
 /** The app's modules, with get_room narrowed to commerce workspaces (no real action is narrowed yet). */
 function withCommerceOnlyGetRoom(): ModuleRegistry {
@@ -38,10 +36,7 @@ describe('MCP tool filtering per caller', () => {
     await t.close();
   });
 
-  test('a disabled module takes its tools away, for listing and for calling', async () => {
-    const tenant = await createTestTenant(t);
-    const c = await client(tenant.apiKey);
-    assert.deepEqual(await roomToolNames(c), ROOM_TOOLS);
+  const disableRooms = async (tenant: TestTenant) => {
     const res = await call(t.app, {
       method: 'PUT',
       url: `/api/console/tenants/${tenant.tenantId}/modules/rooms`,
@@ -49,8 +44,18 @@ describe('MCP tool filtering per caller', () => {
       payload: { enabled: false },
     });
     assert.equal(res.statusCode, 200);
+  };
+
+  test('a disabled module takes its tools away, for listing and for calling, and says so', async () => {
+    const tenant = await createTestTenant(t);
+    const c = await client(tenant.apiKey);
+    assert.deepEqual(await roomToolNames(c), ROOM_TOOLS);
+    await disableRooms(tenant);
     assert.deepEqual(await roomToolNames(c), []);
-    await assert.rejects(c.callTool({ name: 'list_rooms', arguments: {} }), isUnknownTool);
+    assert.deepEqual(toolError(await c.callTool({ name: 'list_rooms', arguments: {} })), {
+      error: 'module_disabled',
+      message: 'the rooms module is disabled for this tenant',
+    });
   });
 
   test('a tool serves only the workspace types it declares', async () => {
@@ -65,7 +70,10 @@ describe('MCP tool filtering per caller', () => {
         await roomToolNames(other),
         ROOM_TOOLS.filter((n) => n !== 'get_room'),
       );
-      await assert.rejects(other.callTool({ name: 'get_room', arguments: { roomId: 'x' } }), isUnknownTool);
+      assert.deepEqual(toolError(await other.callTool({ name: 'get_room', arguments: { roomId: 'x' } })), {
+        error: 'forbidden',
+        message: 'get_room is not available in community workspaces',
+      });
     } finally {
       t.app.services.registry = original;
     }
@@ -75,9 +83,15 @@ describe('MCP tool filtering per caller', () => {
     const tenant = await createTestTenant(t);
     const reader = await client(await createApiKey(t, tenant.tenantId, ['rooms:read']));
     assert.deepEqual(await toolNames(reader), ['get_room', 'list_rooms']);
-    await assert.rejects(reader.callTool({ name: 'create_room', arguments: {} }), isUnknownTool);
-    const outsider = await client(await createApiKey(t, tenant.tenantId, ['events:read']));
+    assert.deepEqual(toolError(await reader.callTool({ name: 'create_room', arguments: {} })), {
+      error: 'insufficient_scope',
+      message: 'create_room requires the scope rooms:write',
+    });
+    const outsider = await client(await createApiKey(t, tenant.tenantId, ['events:read']), 'modern');
     assert.deepEqual(await toolNames(outsider), []);
+    const refused = toolError(await outsider.callTool({ name: 'list_rooms', arguments: {} }));
+    assert.equal(refused.error, 'insufficient_scope');
+    assert.match(refused.message, /rooms:read/);
   });
 
   test('a session token sees only its modules, and only its room', async () => {
@@ -87,7 +101,12 @@ describe('MCP tool filtering per caller', () => {
     await admin.callTool({ name: 'create_room', arguments: { id: 'backstage' } });
 
     const presenceOnly = await connectSession(t, tenant.apiKey, { modules: ['presence'] });
-    assert.deepEqual(await roomToolNames(await client(presenceOnly.token)), []);
+    const presenceClient = await client(presenceOnly.token);
+    assert.deepEqual(await roomToolNames(presenceClient), []);
+    assert.deepEqual(toolError(await presenceClient.callTool({ name: 'list_rooms', arguments: {} })), {
+      error: 'insufficient_scope',
+      message: 'list_rooms requires the scope rooms:read',
+    });
 
     const inStage = await connectSession(t, tenant.apiKey, { modules: ['rooms'], roomId: 'stage' });
     const session = await client(inStage.token, 'modern');
@@ -100,6 +119,38 @@ describe('MCP tool filtering per caller', () => {
       ['stage'],
     );
     const elsewhere = await session.callTool({ name: 'get_room', arguments: { roomId: 'backstage' } });
-    assert.equal((elsewhere.structuredContent as { error: string }).error, 'forbidden');
+    assert.deepEqual(toolError(elsewhere), {
+      error: 'forbidden',
+      message: 'this session token is limited to room stage',
+    });
+  });
+
+  test("why a tool is refused depends on the caller's own tenant only, and names no tenant", async () => {
+    const a = await createTestTenant(t);
+    const b = await createTestTenant(t);
+    await disableRooms(a);
+    const policy = await call(t.app, {
+      method: 'PUT',
+      url: `/api/console/tenants/${a.tenantId}/mcp-policy`,
+      headers: bearer(a.ownerToken),
+      payload: { confirm: 'all' },
+    });
+    assert.equal(policy.statusCode, 200);
+
+    // B's callers get B's answers: its rooms are on and its policy is the default.
+    const fullB = await client(b.apiKey, 'modern');
+    assert.equal((await fullB.callTool({ name: 'list_rooms', arguments: {} })).isError, undefined);
+    const readerB = await client(await createApiKey(t, b.tenantId, ['rooms:read', 'rooms:write']));
+    const refusedB = toolError(await readerB.callTool({ name: 'delete_room', arguments: { roomId: 'x' } }));
+    assert.equal(refusedB.error, 'insufficient_scope');
+    assert.match(refusedB.message, /policy \(destructive\)/);
+
+    const refusedA = toolError(
+      await (await client(a.apiKey)).callTool({ name: 'list_rooms', arguments: {} }),
+    );
+    assert.equal(refusedA.error, 'module_disabled');
+    for (const text of [JSON.stringify(refusedA), JSON.stringify(refusedB)]) {
+      assert.ok(!text.includes(a.tenantId) && !text.includes(b.tenantId), 'no tenant id in a refusal');
+    }
   });
 });

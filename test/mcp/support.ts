@@ -1,4 +1,7 @@
+import assert from 'node:assert/strict';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as StreamableHTTPClientTransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { roomsModule } from '../../src/modules/rooms/manifest.ts';
 import type { TestApp } from '../helper.ts';
 
@@ -42,6 +45,42 @@ export async function connect(url: URL, token: string, options: ClientOptions = 
   });
   await client.connect(transport);
   return client;
+}
+
+/**
+ * The TypeScript SDK's v1 client (`@modelcontextprotocol/sdk` 1.x), the one most MCP clients and the
+ * Inspector are built on. It validates every `structuredContent` against the tool's `outputSchema` once it
+ * has listed tools, error results included.
+ */
+export async function connectV1(url: URL, token: string): Promise<ClientV1> {
+  const client = new ClientV1({ name: 'svc-tests-v1', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransportV1(url, {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
+  await client.connect(transport);
+  return client;
+}
+
+export interface ToolError {
+  error: string;
+  message: string;
+  details?: { field: string; message: string; code?: string }[];
+  [key: string]: unknown;
+}
+
+/**
+ * The error an `isError` result carries: its one text block, the error body as JSON. It has no
+ * `structuredContent`, which a validating client would check against the tool's output schema.
+ */
+export function toolError(answer: object): ToolError {
+  // The v1 client types its answer as a union with the 2024-10-07 `toolResult` shape.
+  const result: { isError?: unknown; content?: unknown; structuredContent?: unknown } = answer;
+  assert.equal(result.isError, true, 'an isError result');
+  assert.equal(result.structuredContent, undefined, 'an error result carries no structuredContent');
+  const blocks = result.content as { type: string; text?: string }[];
+  assert.equal(blocks.length, 1);
+  assert.equal(blocks[0]?.type, 'text');
+  return JSON.parse(blocks[0]?.text ?? 'null') as ToolError;
 }
 
 export async function toolNames(client: Client): Promise<string[]> {

@@ -5,7 +5,7 @@ import { MODULES } from '../../src/app.ts';
 import { ModuleRegistry } from '../../src/core/modules/registry.ts';
 import { bearer, createTestTenant, type TestTenant } from '../factories.ts';
 import { buildTestApp, call, type TestApp } from '../helper.ts';
-import { connect, type Era, mcpUrl, ROOM_TOOLS, roomToolNames } from './support.ts';
+import { connect, type Era, mcpUrl, ROOM_TOOLS, roomToolNames, toolError } from './support.ts';
 
 interface Room {
   id: string;
@@ -88,23 +88,25 @@ describe('MCP tools over Streamable HTTP with the SDK client', () => {
     assert.equal(event?.trace.origin, 'mcp');
   });
 
-  test('business errors are isError results carrying the error code', async () => {
-    const c = await client(tenant.apiKey);
-    const missing = await c.callTool({ name: 'get_room', arguments: { roomId: 'no-such-room' } });
-    assert.equal(missing.isError, true);
-    assert.equal((missing.structuredContent as { error: string }).error, 'not_found');
+  for (const era of ['legacy', 'modern'] as const) {
+    test(`${era}: business errors are isError results carrying the error body as JSON text`, async () => {
+      const c = await client(tenant.apiKey, era);
+      await c.listTools();
+      const missing = toolError(
+        await c.callTool({ name: 'get_room', arguments: { roomId: 'no-such-room' } }),
+      );
+      assert.deepEqual(missing, { error: 'not_found', message: 'room no-such-room not found' });
 
-    await c.callTool({ name: 'create_room', arguments: { id: 'twice' } });
-    const again = await c.callTool({ name: 'create_room', arguments: { id: 'twice' } });
-    assert.equal(again.isError, true);
-    assert.equal((again.structuredContent as { error: string }).error, 'conflict');
+      const id = `twice-${era}`;
+      await c.callTool({ name: 'create_room', arguments: { id } });
+      const again = toolError(await c.callTool({ name: 'create_room', arguments: { id } }));
+      assert.equal(again.error, 'conflict');
 
-    const invalid = await c.callTool({ name: 'create_room', arguments: { colour: 'red' } });
-    assert.equal(invalid.isError, true);
-    const body = invalid.structuredContent as { error: string; details: { field: string }[] };
-    assert.equal(body.error, 'invalid_request');
-    assert.equal(body.details[0]?.field, '/arguments/colour');
-  });
+      const invalid = toolError(await c.callTool({ name: 'create_room', arguments: { colour: 'red' } }));
+      assert.equal(invalid.error, 'invalid_request');
+      assert.equal(invalid.details?.[0]?.field, '/arguments/colour');
+    });
+  }
 
   test('an unknown tool is a JSON-RPC invalid-params error, not a result', async () => {
     const c = await client(tenant.apiKey);
@@ -157,7 +159,7 @@ describe('MCP tools over Streamable HTTP with the SDK client', () => {
       .structuredContent as unknown as { data: Room[] };
     assert.deepEqual(listedByA.data, []);
     const fetchedByA = await clientA.callTool({ name: 'get_room', arguments: { roomId: ofB.id } });
-    assert.equal((fetchedByA.structuredContent as { error: string }).error, 'not_found');
+    assert.equal(toolError(fetchedByA).error, 'not_found');
     // The same id is free in A: rooms are per tenant.
     const ofA = await clientA.callTool({ name: 'create_room', arguments: { id: 'shared-name' } });
     assert.equal(ofA.isError, undefined);

@@ -24,7 +24,8 @@ export interface ToolCallScope {
 
 /**
  * `tools/call`: the same verb as the REST route and `/v1/actions`, with origin `mcp` in the events'
- * trace. Unknown and hidden tools are one protocol error; what the verb refuses is an `isError` result.
+ * trace. A tool no module offers is a protocol error; a tool this caller may not use (and is not listed
+ * for them) is an `isError` result saying why, like everything the verb refuses.
  */
 export async function callTool(
   scope: ToolCallScope,
@@ -35,6 +36,7 @@ export async function callTool(
   if (tool === undefined) {
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
   }
+  if (isAppError(tool)) return errorResult(tool);
   const { [CONFIRMATION_ARGUMENT]: token, ...args } = params.arguments ?? {};
   let input: unknown;
   try {

@@ -1,6 +1,6 @@
 import { hasScope, type Principal } from '../../core/auth/principal.ts';
 import type { Services } from '../../core/context.ts';
-import type { AppError } from '../../core/http/errors.ts';
+import { AppError, isAppError } from '../../core/http/errors.ts';
 import { type ActionAudience, actionRefusal, audienceFor, roomOfInput } from '../../core/modules/access.ts';
 import type { ActionDefinition, ModuleManifest } from '../../core/modules/manifest.ts';
 import type { ModuleRegistry } from '../../core/modules/registry.ts';
@@ -23,26 +23,42 @@ export interface ToolAudience extends ActionAudience {
   policy: ConfirmPolicy;
 }
 
+/** Why an API key may not call `action` although everything else allows it: it needs a person. */
+function needsPersonRefusal(action: ActionDefinition, policy: ConfirmPolicy): AppError {
+  const rule =
+    action.confirmation === 'always'
+      ? `its module requires a person to approve each call of ${action.name}`
+      : `this tenant's MCP confirmation policy (${policy}) requires a person to approve each call of ${action.name}`;
+  return new AppError(
+    'insufficient_scope',
+    `${rule}, and an API key cannot ask one: call it with a session token, or with an API key that ` +
+      `holds the scope ${UNATTENDED_SCOPE}`,
+  );
+}
+
 /**
- * How `audience` may use a tool, or undefined when the tool is not theirs at all: the same refusals as
- * `/v1/actions` (module enabled, session modules, scope, workspace type), then the confirmation policy.
- * A tool that needs a human is hidden from callers who cannot get one: API keys, unless unattended.
+ * How `audience` may use a tool, or why it may not (the error a call gets; the tool is not listed): the
+ * same refusals as `/v1/actions` (scope, session modules, module enabled, workspace type), then the
+ * confirmation policy. A tool that needs a person is refused to callers who cannot ask one: API keys,
+ * unless unattended. Every reason is about the caller's own credential and tenant.
  */
-export function toolModeFor(
+export function toolAccess(
   module: ModuleManifest,
   action: ActionDefinition,
   audience: ToolAudience,
-): ToolMode | undefined {
-  if (!isToolable(action) || actionRefusal(module, action, audience) !== undefined) return undefined;
+): ToolMode | AppError {
+  const refusal = actionRefusal(module, action, audience);
+  if (refusal !== undefined) return refusal;
   if (!needsConfirmation(audience.policy, action)) return 'run';
   if (audience.principal.kind === 'session') return 'confirm';
-  return hasScope(audience.principal, UNATTENDED_SCOPE) ? 'run' : undefined;
+  return hasScope(audience.principal, UNATTENDED_SCOPE) ? 'run' : needsPersonRefusal(action, audience.policy);
 }
 
 export function callableTools(registry: ModuleRegistry, audience: ToolAudience): CallableTool[] {
   return registry.allActions().flatMap(({ module, action }) => {
-    const mode = toolModeFor(module, action, audience);
-    return mode === undefined ? [] : [{ module, action, mode }];
+    if (!isToolable(action)) return [];
+    const mode = toolAccess(module, action, audience);
+    return isAppError(mode) ? [] : [{ module, action, mode }];
   });
 }
 
@@ -69,12 +85,15 @@ export class McpCaller {
     return callableTools(this.services.registry, await this.toolAudience());
   }
 
-  /** The tool by name when this caller may use it; a hidden tool is as unknown as a missing one. */
-  async tool(name: string): Promise<CallableTool | undefined> {
+  /**
+   * The tool by name when this caller may use it, else why not; undefined when no module offers it. The
+   * catalog is public (`/.well-known/mcp/manifest.json`), so saying why hides nothing.
+   */
+  async tool(name: string): Promise<CallableTool | AppError | undefined> {
     const entry = this.services.registry.action(name);
-    if (entry === undefined) return undefined;
-    const mode = toolModeFor(entry.module, entry.action, await this.toolAudience());
-    return mode === undefined ? undefined : { ...entry, mode };
+    if (entry === undefined || !isToolable(entry.action)) return undefined;
+    const mode = toolAccess(entry.module, entry.action, await this.toolAudience());
+    return isAppError(mode) ? mode : { ...entry, mode };
   }
 
   /** The one rule again, with the room the checked input names: a session token limited to another is refused. */

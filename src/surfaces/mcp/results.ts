@@ -15,29 +15,37 @@ export function successResult(value: unknown): CallToolResult {
   };
 }
 
-/** A business error (not found, conflict, invalid input...): the model sees it and can correct course. */
+/** What an error result says: the API's error body (`requestId` aside), plus what the code calls for. */
+interface ToolErrorBody {
+  error: string;
+  message: string;
+  [key: string]: unknown;
+}
+
+/**
+ * An `isError` result: the error body as JSON in its one text block, which the model reads and a program
+ * parses. Never as `structuredContent`: a tool's `structuredContent` is what its `outputSchema` describes,
+ * and the v1 SDK client (with the Inspector built on it) validates it against that schema on error results
+ * too, throwing -32602 instead of handing the error over. Clients that skip errors lose nothing.
+ */
+function toolErrorResult(body: ToolErrorBody): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
+}
+
+/** A business error (not found, conflict, invalid input, a refusal...): the model sees it and can correct course. */
 export function errorResult(error: AppError): CallToolResult {
-  const body = {
+  return toolErrorResult({
     error: error.code,
     message: error.message,
     ...(error.details === undefined ? {} : { details: error.details }),
-  };
-  return {
-    isError: true,
-    content: [{ type: 'text', text: `${error.code}: ${error.message}` }],
-    structuredContent: body,
-  };
+  });
 }
 
 export function declinedResult(tool: string): CallToolResult {
-  return {
-    isError: true,
-    content: [{ type: 'text', text: `confirmation_declined: the user did not approve ${tool}; nothing ran` }],
-    structuredContent: {
-      error: 'confirmation_declined',
-      message: `the user did not approve ${tool}; nothing ran`,
-    },
-  };
+  return toolErrorResult({
+    error: 'confirmation_declined',
+    message: `the user did not approve ${tool}; nothing ran`,
+  });
 }
 
 /** The confirmation request for clients without elicitation: a one-time token to repeat the call with. */
@@ -53,15 +61,11 @@ export function confirmationRequiredResult(
     (previousTokenRejected
       ? ' The token sent was not valid for this call (expired, used, or for other arguments).'
       : '');
-  return {
-    isError: true,
-    content: [{ type: 'text', text: `confirmation_required: ${message}` }],
-    structuredContent: {
-      error: 'confirmation_required',
-      message,
-      confirmationToken: issued.token,
-      expiresAt: issued.expiresAt,
-      argument: CONFIRMATION_ARGUMENT,
-    },
-  };
+  return toolErrorResult({
+    error: 'confirmation_required',
+    message,
+    confirmationToken: issued.token,
+    expiresAt: issued.expiresAt,
+    argument: CONFIRMATION_ARGUMENT,
+  });
 }
