@@ -1,3 +1,5 @@
+import { fork } from 'node:child_process';
+import path from 'node:path';
 import autocannon from 'autocannon';
 
 /** One kind of request, fired over and over. */
@@ -15,6 +17,11 @@ export interface LoadSettings {
   pipelining: number;
   /** Comparisons alternate the targets this many times and report medians, so drift hits both alike. */
   rounds: number;
+  /**
+   * Where the load generator runs: `process` (a child process) or `thread` (a worker thread, the default,
+   * of the benchmark's own process, which shares that process with an in-process service).
+   */
+  generator: 'process' | 'thread';
 }
 
 export interface LoadResult {
@@ -34,6 +41,14 @@ function positiveInt(name: string, fallback: number): number {
   return value;
 }
 
+function generatorSetting(fallback: LoadSettings['generator']): LoadSettings['generator'] {
+  const raw = process.env.BENCH_GENERATOR;
+  if (raw === undefined || raw === '') return fallback;
+  if (raw !== 'process' && raw !== 'thread')
+    throw new Error(`BENCH_GENERATOR: expected process or thread, got ${raw}`);
+  return raw;
+}
+
 /**
  * Defaults sized for a 2-core machine: the load generator has one worker thread, the server the main one.
  * BENCH_CONNECTIONS, BENCH_DURATION_S, BENCH_WARMUP_S and BENCH_PIPELINING override them.
@@ -46,11 +61,17 @@ export function loadSettings(defaults: Partial<LoadSettings> = {}): LoadSettings
     pipelining: positiveInt('BENCH_PIPELINING', defaults.pipelining ?? 1),
     // Not from the environment: benchmarks that loop over rounds themselves read BENCH_ROUNDS.
     rounds: Math.max(1, defaults.rounds ?? 1),
+    generator: generatorSetting(defaults.generator ?? 'thread'),
   };
 }
 
-async function fire(baseUrl: string, spec: RequestSpec, settings: LoadSettings, seconds: number) {
-  return autocannon({
+async function fire(
+  baseUrl: string,
+  spec: RequestSpec,
+  settings: LoadSettings,
+  seconds: number,
+): Promise<autocannon.Result> {
+  const options: autocannon.Options = {
     url: `${baseUrl}${spec.path}`,
     method: spec.method ?? 'GET',
     headers: spec.headers ?? {},
@@ -58,8 +79,18 @@ async function fire(baseUrl: string, spec: RequestSpec, settings: LoadSettings, 
     connections: settings.connections,
     pipelining: settings.pipelining,
     duration: seconds,
-    // The generator runs in its own thread so it does not share an event loop with an in-process server.
-    workers: 1,
+  };
+  // A worker thread keeps the generator off the event loop of an in-process server.
+  if (settings.generator === 'thread') return autocannon({ ...options, workers: 1 });
+  const child = fork(path.join(import.meta.dirname, 'load-child.ts'), [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    child.once('message', (result) => resolve(result as autocannon.Result));
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`load generator exited ${code} without a result`)));
+    child.send(options);
   });
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Database, Queryable, QueryResult } from './database.ts';
 import { TENANT_ROLE } from './tenant-tx.ts';
@@ -15,6 +16,22 @@ function wrap(client: pg.Pool | pg.PoolClient): Queryable {
       await client.query(sql);
     },
   };
+}
+
+/**
+ * Reads run as named prepared statements: each connection parses and plans a read once, then only binds
+ * and executes it. Names come from the statement's text, so one text always has one name; the texts are
+ * the code's own (values are always bound), so there are few of them.
+ */
+const statementNames = new Map<string, string>();
+function statementName(sql: string): string {
+  let name = statementNames.get(sql);
+  if (name === undefined) {
+    name = `svc_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
+    if (statementNames.size >= 1_000) statementNames.clear();
+    statementNames.set(sql, name);
+  }
+  return name;
 }
 
 /**
@@ -49,7 +66,11 @@ function tenantReadPool(connectionString: string, max: number) {
           await client.query(`select set_config('svc.tenant_id', $1, false)`, [tenantId]);
           tenantOf.set(client, tenantId);
         }
-        const result = await client.query(sql, params as unknown[]);
+        const result = await client.query({
+          name: statementName(sql),
+          text: sql,
+          values: params as unknown[],
+        });
         return { rows: result.rows as Row[], rowCount: result.rowCount ?? result.rows.length };
       } catch (error) {
         broken = true;
