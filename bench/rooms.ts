@@ -43,6 +43,9 @@ async function run(label: string, env: Record<string, string | undefined>) {
       { method: 'POST', path: '/v1/rooms', headers, body: '{}' },
       settings,
     );
+    // Reads run on current statistics, as the embedded database's maintenance worker and PostgreSQL's
+    // autovacuum keep them a few seconds to a minute after a burst of writes.
+    await service.db.exec('analyze rooms');
     const list = await measure(
       service.baseUrl,
       { method: 'GET', path: '/v1/rooms?limit=20', headers },
@@ -58,6 +61,7 @@ async function run(label: string, env: Record<string, string | undefined>) {
       ]),
     );
     // The rows list-rooms answers with (the tenant's newest 20), read without the service around it.
+    await db.exec('analyze rooms');
     const selects = await bareLoop(db, settings.connections, () =>
       db.query(
         'select id, seq, name, metadata, created_at, updated_at from rooms where tenant_id = $1 order by seq desc limit 20',

@@ -8,6 +8,7 @@ import { runtimeRoutes } from './core/auth/runtime-routes.ts';
 import type { Clock } from './core/clock.ts';
 import type { Services } from './core/context.ts';
 import type { Database } from './core/db/database.ts';
+import { EmbeddedMaintenance, MAINTENANCE_WORKER } from './core/db/embedded-maintenance.ts';
 import { GroupCommits } from './core/db/group-commit.ts';
 import { loadMigrations, type Migration, migrationFolders } from './core/db/migrations.ts';
 import { type EventBus, MemoryEventBus } from './core/events/bus.ts';
@@ -132,6 +133,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(runtimeRoutes, { ...services, identity });
   await app.register(moduleRoutes, services);
   await app.register(eventRoutes, services);
+  if (deps.workers !== false && db.kind === 'pglite') {
+    services.workers.add(
+      MAINTENANCE_WORKER,
+      new EmbeddedMaintenance({ db, clock, log: app.log.child({ worker: MAINTENANCE_WORKER }) }),
+    );
+  }
 
   // Surfaces.
   await app.register(consoleSurface, { ...services, identity, setupSteps: tenantSetup(modules) });
