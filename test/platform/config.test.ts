@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.ts';
@@ -194,7 +195,7 @@ describe('configuration', () => {
   });
 
   test('`svc start` in production without SVC_ENCRYPTION_KEY exits 2 naming it, before opening anything', () => {
-    const dataDir = '/nonexistent/never-created';
+    const dataDir = path.join(os.tmpdir(), `svc-never-created-${process.pid}-${Date.now()}`);
     const result = spawnSync(process.execPath, [path.join(ROOT, 'bin/svc.mjs'), 'start'], {
       cwd: ROOT,
       encoding: 'utf8',
