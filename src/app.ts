@@ -5,6 +5,7 @@ import { redisFailureCounts } from './core/auth/failure-limiter.ts';
 import { Identity } from './core/auth/identity.ts';
 import { identityRoutes } from './core/auth/routes.ts';
 import { runtimeRoutes } from './core/auth/runtime-routes.ts';
+import { SIGNING_KEY_SECRET } from './core/auth/signing-keys.ts';
 import type { Clock } from './core/clock.ts';
 import type { Services } from './core/context.ts';
 import type { Database } from './core/db/database.ts';
@@ -27,6 +28,8 @@ import { moduleRoutes } from './core/modules/routes.ts';
 import { healthRoutes } from './core/ops/health.ts';
 import { createRealtimeBackplane, type RealtimeBackplane } from './core/realtime/index.ts';
 import { openRedis } from './core/realtime/redis-connection.ts';
+import { openEncryption, type SecretEncryption } from './core/secrets/encryption.ts';
+import { type EncryptedColumn, reencryptStoredSecrets } from './core/secrets/stored-secrets.ts';
 import type { TenantSetupStep } from './core/tenancy/tenants.ts';
 import { chatModule } from './modules/chat/manifest.ts';
 import { presenceModule } from './modules/presence/manifest.ts';
@@ -43,6 +46,11 @@ export const MODULES: readonly ModuleManifest[] = [roomsModule, presenceModule, 
 /** Every migration the service applies: core's, then each module's own folder. */
 export function appMigrations(modules: readonly ModuleManifest[] = MODULES): Migration[] {
   return loadMigrations(migrationFolders(modules));
+}
+
+/** Every column where a secret is stored encrypted: core's, then each module's. */
+export function encryptedColumns(modules: readonly ModuleManifest[] = MODULES): EncryptedColumn[] {
+  return [SIGNING_KEY_SECRET, ...modules.flatMap((m) => m.encryptedColumns ?? [])];
 }
 
 /** Setup of a new tenant: the modules that start switched on. */
@@ -66,6 +74,8 @@ export interface AppDeps {
   modules?: readonly ModuleManifest[];
   /** Run the modules' background workers (default true). Tests that do not deliver turn them off. */
   workers?: boolean;
+  /** Default: `SVC_ENCRYPTION_KEY`, or outside production the key kept in `SVC_DATA_DIR`. */
+  encryption?: SecretEncryption;
   /** Tests: a backplane to use (the app closes it) and shorter gateway limits. */
   realtime?: { backplane?: RealtimeBackplane; limits?: Partial<GatewayLimits> };
 }
@@ -75,6 +85,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, db, clock } = deps;
   const modules = deps.modules ?? MODULES;
   const app = createServer(config);
+  const encryption = deps.encryption ?? openEncryption(config);
+  // Before anything reads a stored secret: plain values (rows from before encryption) and values under
+  // a rotated-out key are written again under the current key.
+  const { encrypted } = await reencryptStoredSecrets(db, encryption, encryptedColumns(modules));
+  if (Object.values(encrypted).some((n) => n > 0)) {
+    app.log.info(
+      { encrypted, keyId: encryption.currentKeyId },
+      'stored secrets encrypted under the current key',
+    );
+  }
   const reportError = (context: string) => (err: unknown) => app.log.error({ err }, context);
   const bus = deps.bus ?? new MemoryEventBus(reportError('event subscriber failed'));
   const backplane =
@@ -94,11 +114,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     realtime: backplane,
     workers: new Workers(),
     groupCommit: new GroupCommits(),
+    encryption,
   };
   const identity = await Identity.create({
     config,
     db,
     clock,
+    encryption,
     onError: reportError('identity background task'),
     ...(config.redisUrl === undefined
       ? {}

@@ -2,6 +2,7 @@ import { appMigrations, tenantSetup } from './app.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { DEV_OWNER_EMAIL, DEV_OWNER_SUB, loadDevIssuer, signDevToken } from './core/auth/dev-issuer.ts';
 import { migrate } from './core/db/migrations.ts';
+import { newKeyEntry, parseKeyList } from './core/secrets/keys.ts';
 import { type DevCredentials, ensureDemoTenant } from './core/tenancy/demo.ts';
 import { createRuntime, openDatabase } from './runtime.ts';
 
@@ -15,6 +16,8 @@ Commands:
   openapi      print the OpenAPI document to stdout
   dev-token    print a hosted-auth JWT from the development issuer
                [--sub ID] [--email E] [--ttl SECONDS]  (default: the demo owner)
+  encryption-key
+               print a new key for SVC_ENCRYPTION_KEY (<id>:<base64>); see docs/configuration.md
   --help       this text
 
 Configuration is read from environment variables; see docs/configuration.md.`;
@@ -146,8 +149,9 @@ async function runMigrations(config: Config): Promise<number> {
 }
 
 async function printOpenApi(config: Config): Promise<number> {
+  // A throwaway database and a throwaway key: nothing is written to SVC_DATA_DIR.
   const runtime = await createRuntime(
-    { ...config, logLevel: 'silent', databaseUrl: undefined },
+    { ...config, logLevel: 'silent', databaseUrl: undefined, encryptionKeys: parseKeyList(newKeyEntry()) },
     { inMemory: true },
   );
   try {
@@ -163,6 +167,11 @@ export async function main(argv: string[]): Promise<number> {
   const [command = '--help'] = argv;
   if (command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  // Needs no configuration: making the key production requires must work before it is set.
+  if (command === 'encryption-key') {
+    process.stdout.write(`${newKeyEntry()}\n`);
     return 0;
   }
   let config: Config;

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { type EncryptionKey, KEY_LIST_FORMAT, KeyFormatError, parseKeyList } from './core/secrets/keys.ts';
 
 /** Every setting the service reads, parsed once at boot. Nothing reads process.env after this. */
 export interface Config {
@@ -31,6 +32,11 @@ export interface Config {
   trustProxy: string[];
   /** Failed authentications per address per minute before 429. */
   authFailureLimit: number;
+  /**
+   * `SVC_ENCRYPTION_KEY`: the keys that encrypt secrets at rest, the current one first; the others only
+   * decrypt (rotation). Undefined outside production = the key in `SVC_DATA_DIR/encryption-key`.
+   */
+  encryptionKeys: EncryptionKey[] | undefined;
   /** Open `/v1/realtime` connections one instance accepts; more are refused with 429. */
   realtimeMaxConnections: number;
   /** Open `/v1/realtime` connections of one actor on one instance; more are refused with 429. */
@@ -38,12 +44,16 @@ export interface Config {
 }
 
 export class ConfigError extends Error {
+  /** `received` is quoted in the message; for a secret pass `{ secret: true }` and a description instead. */
   constructor(
     readonly variable: string,
     expected: string,
     received: string,
+    options: { secret?: boolean } = {},
   ) {
-    super(`${variable}: expected ${expected}, got ${JSON.stringify(received)}`);
+    super(
+      `${variable}: expected ${expected}, got ${options.secret === true ? received : JSON.stringify(received)}`,
+    );
     this.name = 'ConfigError';
   }
 }
@@ -94,6 +104,26 @@ function trustedProxies(env: Env): string[] {
     }
   }
   return entries;
+}
+
+function encryptionKeys(env: Env, svcEnv: Config['env']): EncryptionKey[] | undefined {
+  const raw = text(env, 'SVC_ENCRYPTION_KEY');
+  if (raw === undefined) {
+    if (svcEnv !== 'production') return undefined;
+    throw new ConfigError(
+      'SVC_ENCRYPTION_KEY',
+      'a key, required when SVC_ENV=production (make one with `npx svc encryption-key`; see docs/configuration.md)',
+      'nothing',
+      { secret: true },
+    );
+  }
+  try {
+    return parseKeyList(raw);
+  } catch (error) {
+    if (!(error instanceof KeyFormatError)) throw error;
+    // The value is a secret: the message describes what is wrong without repeating it.
+    throw new ConfigError('SVC_ENCRYPTION_KEY', KEY_LIST_FORMAT, error.detail, { secret: true });
+  }
 }
 
 function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
@@ -182,6 +212,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     revocationPollMs: integer(env, 'SVC_REVOCATION_POLL_MS', 250, 10, 60_000),
     trustProxy: trustedProxies(env),
     authFailureLimit: integer(env, 'SVC_AUTH_FAILURE_LIMIT', 30, 1, 1_000_000),
+    encryptionKeys: encryptionKeys(env, svcEnv),
     realtimeMaxConnections: integer(env, 'SVC_REALTIME_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
     realtimeMaxConnectionsPerActor: integer(env, 'SVC_REALTIME_MAX_CONNECTIONS_PER_ACTOR', 20, 1, 10_000),
   };

@@ -7,6 +7,12 @@ import type { ModuleManifest } from '../src/core/modules/manifest.ts';
 import { createRuntime, openDatabase } from '../src/runtime.ts';
 
 /**
+ * The key tests encrypt stored secrets with: the same in every test process, so test files sharing one
+ * PostgreSQL read each other's signing keys, and no key file is written. Never use it anywhere else.
+ */
+export const TEST_ENCRYPTION_KEY = `test-key:${Buffer.alloc(32, 7).toString('base64')}`;
+
+/**
  * Test configuration: the real database semantics always — in-memory PGlite by default, the PostgreSQL
  * server when DATABASE_URL is set (CI). Tests never share rows: every test makes its own tenants.
  */
@@ -19,6 +25,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     // Each test app its own keys and channels on a shared Redis (failure counts, presence, rooms).
     SVC_REDIS_PREFIX: `svc-test:${randomUUID().slice(0, 8)}:`,
     SVC_DATA_DIR: process.env.SVC_TEST_DATA_DIR ?? '.svc-test-data',
+    SVC_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
   });
   return { ...base, ...overrides };
 }

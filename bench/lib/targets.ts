@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { type Config, loadConfig } from '../../src/config.ts';
 import type { Database } from '../../src/core/db/database.ts';
+import { newKeyEntry } from '../../src/core/secrets/keys.ts';
 import { createRuntime } from '../../src/runtime.ts';
 
 /** Something listening on loopback that a load run can aim at. */
@@ -27,12 +28,15 @@ function baseUrlOf(server: http.Server): string {
 /**
  * The service in this process, built the way `svc start` builds it, on a random loopback port.
  * Production settings by default; `env` overrides them as variables would (e.g. DATABASE_URL).
- * Without DATABASE_URL the database is an in-memory PGlite, so a run leaves nothing behind.
+ * Without DATABASE_URL the database is an in-memory PGlite, so a run leaves nothing behind. Production
+ * requires an encryption key: a fresh one per run unless `env` gives SVC_ENCRYPTION_KEY (give the same
+ * one to every run on one PostgreSQL database).
  */
 export async function startService(env: Record<string, string | undefined> = {}): Promise<ServiceTarget> {
   const config = loadConfig({
     SVC_ENV: 'production',
     LOG_LEVEL: 'warn',
+    SVC_ENCRYPTION_KEY: newKeyEntry(),
     ...env,
     HOST: '127.0.0.1',
     PORT: '0',

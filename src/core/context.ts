@@ -12,6 +12,7 @@ import type { ModuleEnablement } from './modules/enablement.ts';
 import type { Workers } from './modules/hooks.ts';
 import type { ModuleRegistry } from './modules/registry.ts';
 import type { RealtimeBackplane } from './realtime/index.ts';
+import type { SecretEncryption } from './secrets/encryption.ts';
 
 /** Long-lived services the app is built from; passed down explicitly, never read from globals. */
 export interface Services {
@@ -27,6 +28,11 @@ export interface Services {
   workers: Workers;
   /** Keyed write queues (group commit) for hot keys: a room's messages, an auction's bids. */
   groupCommit: GroupCommits;
+  /**
+   * Encryption of secrets the service stores and must read back (`SVC_ENCRYPTION_KEY`); a module that
+   * stores one declares its column in `encryptedColumns` and uses `secretContext` for each value.
+   */
+  encryption: SecretEncryption;
 }
 
 /** What core's tenant-scoped verbs (keys, team) need of a context: a `ServiceContext` fits as it is. */

@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
+const KEY_2 = Buffer.alloc(32, 0xff).toString('base64');
+const KEY_1_URLSAFE = Buffer.alloc(32, 0xfb).toString('base64url');
 
 function configErrorFor(env: Record<string, string>): ConfigError {
   try {
@@ -45,6 +48,7 @@ describe('configuration', () => {
     assert.equal(config.authFailureLimit, 30);
     assert.equal(config.realtimeMaxConnections, 10_000);
     assert.equal(config.realtimeMaxConnectionsPerActor, 20);
+    assert.equal(config.encryptionKeys, undefined, 'outside production: the key kept in SVC_DATA_DIR');
   });
 
   test('empty or blank values count as unset', () => {
@@ -77,6 +81,7 @@ describe('configuration', () => {
         SVC_WEBHOOK_ALLOWED_HOSTS: ' Hooks.Internal , ,10.0.0.7',
         SVC_REALTIME_MAX_CONNECTIONS: '50000',
         SVC_REALTIME_MAX_CONNECTIONS_PER_ACTOR: '3',
+        SVC_ENCRYPTION_KEY: ` k2:${KEY_2}, k1:${KEY_1_URLSAFE} `,
       },
       '/srv/app',
     );
@@ -97,6 +102,14 @@ describe('configuration', () => {
     assert.deepEqual(config.webhookAllowedHosts, ['hooks.internal', '10.0.0.7']);
     assert.equal(config.realtimeMaxConnections, 50_000);
     assert.equal(config.realtimeMaxConnectionsPerActor, 3);
+    assert.deepEqual(
+      config.encryptionKeys?.map((k) => [k.id, k.key.toString('hex')]),
+      [
+        ['k2', 'ff'.repeat(32)],
+        ['k1', 'fb'.repeat(32)],
+      ],
+      'the current key first; standard and URL-safe base64',
+    );
   });
 
   test('the default public URL follows HOST and PORT, bracketing IPv6', () => {
@@ -136,6 +149,13 @@ describe('configuration', () => {
     ['SVC_REALTIME_MAX_CONNECTIONS', { SVC_REALTIME_MAX_CONNECTIONS: '1000001' }],
     ['SVC_REALTIME_MAX_CONNECTIONS_PER_ACTOR', { SVC_REALTIME_MAX_CONNECTIONS_PER_ACTOR: '0' }],
     ['SVC_REALTIME_MAX_CONNECTIONS_PER_ACTOR', { SVC_REALTIME_MAX_CONNECTIONS_PER_ACTOR: '2.5' }],
+    ['SVC_ENCRYPTION_KEY', { SVC_ENV: 'production' }],
+    ['SVC_ENCRYPTION_KEY', { SVC_ENCRYPTION_KEY: KEY_2 }],
+    ['SVC_ENCRYPTION_KEY', { SVC_ENCRYPTION_KEY: `k1:${KEY_2.slice(0, 40)}` }],
+    ['SVC_ENCRYPTION_KEY', { SVC_ENCRYPTION_KEY: `k1:${Buffer.alloc(16).toString('base64')}` }],
+    ['SVC_ENCRYPTION_KEY', { SVC_ENCRYPTION_KEY: `bad id:${KEY_2}` }],
+    ['SVC_ENCRYPTION_KEY', { SVC_ENCRYPTION_KEY: `k1:${KEY_2},k1:${KEY_1_URLSAFE}` }],
+    ['SVC_ENCRYPTION_KEY', { SVC_ENCRYPTION_KEY: ' , ,' }],
   ];
   for (const [variable, env] of bad) {
     test(`refuses ${JSON.stringify(env)} naming ${variable}`, () => {
@@ -144,6 +164,13 @@ describe('configuration', () => {
       assert.match(error.message, new RegExp(`^${variable}: expected `));
     });
   }
+
+  test('a refused SVC_ENCRYPTION_KEY is described, never repeated', () => {
+    for (const value of [KEY_2, `k1:${KEY_2.slice(0, 40)}`, `k1:${KEY_2},k1:${KEY_2}`]) {
+      const error = configErrorFor({ SVC_ENCRYPTION_KEY: value });
+      assert.ok(!error.message.includes(KEY_2.slice(0, 40)), error.message);
+    }
+  });
 
   test('docs/configuration.md documents every variable src/config.ts reads', () => {
     const source = fs.readFileSync(path.join(ROOT, 'src/config.ts'), 'utf8');
@@ -165,5 +192,39 @@ describe('configuration', () => {
     assert.match(result.stderr, /configuration error: PORT: expected a whole number from 0 to 65535/);
     assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack trace');
     assert.equal(result.stdout, '');
+  });
+
+  test('`svc start` in production without SVC_ENCRYPTION_KEY exits 2 naming it, before opening anything', () => {
+    const dataDir = path.join(os.tmpdir(), `svc-never-created-${process.pid}-${Date.now()}`);
+    const result = spawnSync(process.execPath, [path.join(ROOT, 'bin/svc.mjs'), 'start'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, SVC_ENV: 'production', PORT: '0', SVC_DATA_DIR: dataDir },
+      timeout: 60_000,
+    });
+    assert.equal(result.status, 2, result.stderr);
+    assert.match(
+      result.stderr,
+      /configuration error: SVC_ENCRYPTION_KEY: expected a key, required when SVC_ENV=production \(make one with `npx svc encryption-key`/,
+    );
+    assert.equal(result.stdout, '');
+    assert.equal(fs.existsSync(dataDir), false);
+  });
+
+  test('`svc encryption-key` prints a key SVC_ENCRYPTION_KEY accepts, a new one each time', () => {
+    const run = () =>
+      spawnSync(process.execPath, [path.join(ROOT, 'bin/svc.mjs'), 'encryption-key'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH, SVC_ENV: 'production' },
+        timeout: 60_000,
+      });
+    const [first, second] = [run(), run()];
+    assert.equal(first.status, 0, first.stderr);
+    const line = first.stdout.trim();
+    assert.match(line, /^k\d{8}-[0-9a-f]{4}:[A-Za-z0-9+/]{43}=$/);
+    assert.notEqual(second.stdout.trim(), line);
+    const config = loadConfig({ SVC_ENV: 'production', SVC_ENCRYPTION_KEY: line });
+    assert.equal(config.encryptionKeys?.[0]?.key.length, 32);
   });
 });

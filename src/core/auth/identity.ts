@@ -3,6 +3,7 @@ import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import { AppError } from '../http/errors.ts';
 import type { PubSub } from '../realtime/index.ts';
+import type { SecretEncryption } from '../secrets/encryption.ts';
 import { resolveHostedUser } from '../tenancy/users.ts';
 import { ApiKeyVerifier } from './api-keys.ts';
 import { FailureLimiter, type SharedFailureCounts } from './failure-limiter.ts';
@@ -28,12 +29,14 @@ export class Identity {
     config: Config;
     db: Database;
     clock: Clock;
+    /** Encrypts the stored private halves of the session signing keys. */
+    encryption: SecretEncryption;
     onError: (e: unknown) => void;
     /** Failure counts shared by every instance, and the pub/sub that spreads blocks (with REDIS_URL). */
     sharedFailures?: { counts: SharedFailureCounts; pubsub: PubSub };
   }) {
     const { config, db, clock } = deps;
-    const keyRing = new SessionKeyRing(db);
+    const keyRing = new SessionKeyRing(db, deps.encryption);
     await keyRing.load();
     const revocations = new RevocationList(db, config.revocationPollMs, deps.onError);
     const apiKeys = new ApiKeyVerifier(db, clock);

@@ -2,11 +2,29 @@ import { exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import type { Database } from '../db/database.ts';
 import { systemTx } from '../db/tenant-tx.ts';
 import { newIdSuffix } from '../ids.ts';
+import type { SecretEncryption } from '../secrets/encryption.ts';
+import { type EncryptedColumn, secretContext } from '../secrets/stored-secrets.ts';
 
 type SigningKey = Awaited<ReturnType<typeof importJWK>>;
 
 export const SESSION_ALG = 'EdDSA';
 const SIGNING_KEY_LOCK = 0x5_17c_0002;
+
+/** The private half of each signing key is stored encrypted (migration 0007 moved it out of `private_jwk`). */
+export const SIGNING_KEY_SECRET: EncryptedColumn = {
+  table: 'signing_keys',
+  column: 'private_jwk_encrypted',
+  rowKey: ['kid'],
+  plainColumn: 'private_jwk',
+};
+
+interface KeyRow {
+  kid: string;
+  private_jwk: JWK | null;
+  private_jwk_encrypted: string | null;
+  public_jwk: JWK;
+  created_at: Date;
+}
 
 interface KeyEntry {
   kid: string;
@@ -24,7 +42,10 @@ export class SessionKeyRing {
   private keys = new Map<string, KeyEntry>();
   private lastReload = 0;
 
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly encryption: SecretEncryption,
+  ) {}
 
   async load(): Promise<void> {
     await this.reload();
@@ -42,12 +63,15 @@ export class SessionKeyRing {
       const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: SESSION_ALG, use: 'sig' };
       const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: SESSION_ALG, use: 'sig' };
       await systemTx(this.db, (tx) =>
-        tx.query('insert into signing_keys (kid, alg, private_jwk, public_jwk) values ($1, $2, $3, $4)', [
-          kid,
-          SESSION_ALG,
-          JSON.stringify(privateJwk),
-          JSON.stringify(publicJwk),
-        ]),
+        tx.query(
+          'insert into signing_keys (kid, alg, private_jwk_encrypted, public_jwk) values ($1, $2, $3, $4)',
+          [
+            kid,
+            SESSION_ALG,
+            this.encryption.encrypt(JSON.stringify(privateJwk), secretContext(SIGNING_KEY_SECRET, [kid])),
+            JSON.stringify(publicJwk),
+          ],
+        ),
       );
       await this.reload();
     });
@@ -56,21 +80,32 @@ export class SessionKeyRing {
   private async reload(): Promise<void> {
     this.lastReload = Date.now();
     const { rows } = await systemTx(this.db, (tx) =>
-      tx.query<{ kid: string; private_jwk: JWK; public_jwk: JWK; created_at: Date }>(
-        'select kid, private_jwk, public_jwk, created_at from signing_keys where retired_at is null',
+      tx.query<KeyRow>(
+        `select kid, private_jwk, private_jwk_encrypted, public_jwk, created_at
+           from signing_keys where retired_at is null`,
       ),
     );
     const next = new Map<string, KeyEntry>();
     for (const row of rows) {
       next.set(row.kid, {
         kid: row.kid,
-        privateKey: await importJWK(row.private_jwk, SESSION_ALG),
+        privateKey: await importJWK(this.privateJwk(row), SESSION_ALG),
         publicKey: await importJWK(row.public_jwk, SESSION_ALG),
         publicJwk: row.public_jwk,
         createdAt: new Date(row.created_at).getTime(),
       });
     }
     this.keys = next;
+  }
+
+  /** Encrypted, or (a row written before encryption, until start-up encrypts it) plain. */
+  private privateJwk(row: KeyRow): JWK {
+    if (row.private_jwk_encrypted !== null) {
+      const context = secretContext(SIGNING_KEY_SECRET, [row.kid]);
+      return JSON.parse(this.encryption.decrypt(row.private_jwk_encrypted, context)) as JWK;
+    }
+    if (row.private_jwk === null) throw new Error(`signing key ${row.kid} has no private key`);
+    return row.private_jwk;
   }
 
   signingKey(): KeyEntry {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TSchema } from 'typebox';
 import type { ServiceContext, Services } from '../context.ts';
+import type { EncryptedColumn } from '../secrets/stored-secrets.ts';
 import type { WorkspaceType } from '../tenancy/roles.ts';
 import type { ModuleHooks, ModuleHost } from './hooks.ts';
 
@@ -53,6 +54,11 @@ export interface ModuleManifest {
    * records an event), a subscriber to committed events, a background worker.
    */
   hooks?: (host: ModuleHost) => ModuleHooks;
+  /**
+   * Columns where the module stores secrets encrypted with `services.encryption`: every start encrypts
+   * values still plain and moves values under an old key to the current one.
+   */
+  encryptedColumns?: readonly EncryptedColumn[];
 }
 
 export const ALL_WORKSPACES: readonly WorkspaceType[] = ['commerce', 'community', 'sandbox'];

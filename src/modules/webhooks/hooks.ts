@@ -11,6 +11,7 @@ import { WebhookWorker } from './worker/worker.ts';
 export function webhookHooks(host: ModuleHost): ModuleHooks {
   const worker = new WebhookWorker({
     db: host.db,
+    encryption: host.encryption,
     config: host.config,
     clock: host.clock,
     log: host.log,

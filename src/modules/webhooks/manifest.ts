@@ -1,4 +1,5 @@
 import { ALL_WORKSPACES, defineAction, type ModuleManifest } from '../../core/modules/manifest.ts';
+import { ENDPOINT_SECRET, PREVIOUS_ENDPOINT_SECRET } from './endpoint-secrets.ts';
 import { webhookHooks } from './hooks.ts';
 import { webhookRoutes } from './routes.ts';
 import {
@@ -30,6 +31,7 @@ export const webhooksModule: ModuleManifest = {
   routes: webhookRoutes,
   migrations: new URL('./migrations/', import.meta.url),
   hooks: webhookHooks,
+  encryptedColumns: [ENDPOINT_SECRET, PREVIOUS_ENDPOINT_SECRET],
   actions: [
     defineAction({
       name: 'list_webhooks',

@@ -22,6 +22,7 @@ import { newId } from '../../../core/ids.ts';
 import { ModuleEnablement } from '../../../core/modules/enablement.ts';
 import { Workers } from '../../../core/modules/hooks.ts';
 import { ModuleRegistry } from '../../../core/modules/registry.ts';
+import { openEncryption } from '../../../core/secrets/encryption.ts';
 import { openDatabase } from '../../../runtime.ts';
 import { enqueueDeliveries, WebhookWorker, type WebhookWorkerOptions } from '../index.ts';
 import { createEndpoint } from '../verbs/create-endpoint.ts';
@@ -78,6 +79,7 @@ export function ctxFor(
     enablement: new ModuleEnablement(db, clock),
     workers,
     groupCommit: new GroupCommits(),
+    encryption: openEncryption(config),
     log: pino({ level: 'silent' }),
     tenantId,
     principal: undefined,
@@ -222,9 +224,11 @@ export function waitForState(db: Database, id: string, state: string, timeoutMs?
 }
 
 export function startWorker(
-  options: Omit<WebhookWorkerOptions, 'config'> & { config?: Config },
+  options: Omit<WebhookWorkerOptions, 'config' | 'encryption'> &
+    Partial<Pick<WebhookWorkerOptions, 'encryption'>> & { config?: Config },
 ): WebhookWorker {
-  const worker = new WebhookWorker({ config: webhookConfig(), ...options });
+  const config = options.config ?? webhookConfig();
+  const worker = new WebhookWorker({ encryption: openEncryption(config), ...options, config });
   worker.start();
   return worker;
 }

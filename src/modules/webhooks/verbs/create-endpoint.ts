@@ -3,13 +3,17 @@ import { tenantTx } from '../../../core/db/tenant-tx.ts';
 import { Conflict } from '../../../core/http/errors.ts';
 import { newId } from '../../../core/ids.ts';
 import { validated } from '../../../core/modules/validate.ts';
+import { ENDPOINT_SECRET, encryptSecret } from '../endpoint-secrets.ts';
 import { checkEndpointFields, distinctEventTypes, normalizedUrl } from '../input-rules.ts';
 import { CreateEndpointBody, type CreateEndpointInput, type WebhookEndpoint } from '../schema.ts';
 import { ENDPOINT_COLUMNS, type EndpointRow, endpointView } from '../views.ts';
 
 export const MAX_ENDPOINTS_PER_TENANT = 100;
 
-/** The secret (the HMAC key) is stored, never returned; eventTypes null or absent means every type. */
+/**
+ * The secret (the HMAC key) is stored encrypted, never returned; eventTypes null or absent means every
+ * type.
+ */
 export async function createEndpoint(
   ctx: ServiceContext,
   input: CreateEndpointInput,
@@ -27,15 +31,22 @@ export async function createEndpoint(
     if ((counted[0]?.n ?? 0) >= MAX_ENDPOINTS_PER_TENANT) {
       throw new Conflict(`a tenant can have at most ${MAX_ENDPOINTS_PER_TENANT} webhook endpoints`);
     }
+    const id = newId('webhookEndpoint');
     const { rows } = await tx.query<EndpointRow>(
-      `insert into webhook_endpoints (id, tenant_id, url, secret, event_types, enabled, created_at, updated_at)
+      `insert into webhook_endpoints
+         (id, tenant_id, url, secret_encrypted, event_types, enabled, created_at, updated_at)
        values ($1, $2, $3, $4, $5, $6, $7, $7)
        returning ${ENDPOINT_COLUMNS}`,
       [
-        newId('webhookEndpoint'),
+        id,
         ctx.tenantId,
         normalizedUrl(body.url),
-        body.secret,
+        encryptSecret(
+          ctx.encryption,
+          ENDPOINT_SECRET,
+          { tenantId: ctx.tenantId, endpointId: id },
+          body.secret,
+        ),
         distinctEventTypes(eventTypes),
         body.enabled ?? true,
         now,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../../../core/db/database.ts';
 import { systemTx } from '../../../core/db/tenant-tx.ts';
+import { ENDPOINT_SECRET, PREVIOUS_ENDPOINT_SECRET, type StoredSecret } from '../endpoint-secrets.ts';
 
 export interface ClaimedDelivery {
   id: string;
@@ -13,8 +14,8 @@ export interface ClaimedDelivery {
   traceFlags: string;
   cycle: number;
   url: string;
-  /** Current secret first, then the retiring one while its grace lasts. */
-  secrets: string[];
+  /** Current secret first, then the retiring one while its grace lasts; as stored (see readSecret). */
+  secrets: StoredSecret[];
   leaseToken: string;
   /** When the lease was taken: the attempt's start time. */
   claimedAt: number;
@@ -48,8 +49,10 @@ interface ClaimRow {
   trace_flags: string;
   cycle: number;
   url: string;
-  secret: string;
+  secret: string | null;
+  secret_encrypted: string | null;
   previous_secret: string | null;
+  previous_secret_encrypted: string | null;
   previous_secret_expires_at: Date | null;
   previous_owner: string | null;
   previous_attempt_at: Date | null;
@@ -126,7 +129,8 @@ claimed as (
     from locked, webhook_endpoints e
    where d.id = locked.id and e.tenant_id = d.tenant_id and e.id = d.endpoint_id
   returning d.id, d.tenant_id, d.endpoint_id, d.event_id, d.event_type, d.body, d.trace_id, d.trace_flags,
-            d.cycle, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
+            d.cycle, e.url, e.secret, e.secret_encrypted, e.previous_secret, e.previous_secret_encrypted,
+            e.previous_secret_expires_at,
             locked.previous_owner, locked.previous_attempt_at, locked.previous_count
 ),
 interrupted as (
@@ -185,12 +189,19 @@ export async function claimDue(db: Database, options: ClaimOptions): Promise<Cla
       traceFlags: r.trace_flags,
       cycle: r.cycle,
       url: r.url,
-      secrets:
-        r.previous_secret !== null &&
-        r.previous_secret_expires_at !== null &&
+      secrets: [
+        { column: ENDPOINT_SECRET, encrypted: r.secret_encrypted, plain: r.secret },
+        ...(r.previous_secret_expires_at !== null &&
         new Date(r.previous_secret_expires_at).getTime() > options.now
-          ? [r.secret, r.previous_secret]
-          : [r.secret],
+          ? [
+              {
+                column: PREVIOUS_ENDPOINT_SECRET,
+                encrypted: r.previous_secret_encrypted,
+                plain: r.previous_secret,
+              },
+            ]
+          : []),
+      ],
       leaseToken,
       claimedAt: options.now,
     }))

@@ -5,7 +5,9 @@ import os from 'node:os';
 import type { Config } from '../../../config.ts';
 import type { Clock, Timer } from '../../../core/clock.ts';
 import type { Database } from '../../../core/db/database.ts';
+import type { SecretEncryption } from '../../../core/secrets/encryption.ts';
 import { type DestinationPolicy, destinationPolicy } from '../destinations.ts';
+import { readSecret } from '../endpoint-secrets.ts';
 import { deliveryHeaders } from '../signing.ts';
 import type { EmitTenantEvent } from '../types.ts';
 import { type ClaimedDelivery, claimDue } from './claim.ts';
@@ -20,6 +22,8 @@ export interface WorkerLog {
 
 export interface WebhookWorkerOptions {
   db: Database;
+  /** Opens the endpoints' stored secrets (the app's `services.encryption`). */
+  encryption: SecretEncryption;
   config: Pick<Config, 'env' | 'webhookAllowedHosts' | 'webhookRetryScheduleMs' | 'webhookTimeoutMs'>;
   clock: Clock;
   /** Writes `webhook.delivery.dead_lettered` through the event store (see EmitTenantEvent). */
@@ -241,8 +245,20 @@ export class WebhookWorker {
 
   private launch(delivery: ClaimedDelivery): void {
     const key = `${delivery.id}:${delivery.leaseToken}`;
+    let secrets: string[];
+    try {
+      secrets = this.secretsOf(delivery);
+    } catch (error) {
+      // Nothing is sent unsigned or with a wrong signature: the row waits, leased, and is claimed again
+      // when the lease expires (a key added to SVC_ENCRYPTION_KEY meanwhile makes it go).
+      this.log.error(
+        { err: error, deliveryId: delivery.id, endpointId: delivery.endpointId },
+        'webhook worker: the endpoint secret does not decrypt',
+      );
+      return;
+    }
     const abort = new AbortController();
-    const done = this.attempt(delivery, abort.signal)
+    const done = this.attempt(delivery, secrets, abort.signal)
       .catch((error: unknown) => {
         // The lease stays; the row is retried once it expires.
         this.log.error(
@@ -257,13 +273,20 @@ export class WebhookWorker {
     this.inFlight.set(key, { done, abort });
   }
 
-  private async attempt(delivery: ClaimedDelivery, signal: AbortSignal): Promise<void> {
+  private secretsOf(delivery: ClaimedDelivery): string[] {
+    const endpoint = { tenantId: delivery.tenantId, endpointId: delivery.endpointId };
+    return delivery.secrets
+      .map((stored) => readSecret(this.options.encryption, stored, endpoint))
+      .filter((secret): secret is string => secret !== undefined);
+  }
+
+  private async attempt(delivery: ClaimedDelivery, secrets: string[], signal: AbortSignal): Promise<void> {
     const { clock, config } = this.options;
     const headers = deliveryHeaders({
       deliveryId: delivery.id,
       eventType: delivery.eventType,
       body: delivery.body,
-      secrets: delivery.secrets,
+      secrets,
       timestampSeconds: Math.floor(clock.now() / 1000),
       traceId: delivery.traceId,
       traceFlags: delivery.traceFlags,
