@@ -36,7 +36,11 @@ export interface WebhookWorkerOptions {
    * cannot take every slot.
    */
   perEndpointConcurrency?: number;
-  /** A lease lasts the attempt timeout plus this (default 30 s); then another worker may take over. */
+  /**
+   * A lease lasts the attempt timeout plus this (default LEASE_MARGIN_MS): time to record the outcome once
+   * the request has ended. When a worker dies holding leases, another one takes its deliveries over that
+   * long after they were claimed.
+   */
   leaseMarginMs?: number;
   /** Longest sleep without a wake (default 5 s): picks up work queued by other instances. */
   maxPollMs?: number;
@@ -49,6 +53,13 @@ export interface WebhookWorkerOptions {
 }
 
 const silentLog: WorkerLog = { error() {}, warn() {} };
+/**
+ * An attempt ends within the timeout (`sendAttempt` enforces it), and its outcome is written in a few
+ * milliseconds more; 5 s covers a slow commit. So a crashed worker's deliveries are retaken the timeout
+ * plus 5 s after their claim (15 s by default). A recording later than that only loses the lease: the row
+ * may then be sent once more, which at-least-once delivery allows.
+ */
+export const LEASE_MARGIN_MS = 5000;
 const ERROR_BACKOFF_MS = 1000;
 const CONTENDED_RETRY_MS = 20;
 /** One claim and one recording transaction at a time, plus a spare. */
@@ -96,7 +107,7 @@ export class WebhookWorker {
     const embedded = options.db.kind === 'pglite';
     this.maxConcurrency = options.maxConcurrency ?? (embedded ? 64 : 256);
     this.perEndpoint = options.perEndpointConcurrency ?? (embedded ? 8 : 32);
-    this.leaseMs = options.config.webhookTimeoutMs + (options.leaseMarginMs ?? 30_000);
+    this.leaseMs = options.config.webhookTimeoutMs + (options.leaseMarginMs ?? LEASE_MARGIN_MS);
     this.maxPollMs = options.maxPollMs ?? 5000;
     this.policy = destinationPolicy(options.config);
     this.db = options.db;
