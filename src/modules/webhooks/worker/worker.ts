@@ -42,7 +42,10 @@ export interface WebhookWorkerOptions {
    * long after they were claimed.
    */
   leaseMarginMs?: number;
-  /** Longest sleep without a wake (default 5 s): picks up work queued by other instances. */
+  /**
+   * Longest sleep without a wake (default 5 s). New deliveries wake a worker at once, on any instance
+   * (`Workers.wake`); this poll finds what a lost wake or a crashed instance left behind.
+   */
   maxPollMs?: number;
   /** DNS, injectable for tests; the address policy applies to whatever it answers. */
   resolve?: Resolver;
@@ -153,6 +156,24 @@ export class WebhookWorker {
     if (this.ticking === undefined) this.ticking = this.loop();
   }
 
+  /**
+   * True while a wake makes it claim at once: running, with requests to spare. When false, the app wakes
+   * the workers of other instances too.
+   */
+  hasCapacity(): boolean {
+    return this.running && this.capacity() > 0;
+  }
+
+  /**
+   * How many more deliveries it may claim now. Requests under way count against the concurrency; answered
+   * ones being recorded do not, up to as many again (so a slow database cannot make the recording queue
+   * grow without bound).
+   */
+  private capacity(): number {
+    const sending = this.inFlight.size - this.answered.size;
+    return Math.min(this.maxConcurrency - sending, 2 * this.maxConcurrency - this.inFlight.size);
+  }
+
   /** Resolves once nothing is being claimed or sent (tests; a newly due retry starts new work). */
   async idle(): Promise<void> {
     while (this.ticking !== undefined || this.inFlight.size > 0) {
@@ -214,10 +235,7 @@ export class WebhookWorker {
   }
 
   private async tick(): Promise<void> {
-    // Requests under way count against the concurrency; answered ones being recorded do not, up to as
-    // many again (so a slow database cannot make the recording queue grow without bound).
-    const sending = this.inFlight.size - this.answered.size;
-    const capacity = Math.min(this.maxConcurrency - sending, 2 * this.maxConcurrency - this.inFlight.size);
+    const capacity = this.capacity();
     // Full: every attempt that finishes wakes the loop, and the longest sleep still applies.
     if (capacity <= 0) return this.sleep(this.maxPollMs);
     await this.useOwnConnections();
