@@ -56,7 +56,7 @@ export class MemoryEventBus implements EventBus {
 }
 
 /** The backplane channel of broadcast events: `{from, event}`. */
-export const BROADCAST_CHANNEL = 'svc:events:broadcast';
+export const BROADCAST_CHANNEL = 'events:broadcast';
 
 const ORIGINS: readonly string[] = ['api', 'console', 'realtime', 'mcp', 'system'] satisfies Origin[];
 

@@ -53,7 +53,7 @@ export interface WorkerWakeChannel {
 }
 
 /** The backplane channel of cross-instance wakes: `{module, from}`. */
-export const WAKE_CHANNEL = 'svc:workers:wake';
+export const WAKE_CHANNEL = 'workers:wake';
 
 /**
  * The app's background workers by module name, so a verb or hook can say "there is work"
