@@ -144,9 +144,11 @@ describe('webhook workers: leases, concurrency, shutdown', () => {
     const [id = ''] = deliveryIds;
 
     const crashed = startWorker({ db, clock: frozen, config, instanceId: 'crashed', tenantIds: [tenantId] });
-    const survivor = startWorker({ db: db2, clock, config, instanceId: 'survivor', tenantIds: [tenantId] });
+    let survivor: ReturnType<typeof startWorker> | undefined;
     try {
       await eventually('the crashed worker to send', () => (held.length === 1 ? true : undefined));
+      survivor = startWorker({ db: db2, clock, config, instanceId: 'survivor', tenantIds: [tenantId] });
+      await survivor.idle();
       const claimed = await deliveryRow(db, id);
       assert.equal(claimed.lease_owner, 'crashed');
       assert.equal(
@@ -167,7 +169,7 @@ describe('webhook workers: leases, concurrency, shutdown', () => {
       await survivor.idle();
       assert.equal((await deliveryRow(db, id)).state, 'delivered');
     } finally {
-      await survivor.stop({ graceMs: 0 });
+      await survivor?.stop({ graceMs: 0 });
       await crashed.stop({ graceMs: 0 });
       for (const res of held) res.destroy();
       await receiver.close();
