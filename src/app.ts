@@ -12,7 +12,7 @@ import type { Database } from './core/db/database.ts';
 import { EmbeddedMaintenance, MAINTENANCE_WORKER } from './core/db/embedded-maintenance.ts';
 import { GroupCommits } from './core/db/group-commit.ts';
 import { loadMigrations, type Migration, migrationFolders } from './core/db/migrations.ts';
-import { type EventBus, MemoryEventBus } from './core/events/bus.ts';
+import { BackplaneEventBus, type EventBus } from './core/events/bus.ts';
 import { eventRoutes } from './core/events/routes.ts';
 import { EventStore, type OutboxWriter } from './core/events/store.ts';
 import { installErrorHandling } from './core/http/error-handler.ts';
@@ -96,13 +96,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     );
   }
   const reportError = (context: string) => (err: unknown) => app.log.error({ err }, context);
-  const bus = deps.bus ?? new MemoryEventBus(reportError('event subscriber failed'));
   const backplane =
     deps.realtime?.backplane ??
     createRealtimeBackplane(config, clock, {
       redisPrefix: config.redisPrefix,
       report: (err, context) => app.log.error({ err }, context),
     });
+  const bus =
+    deps.bus ??
+    (await BackplaneEventBus.open(backplane.pubsub, backplane.instanceId, reportError('event bus')));
   const outboxWriters: OutboxWriter[] = [];
   const services: Services = {
     config,
@@ -112,7 +114,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registry: new ModuleRegistry(modules),
     enablement: new ModuleEnablement(db, clock),
     realtime: backplane,
-    workers: new Workers(),
+    workers: new Workers({
+      pubsub: backplane.pubsub,
+      instanceId: backplane.instanceId,
+      report: (err, context) => app.log.error({ err }, context),
+    }),
     groupCommit: new GroupCommits(),
     encryption,
   };

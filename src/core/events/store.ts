@@ -160,9 +160,15 @@ export class EventStore {
     return written;
   }
 
-  /** After commit: the batch's events go out on the bus, then its writers' follow-ups run. */
-  publish(batch: EventBatch): void {
-    for (const event of batch.events) this.bus.publish(event);
+  /**
+   * After commit: the batch's events go out on the bus, then its writers' follow-ups run. `broadcast`:
+   * to the subscribers of every instance, not only this one's (see EventBus).
+   */
+  publish(batch: EventBatch, options: { broadcast?: boolean } = {}): void {
+    for (const event of batch.events) {
+      if (options.broadcast === true) this.bus.broadcast(event);
+      else this.bus.publish(event);
+    }
     for (const followUp of batch.followUps) followUp();
   }
 }

@@ -6,7 +6,7 @@ import { WebhookWorker } from './worker/worker.ts';
 
 /**
  * Per app: the worker that delivers, and the outbox writer that queues deliveries with each event and
- * wakes the worker after commit when it queued any.
+ * wakes a worker after commit when it queued any.
  */
 export function webhookHooks(host: ModuleHost): ModuleHooks {
   const worker = new WebhookWorker({
@@ -16,7 +16,8 @@ export function webhookHooks(host: ModuleHost): ModuleHooks {
     clock: host.clock,
     log: host.log,
     // Dead-lettering records a tenant event in the worker's tenant-scoped transaction; the outbox leaves
-    // out the endpoint that failed.
+    // out the endpoint that failed. Whichever instance's worker gave up, the event is broadcast to the
+    // subscribers of every instance.
     emitTenantEvent: async (tx, tenantId, type, data) => {
       const batch = new EventBatch();
       const trace = {
@@ -26,13 +27,15 @@ export function webhookHooks(host: ModuleHost): ModuleHooks {
         origin: 'system' as const,
       };
       await host.events.insert(tx, tenantId, { type, data, trace }, batch);
-      return () => host.events.publish(batch);
+      return () => host.events.publish(batch, { broadcast: true });
     },
   });
   return {
     worker,
+    // Through the app's workers: when this instance's worker cannot take them at once (none runs here, or
+    // it is full), the other instances' workers are woken.
     outbox: webhookOutbox((eventIds) => {
-      if (eventIds.length > 0) worker.wake();
+      if (eventIds.length > 0) host.workers.wake('webhooks');
     }),
   };
 }

@@ -32,7 +32,9 @@ export function startRelays(gateway: Gateway): (() => void)[] {
     ),
   );
   return [
-    gateway.services.events.bus.subscribe((event) => {
+    gateway.services.events.bus.subscribe((event, origin) => {
+      // The instance that committed it relays it: once, onto the room's channel that every instance hears.
+      if (origin !== 'here') return;
       const roomId = event.data.roomId;
       if (typeof roomId !== 'string' || !ROOM_ID.test(roomId)) return;
       const module = registry.moduleOfEvent(event.type);

@@ -3,6 +3,7 @@ import type http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { testConfig } from '../../../../test/helper.ts';
 import { eventually } from '../../../../test/support/eventually.ts';
+import { ManualClock } from '../../../core/clock.ts';
 import type { Database } from '../../../core/db/database.ts';
 import { openDatabase } from '../../../runtime.ts';
 import { createEndpoint } from '../index.ts';
@@ -125,6 +126,58 @@ describe('webhook workers: leases, concurrency, shutdown', () => {
       ],
     );
     assert.equal(ms(attempts[1]?.started_at), ms(attempts[0]?.started_at) + leaseMs);
+  });
+
+  test("a crashed worker's deliveries are retaken the attempt timeout plus 5 s after their claim", async () => {
+    const clock = manualClock();
+    // The crashed instance's own time stands still: its attempt never times out, as if it had died.
+    const frozen = new ManualClock(clock.now());
+    const held: http.ServerResponse[] = [];
+    const receiver = await startReceiver((_req, res) => {
+      if (held.length === 0) held.push(res);
+      else res.writeHead(200).end();
+    });
+    const tenantId = await createTenant(db);
+    const config = webhookConfig({ webhookTimeoutMs: 10_000 });
+    await createEndpoint(ctxFor(db, tenantId, config, clock), { url: receiver.url, secret: SECRET });
+    const { deliveryIds } = await publishEvent(db, tenantId, 'room.created', {}, clock);
+    const [id = ''] = deliveryIds;
+
+    const crashed = startWorker({ db, clock: frozen, config, instanceId: 'crashed', tenantIds: [tenantId] });
+    let survivor: ReturnType<typeof startWorker> | undefined;
+    try {
+      await eventually('the crashed worker to send', () => (held.length === 1 ? true : undefined));
+      survivor = startWorker({ db: db2, clock, config, instanceId: 'survivor', tenantIds: [tenantId] });
+      await survivor.idle();
+      const claimed = await deliveryRow(db, id);
+      assert.equal(claimed.lease_owner, 'crashed');
+      assert.equal(
+        ms(claimed.lease_expires_at) - ms(claimed.last_attempt_at),
+        15_000,
+        'the lease: 10 s + 5 s',
+      );
+
+      clock.advance(14_999);
+      await survivor.idle();
+      assert.equal(
+        (await deliveryRow(db, id)).lease_owner,
+        'crashed',
+        'nobody takes it while the lease holds',
+      );
+
+      clock.advance(1);
+      await survivor.idle();
+      assert.equal((await deliveryRow(db, id)).state, 'delivered');
+    } finally {
+      await survivor?.stop({ graceMs: 0 });
+      await crashed.stop({ graceMs: 0 });
+      for (const res of held) res.destroy();
+      await receiver.close();
+    }
+    const attempts = await attemptsOf(db, id);
+    const retaken = attempts.find((a) => a.worker === 'survivor');
+    assert.equal(retaken?.status_code, 200);
+    assert.equal(ms(retaken?.started_at), ms(attempts[0]?.started_at) + 15_000);
   });
 
   test('stop() aborts attempts still in flight after the grace and releases them for others at once', async () => {

@@ -40,9 +40,16 @@ export interface WebhookWorkerOptions {
    * cannot take every slot.
    */
   perEndpointConcurrency?: number;
-  /** A lease lasts the attempt timeout plus this (default 30 s); then another worker may take over. */
+  /**
+   * A lease lasts the attempt timeout plus this (default LEASE_MARGIN_MS): time to record the outcome once
+   * the request has ended. When a worker dies holding leases, another one takes its deliveries over that
+   * long after they were claimed.
+   */
   leaseMarginMs?: number;
-  /** Longest sleep without a wake (default 5 s): picks up work queued by other instances. */
+  /**
+   * Longest sleep without a wake (default 5 s). New deliveries wake a worker at once, on any instance
+   * (`Workers.wake`); this poll finds what a lost wake or a crashed instance left behind.
+   */
   maxPollMs?: number;
   /** DNS, injectable for tests; the address policy applies to whatever it answers. */
   resolve?: Resolver;
@@ -53,6 +60,13 @@ export interface WebhookWorkerOptions {
 }
 
 const silentLog: WorkerLog = { error() {}, warn() {} };
+/**
+ * An attempt ends within the timeout (`sendAttempt` enforces it), and its outcome is written in a few
+ * milliseconds more; 5 s covers a slow commit. So a crashed worker's deliveries are retaken the timeout
+ * plus 5 s after their claim (15 s by default). A recording later than that only loses the lease: the row
+ * may then be sent once more, which at-least-once delivery allows.
+ */
+export const LEASE_MARGIN_MS = 5000;
 const ERROR_BACKOFF_MS = 1000;
 const CONTENDED_RETRY_MS = 20;
 /** One claim and one recording transaction at a time, plus a spare. */
@@ -100,7 +114,7 @@ export class WebhookWorker {
     const embedded = options.db.kind === 'pglite';
     this.maxConcurrency = options.maxConcurrency ?? (embedded ? 64 : 256);
     this.perEndpoint = options.perEndpointConcurrency ?? (embedded ? 8 : 32);
-    this.leaseMs = options.config.webhookTimeoutMs + (options.leaseMarginMs ?? 30_000);
+    this.leaseMs = options.config.webhookTimeoutMs + (options.leaseMarginMs ?? LEASE_MARGIN_MS);
     this.maxPollMs = options.maxPollMs ?? 5000;
     this.policy = destinationPolicy(options.config);
     this.db = options.db;
@@ -144,6 +158,24 @@ export class WebhookWorker {
     if (!this.running) return;
     this.again = true;
     if (this.ticking === undefined) this.ticking = this.loop();
+  }
+
+  /**
+   * True while a wake makes it claim at once: running, with requests to spare. When false, the app wakes
+   * the workers of other instances too.
+   */
+  hasCapacity(): boolean {
+    return this.running && this.capacity() > 0;
+  }
+
+  /**
+   * How many more deliveries it may claim now. Requests under way count against the concurrency; answered
+   * ones being recorded do not, up to as many again (so a slow database cannot make the recording queue
+   * grow without bound).
+   */
+  private capacity(): number {
+    const sending = this.inFlight.size - this.answered.size;
+    return Math.min(this.maxConcurrency - sending, 2 * this.maxConcurrency - this.inFlight.size);
   }
 
   /** Resolves once nothing is being claimed or sent (tests; a newly due retry starts new work). */
@@ -207,10 +239,7 @@ export class WebhookWorker {
   }
 
   private async tick(): Promise<void> {
-    // Requests under way count against the concurrency; answered ones being recorded do not, up to as
-    // many again (so a slow database cannot make the recording queue grow without bound).
-    const sending = this.inFlight.size - this.answered.size;
-    const capacity = Math.min(this.maxConcurrency - sending, 2 * this.maxConcurrency - this.inFlight.size);
+    const capacity = this.capacity();
     // Full: every attempt that finishes wakes the loop, and the longest sleep still applies.
     if (capacity <= 0) return this.sleep(this.maxPollMs);
     await this.useOwnConnections();
