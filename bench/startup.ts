@@ -66,6 +66,26 @@ async function write(server: CliServer, count: number): Promise<void> {
   }
 }
 
+/**
+ * A new data directory is copied from a template kept in node_modules/.cache/svc (see
+ * src/core/db/pglite-template.ts); this is the first start before that template exists. Absent in builds
+ * without templates, where every first start is this one.
+ */
+async function coldFirstStart(): Promise<Start | undefined> {
+  const cache = path.resolve(import.meta.dirname, '../node_modules/.cache/svc');
+  if (!fs.existsSync(path.resolve(import.meta.dirname, '../src/core/db/pglite-template.ts')))
+    return undefined;
+  fs.rmSync(cache, { recursive: true, force: true });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-startup-'));
+  try {
+    const server = await startCli(dir);
+    await stopCli(server, 'SIGTERM');
+    return started(server);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function oneRun(index: number, keep: boolean): Promise<{ run: Run; server?: CliServer; dir: string }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-startup-'));
   const first = await startCli(dir);
@@ -170,6 +190,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     `${row(['', 'banner / ready', 'banner / ready', 'banner / ready', '(first)', '(restart)', 'to exit'])}\n`,
   );
+  const cold = await coldFirstStart();
   const runs: Run[] = [];
   let last: { server?: CliServer; dir: string } | undefined;
   for (let i = 1; i <= RUNS; i++) {
@@ -184,6 +205,12 @@ async function main(): Promise<void> {
       `(${seconds(med.restart.readyMs)}), after SIGKILL < 5 s (${seconds(med.afterKill.readyMs)}), ` +
       `idle RSS < 300 MB (${med.idleRestartMiB.toFixed(0)} MiB after a restart, ${med.idleFirstMiB.toFixed(0)} MiB after the first start)\n`,
   );
+  if (cold !== undefined) {
+    process.stdout.write(
+      `first start with no template yet (once per machine, PGlite version and migration set): ` +
+        `${seconds(cold.listeningMs)} s to the banner, ${seconds(cold.readyMs)} s to ready\n`,
+    );
+  }
   const server = last?.server;
   if (server !== undefined && last !== undefined) {
     try {
