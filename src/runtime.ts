@@ -3,15 +3,28 @@ import { appMigrations, buildApp, MODULES } from './app.ts';
 import type { Config } from './config.ts';
 import { type Clock, systemClock } from './core/clock.ts';
 import type { Database } from './core/db/database.ts';
-import { migrate } from './core/db/migrations.ts';
+import { type Migration, migrate, migrationSetKey } from './core/db/migrations.ts';
 import { openPglite } from './core/db/pglite.ts';
 import { openPostgres } from './core/db/postgres.ts';
 import type { ModuleManifest } from './core/modules/manifest.ts';
 
-/** PostgreSQL when DATABASE_URL is set, else PGlite in SVC_DATA_DIR (or in memory when asked). */
-export async function openDatabase(config: Config, options: { inMemory?: boolean } = {}): Promise<Database> {
+/**
+ * PostgreSQL when DATABASE_URL is set, else PGlite in SVC_DATA_DIR (or in memory when asked). A new
+ * SVC_DATA_DIR starts as a copy of a template with `migrations` (default: the app's) already applied.
+ */
+export async function openDatabase(
+  config: Config,
+  options: { inMemory?: boolean; migrations?: readonly Migration[] } = {},
+): Promise<Database> {
   if (config.databaseUrl !== undefined) return openPostgres(config.databaseUrl);
-  return openPglite(options.inMemory === true ? undefined : config.dataDir);
+  if (options.inMemory === true) return openPglite(undefined);
+  const migrations = options.migrations ?? appMigrations();
+  return openPglite(config.dataDir, {
+    key: `migrated-${migrationSetKey(migrations)}`,
+    prepare: async (db) => {
+      await migrate(db, migrations);
+    },
+  });
 }
 
 export interface Runtime {
@@ -33,10 +46,16 @@ export async function createRuntime(
     modules?: readonly ModuleManifest[];
   } = {},
 ): Promise<Runtime> {
-  const db = options.db ?? (await openDatabase(config, options));
+  const modules = options.modules ?? MODULES;
+  const migrations = appMigrations(modules);
+  const db =
+    options.db ??
+    (await openDatabase(config, {
+      migrations,
+      ...(options.inMemory === undefined ? {} : { inMemory: options.inMemory }),
+    }));
   try {
-    const modules = options.modules ?? MODULES;
-    await migrate(db, appMigrations(modules));
+    await migrate(db, migrations);
     const app = await buildApp({
       config,
       db,

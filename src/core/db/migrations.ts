@@ -102,6 +102,13 @@ export async function migrate(db: Database, migrations: readonly Migration[]): P
   });
 }
 
+/** A short name for exactly this list of migrations (their ids and contents). */
+export function migrationSetKey(migrations: readonly Migration[]): string {
+  const hash = createHash('sha256');
+  for (const m of migrations) hash.update(`${m.id}:${m.checksum}\n`);
+  return hash.digest('hex').slice(0, 16);
+}
+
 /** Ids of migrations not yet applied (readiness check). */
 export async function pendingMigrations(db: Queryable, migrations: readonly Migration[]): Promise<string[]> {
   const { rows } = await db.query<{ present: boolean }>(

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import type { Database, Queryable, QueryResult } from './database.ts';
+import { isDataDir, seedFromTemplate, templateDir } from './pglite-template.ts';
 import { tenantSetup } from './tenant-tx.ts';
 
 function wrap(target: PGlite | Transaction): Queryable {
@@ -42,22 +43,56 @@ function processAlive(pid: number): boolean {
   }
 }
 
+/**
+ * PostgreSQL's own default of 128 MB shared buffers is allocated and touched in the WebAssembly heap at
+ * start, so it was resident memory of every embedded instance whether or not it held data. 16 MB holds
+ * 2,048 pages, far more than a development database's hot set; pages beyond it are read back from the
+ * files (through the OS page cache). Applies at each start: nothing is written to the data directory.
+ */
+const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
+
+/**
+ * What a new data directory starts as (see pglite-template.ts): `prepare` runs once on a fresh database
+ * to make the template (e.g. applies the migrations), and `key` names what it did, so another set of
+ * migrations gets another template.
+ */
+export interface PgliteTemplate {
+  key: string;
+  prepare(db: Database): Promise<void>;
+  /** Where templates are kept (default the package's `node_modules/.cache/svc`); tests use their own. */
+  cacheRoot?: string;
+}
+
 /** Embedded PostgreSQL. `dataDir` undefined = in memory (tests). */
-export async function openPglite(dataDir: string | undefined): Promise<Database> {
-  let release = () => {};
-  let pg: PGlite;
-  if (dataDir === undefined) {
-    pg = await PGlite.create('memory://');
-  } else {
-    fs.mkdirSync(dataDir, { recursive: true });
-    release = acquireDirLock(dataDir);
-    try {
-      pg = await PGlite.create(path.join(dataDir, 'pgdata'));
-    } catch (error) {
-      release();
-      throw error;
+export async function openPglite(dataDir: string | undefined, template?: PgliteTemplate): Promise<Database> {
+  if (dataDir === undefined)
+    return databaseOf(await PGlite.create('memory://', { startParams: START_PARAMS }));
+  fs.mkdirSync(dataDir, { recursive: true });
+  const release = acquireDirLock(dataDir);
+  try {
+    const pgdata = path.join(dataDir, 'pgdata');
+    if (!isDataDir(pgdata)) {
+      await seedFromTemplate(
+        pgdata,
+        templateDir(template?.key ?? 'initdb', template?.cacheRoot),
+        async (dir) => {
+          const db = databaseOf(await PGlite.create(dir, { startParams: START_PARAMS }));
+          try {
+            await template?.prepare(db);
+          } finally {
+            await db.close();
+          }
+        },
+      );
     }
+    return databaseOf(await PGlite.create(pgdata, { startParams: START_PARAMS }), release);
+  } catch (error) {
+    release();
+    throw error;
   }
+}
+
+function databaseOf(pg: PGlite, release: () => void = () => {}): Database {
   const root = wrap(pg);
   let closed = false;
   const db: Database = {

@@ -4,6 +4,7 @@ import { clientErrorHandler, sendError, toAppError } from './error-handler.ts';
 import { InvalidRequest, ServiceUnavailable } from './errors.ts';
 import { jsonProblem, textProblem } from './json-safety.ts';
 import { requestIdFrom, type TraceContext, traceFrom } from './request-id.ts';
+import { serializeOnFirstUse } from './serialization.ts';
 import { installValidation } from './validation.ts';
 
 declare module 'fastify' {
@@ -72,6 +73,7 @@ export function createServer(config: Config): FastifyInstance {
     }),
     // Refused during shutdown by the hook below, so the 503 has the service's error shape.
     return503OnClosing: false,
+    schemaController: { compilersFactory: { buildSerializer: serializeOnFirstUse } },
     clientErrorHandler,
     // Errors of the router itself (a bad percent-encoding, an over-long path segment) in the API's shape.
     frameworkErrors: (error, request, reply) => {
