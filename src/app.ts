@@ -26,6 +26,8 @@ import { moduleRoutes } from './core/modules/routes.ts';
 import { healthRoutes } from './core/ops/health.ts';
 import { createRealtimeBackplane, type RealtimeBackplane } from './core/realtime/index.ts';
 import { openRedis } from './core/realtime/redis-connection.ts';
+import { activeRetention, retentionRules } from './core/retention/rules.ts';
+import { RETENTION_WORKER, RetentionWorker } from './core/retention/worker.ts';
 import type { TenantSetupStep } from './core/tenancy/tenants.ts';
 import { chatModule } from './modules/chat/manifest.ts';
 import { presenceModule } from './modules/presence/manifest.ts';
@@ -82,6 +84,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       redisPrefix: config.redisPrefix,
       report: (err, context) => app.log.error({ err }, context),
     });
+  // Checked before anything starts: SVC_RETENTION naming no declared rule stops start-up.
+  const retention = activeRetention(retentionRules(modules), config.retention);
   const outboxWriters: OutboxWriter[] = [];
   const services: Services = {
     config,
@@ -132,6 +136,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(runtimeRoutes, { ...services, identity });
   await app.register(moduleRoutes, services);
   await app.register(eventRoutes, services);
+  if (deps.workers !== false) {
+    services.workers.add(
+      RETENTION_WORKER,
+      new RetentionWorker({
+        db,
+        clock,
+        rules: retention,
+        intervalMs: config.retention.intervalMs,
+        log: app.log.child({ worker: RETENTION_WORKER }),
+      }),
+    );
+  }
 
   // Surfaces.
   await app.register(consoleSurface, { ...services, identity, setupSteps: tenantSetup(modules) });

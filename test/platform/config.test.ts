@@ -45,6 +45,7 @@ describe('configuration', () => {
     assert.equal(config.authFailureLimit, 30);
     assert.equal(config.realtimeMaxConnections, 10_000);
     assert.equal(config.realtimeMaxConnectionsPerActor, 20);
+    assert.deepEqual(config.retention, { ages: {}, intervalMs: 3_600_000 });
   });
 
   test('empty or blank values count as unset', () => {
@@ -77,6 +78,8 @@ describe('configuration', () => {
         SVC_WEBHOOK_ALLOWED_HOSTS: ' Hooks.Internal , ,10.0.0.7',
         SVC_REALTIME_MAX_CONNECTIONS: '50000',
         SVC_REALTIME_MAX_CONNECTIONS_PER_ACTOR: '3',
+        SVC_RETENTION: 'chat_changes=30d, events=off,issued_sessions = 90m,webhook_deliveries=12h',
+        SVC_RETENTION_INTERVAL_MS: '600000',
       },
       '/srv/app',
     );
@@ -97,6 +100,15 @@ describe('configuration', () => {
     assert.deepEqual(config.webhookAllowedHosts, ['hooks.internal', '10.0.0.7']);
     assert.equal(config.realtimeMaxConnections, 50_000);
     assert.equal(config.realtimeMaxConnectionsPerActor, 3);
+    assert.deepEqual(config.retention, {
+      ages: {
+        chat_changes: 30 * 86_400_000,
+        events: null,
+        issued_sessions: 90 * 60_000,
+        webhook_deliveries: 12 * 3_600_000,
+      },
+      intervalMs: 600_000,
+    });
   });
 
   test('the default public URL follows HOST and PORT, bracketing IPv6', () => {
@@ -136,6 +148,13 @@ describe('configuration', () => {
     ['SVC_REALTIME_MAX_CONNECTIONS', { SVC_REALTIME_MAX_CONNECTIONS: '1000001' }],
     ['SVC_REALTIME_MAX_CONNECTIONS_PER_ACTOR', { SVC_REALTIME_MAX_CONNECTIONS_PER_ACTOR: '0' }],
     ['SVC_REALTIME_MAX_CONNECTIONS_PER_ACTOR', { SVC_REALTIME_MAX_CONNECTIONS_PER_ACTOR: '2.5' }],
+    ['SVC_RETENTION', { SVC_RETENTION: 'events' }],
+    ['SVC_RETENTION', { SVC_RETENTION: 'events=30' }],
+    ['SVC_RETENTION', { SVC_RETENTION: 'events=0d' }],
+    ['SVC_RETENTION', { SVC_RETENTION: 'events=3651d' }],
+    ['SVC_RETENTION', { SVC_RETENTION: 'events=30d,events=off' }],
+    ['SVC_RETENTION', { SVC_RETENTION: 'Events=30d' }],
+    ['SVC_RETENTION_INTERVAL_MS', { SVC_RETENTION_INTERVAL_MS: '1000' }],
   ];
   for (const [variable, env] of bad) {
     test(`refuses ${JSON.stringify(env)} naming ${variable}`, () => {
@@ -164,6 +183,25 @@ describe('configuration', () => {
     assert.equal(result.status, 2, result.stderr);
     assert.match(result.stderr, /configuration error: PORT: expected a whole number from 0 to 65535/);
     assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack trace');
+    assert.equal(result.stdout, '');
+  });
+
+  test('`svc start` with SVC_RETENTION naming no declared rule exits 2 and lists the rules', () => {
+    const result = spawnSync(process.execPath, [path.join(ROOT, 'bin/svc.mjs'), 'start'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: {
+        PATH: process.env.PATH,
+        SVC_RETENTION: 'chat_change=7d',
+        SVC_DATA_DIR: '/nonexistent/never-created',
+      },
+      timeout: 60_000,
+    });
+    assert.equal(result.status, 2, result.stderr);
+    assert.match(
+      result.stderr,
+      /configuration error: SVC_RETENTION: expected rule names among credential_revocations, .*chat_changes.*, got "chat_change"/,
+    );
     assert.equal(result.stdout, '');
   });
 });

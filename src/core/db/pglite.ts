@@ -60,6 +60,7 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
   }
   const root = wrap(pg);
   let closed = false;
+  const heldLocks = new Set<number>();
   const db: Database = {
     kind: 'pglite',
     query: root.query,
@@ -76,6 +77,15 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
         return wrap(tx).query(sql, params);
       }),
     withAdvisoryLock: (_key, fn) => fn(root),
+    tryWithAdvisoryLock: async (key, fn) => {
+      if (heldLocks.has(key)) return { acquired: false };
+      heldLocks.add(key);
+      try {
+        return { acquired: true, result: await fn() };
+      } finally {
+        heldLocks.delete(key);
+      }
+    },
     dedicated: async () => ({ ...db, close: async () => {} }),
     async close() {
       if (closed) return;

@@ -1,5 +1,6 @@
 import { ALL_WORKSPACES, defineAction, type ModuleManifest } from '../../core/modules/manifest.ts';
 import { webhookHooks } from './hooks.ts';
+import { DELIVERY_RETENTION } from './retention.ts';
 import { webhookRoutes } from './routes.ts';
 import {
   CreateEndpointBody,
@@ -30,6 +31,7 @@ export const webhooksModule: ModuleManifest = {
   routes: webhookRoutes,
   migrations: new URL('./migrations/', import.meta.url),
   hooks: webhookHooks,
+  retention: [DELIVERY_RETENTION],
   actions: [
     defineAction({
       name: 'list_webhooks',
