@@ -21,7 +21,8 @@ const ResumeFields = {
 
 /**
  * Where a join resumes: after the client's `changeSeq`, else after the change that created its last message
- * `seq` (it had every change up to that one), else from now. A number the room has not reached is refused.
+ * `seq` (it had every change up to that one), else from now. A number the room has not reached is refused,
+ * and so is one whose next change retention has deleted (see resyncRequired).
  */
 async function resumePoint(
   ctx: ServiceContext,
