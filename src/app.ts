@@ -28,6 +28,8 @@ import { moduleRoutes } from './core/modules/routes.ts';
 import { healthRoutes } from './core/ops/health.ts';
 import { createRealtimeBackplane, type RealtimeBackplane } from './core/realtime/index.ts';
 import { openRedis } from './core/realtime/redis-connection.ts';
+import { activeRetention, retentionRules } from './core/retention/rules.ts';
+import { RETENTION_WORKER, RetentionWorker } from './core/retention/worker.ts';
 import { openEncryption, type SecretEncryption } from './core/secrets/encryption.ts';
 import { type EncryptedColumn, reencryptStoredSecrets } from './core/secrets/stored-secrets.ts';
 import type { TenantSetupStep } from './core/tenancy/tenants.ts';
@@ -105,6 +107,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const bus =
     deps.bus ??
     (await BackplaneEventBus.open(backplane.pubsub, backplane.instanceId, reportError('event bus')));
+  // Checked before anything starts: SVC_RETENTION naming no declared rule stops start-up.
+  const retention = activeRetention(retentionRules(modules), config.retention);
   const outboxWriters: OutboxWriter[] = [];
   const services: Services = {
     config,
@@ -161,11 +165,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(runtimeRoutes, { ...services, identity });
   await app.register(moduleRoutes, services);
   await app.register(eventRoutes, services);
-  if (deps.workers !== false && db.kind === 'pglite') {
+  if (deps.workers !== false) {
     services.workers.add(
-      MAINTENANCE_WORKER,
-      new EmbeddedMaintenance({ db, clock, log: app.log.child({ worker: MAINTENANCE_WORKER }) }),
+      RETENTION_WORKER,
+      new RetentionWorker({
+        db,
+        clock,
+        rules: retention,
+        intervalMs: config.retention.intervalMs,
+        log: app.log.child({ worker: RETENTION_WORKER }),
+      }),
     );
+    if (db.kind === 'pglite') {
+      services.workers.add(
+        MAINTENANCE_WORKER,
+        new EmbeddedMaintenance({ db, clock, log: app.log.child({ worker: MAINTENANCE_WORKER }) }),
+      );
+    }
   }
 
   // Surfaces.

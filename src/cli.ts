@@ -1,7 +1,8 @@
-import { appMigrations, tenantSetup } from './app.ts';
+import { appMigrations, MODULES, tenantSetup } from './app.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { DEV_OWNER_EMAIL, DEV_OWNER_SUB, loadDevIssuer, signDevToken } from './core/auth/dev-issuer.ts';
 import { migrate } from './core/db/migrations.ts';
+import { activeRetention, retentionRules } from './core/retention/rules.ts';
 import { newKeyEntry, parseKeyList } from './core/secrets/keys.ts';
 import { type DevCredentials, ensureDemoTenant } from './core/tenancy/demo.ts';
 import { createRuntime, openDatabase } from './runtime.ts';
@@ -177,6 +178,8 @@ export async function main(argv: string[]): Promise<number> {
   let config: Config;
   try {
     config = loadConfig();
+    // SVC_RETENTION may only name declared rules: said here, before anything is opened.
+    activeRetention(retentionRules(MODULES), config.retention);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`svc: configuration error: ${error.message}\n`);

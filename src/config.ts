@@ -41,6 +41,12 @@ export interface Config {
   realtimeMaxConnections: number;
   /** Open `/v1/realtime` connections of one actor on one instance; more are refused with 429. */
   realtimeMaxConnectionsPerActor: number;
+  /**
+   * Retention of bookkeeping rows (see docs/operations.md): `ages` overrides rules' default ages by rule
+   * name (ms; null = keep forever), checked against the declared rules when the app is built; a pass runs
+   * every `intervalMs`.
+   */
+  retention: { ages: Readonly<Record<string, number | null>>; intervalMs: number };
 }
 
 export class ConfigError extends Error {
@@ -161,6 +167,33 @@ function msList(env: Env, name: string, fallback: number[]): number[] {
   return values;
 }
 
+const AGE_UNITS_MS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
+/** Ten years: longer than anything is worth keeping as bookkeeping, short enough to stay exact. */
+const MAX_AGE_MS = 3650 * 86_400_000;
+
+/** `SVC_RETENTION=chat_changes=30d,events=off`: rule name = age (`<n>m`, `<n>h`, `<n>d`) or `off`. */
+function retentionAges(env: Env): Record<string, number | null> {
+  const expected = 'comma-separated <rule>=<age> entries, the age like 90m, 12h, 30d, or off';
+  const ages: Record<string, number | null> = {};
+  const entries = (text(env, 'SVC_RETENTION') ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const entry of entries) {
+    const match = /^([a-z][a-z0-9_]{1,62})\s*=\s*(off|(\d{1,6})([mhd]))$/.exec(entry);
+    const name = match?.[1];
+    if (match === null || name === undefined || Object.hasOwn(ages, name)) {
+      throw new ConfigError('SVC_RETENTION', expected, entry);
+    }
+    const ms = match[2] === 'off' ? null : Number(match[3]) * (AGE_UNITS_MS[match[4] ?? ''] ?? 0);
+    if (ms !== null && (ms <= 0 || ms > MAX_AGE_MS)) {
+      throw new ConfigError('SVC_RETENTION', 'ages from 1 minute to 3650 days, or off', entry);
+    }
+    ages[name] = ms;
+  }
+  return ages;
+}
+
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
   const svcEnv = oneOf(env, 'SVC_ENV', ['development', 'production', 'test'] as const, 'development');
   const host = text(env, 'HOST') ?? '127.0.0.1';
@@ -215,5 +248,9 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     encryptionKeys: encryptionKeys(env, svcEnv),
     realtimeMaxConnections: integer(env, 'SVC_REALTIME_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
     realtimeMaxConnectionsPerActor: integer(env, 'SVC_REALTIME_MAX_CONNECTIONS_PER_ACTOR', 20, 1, 10_000),
+    retention: {
+      ages: retentionAges(env),
+      intervalMs: integer(env, 'SVC_RETENTION_INTERVAL_MS', 3_600_000, 60_000, 86_400_000),
+    },
   };
 }

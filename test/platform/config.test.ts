@@ -49,6 +49,7 @@ describe('configuration', () => {
     assert.equal(config.realtimeMaxConnections, 10_000);
     assert.equal(config.realtimeMaxConnectionsPerActor, 20);
     assert.equal(config.encryptionKeys, undefined, 'outside production: the key kept in SVC_DATA_DIR');
+    assert.deepEqual(config.retention, { ages: {}, intervalMs: 3_600_000 });
   });
 
   test('empty or blank values count as unset', () => {
@@ -82,6 +83,8 @@ describe('configuration', () => {
         SVC_REALTIME_MAX_CONNECTIONS: '50000',
         SVC_REALTIME_MAX_CONNECTIONS_PER_ACTOR: '3',
         SVC_ENCRYPTION_KEY: ` k2:${KEY_2}, k1:${KEY_1_URLSAFE} `,
+        SVC_RETENTION: 'chat_changes=30d, events=off,issued_sessions = 90m,webhook_deliveries=12h',
+        SVC_RETENTION_INTERVAL_MS: '600000',
       },
       '/srv/app',
     );
@@ -110,6 +113,15 @@ describe('configuration', () => {
       ],
       'the current key first; standard and URL-safe base64',
     );
+    assert.deepEqual(config.retention, {
+      ages: {
+        chat_changes: 30 * 86_400_000,
+        events: null,
+        issued_sessions: 90 * 60_000,
+        webhook_deliveries: 12 * 3_600_000,
+      },
+      intervalMs: 600_000,
+    });
   });
 
   test('the default public URL follows HOST and PORT, bracketing IPv6', () => {
@@ -156,6 +168,13 @@ describe('configuration', () => {
     ['SVC_ENCRYPTION_KEY', { SVC_ENCRYPTION_KEY: `bad id:${KEY_2}` }],
     ['SVC_ENCRYPTION_KEY', { SVC_ENCRYPTION_KEY: `k1:${KEY_2},k1:${KEY_1_URLSAFE}` }],
     ['SVC_ENCRYPTION_KEY', { SVC_ENCRYPTION_KEY: ' , ,' }],
+    ['SVC_RETENTION', { SVC_RETENTION: 'events' }],
+    ['SVC_RETENTION', { SVC_RETENTION: 'events=30' }],
+    ['SVC_RETENTION', { SVC_RETENTION: 'events=0d' }],
+    ['SVC_RETENTION', { SVC_RETENTION: 'events=3651d' }],
+    ['SVC_RETENTION', { SVC_RETENTION: 'events=30d,events=off' }],
+    ['SVC_RETENTION', { SVC_RETENTION: 'Events=30d' }],
+    ['SVC_RETENTION_INTERVAL_MS', { SVC_RETENTION_INTERVAL_MS: '1000' }],
   ];
   for (const [variable, env] of bad) {
     test(`refuses ${JSON.stringify(env)} naming ${variable}`, () => {
@@ -226,5 +245,24 @@ describe('configuration', () => {
     assert.notEqual(second.stdout.trim(), line);
     const config = loadConfig({ SVC_ENV: 'production', SVC_ENCRYPTION_KEY: line });
     assert.equal(config.encryptionKeys?.[0]?.key.length, 32);
+  });
+
+  test('`svc start` with SVC_RETENTION naming no declared rule exits 2 and lists the rules', () => {
+    const result = spawnSync(process.execPath, [path.join(ROOT, 'bin/svc.mjs'), 'start'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: {
+        PATH: process.env.PATH,
+        SVC_RETENTION: 'chat_change=7d',
+        SVC_DATA_DIR: '/nonexistent/never-created',
+      },
+      timeout: 60_000,
+    });
+    assert.equal(result.status, 2, result.stderr);
+    assert.match(
+      result.stderr,
+      /configuration error: SVC_RETENTION: expected rule names among credential_revocations, .*chat_changes.*, got "chat_change"/,
+    );
+    assert.equal(result.stdout, '');
   });
 });

@@ -1,5 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { MODULES } from '../../src/app.ts';
+import { systemClock } from '../../src/core/clock.ts';
+import { systemTx } from '../../src/core/db/tenant-tx.ts';
+import { activeRetention, retentionRules } from '../../src/core/retention/rules.ts';
+import { RetentionWorker } from '../../src/core/retention/worker.ts';
 import { bearer } from '../factories.ts';
 import { call } from '../helper.ts';
 import { eventually } from '../support/eventually.ts';
@@ -300,6 +305,60 @@ describe('resume', () => {
     client.send({ type: 'join', room, changeSeq: -1, ref: 'negative' });
     const invalid = await client.waitFor((f) => f.ref === 'negative', 'the refusal');
     assert.equal(invalid.code, 'invalid_frame');
+    await client.close();
+  });
+
+  test('resuming from a change that retention deleted is refused with resync_required; later ones resume', async () => {
+    const tenant = await tenantWithRoom(t);
+    const room = tenant.roomId;
+    for (let i = 1; i <= 6; i++) await postMessage(t, tenant.apiKey, room, `message ${i}`);
+    // Changes 1-3 are older than the chat_changes retention (7 days), 4-6 are not.
+    await systemTx(t.db, (tx) =>
+      tx.query(
+        `update chat_changes set created_at = created_at - interval '8 days'
+          where tenant_id = $1 and room_id = $2 and change_seq <= 3`,
+        [tenant.tenantId, room],
+      ),
+    );
+    const retention = new RetentionWorker({
+      db: t.db,
+      clock: systemClock,
+      rules: activeRetention(retentionRules(MODULES), t.config.retention),
+      intervalMs: 3_600_000,
+      tenantIds: [tenant.tenantId],
+    });
+    assert.equal((await retention.pass()).ran, true);
+
+    const client = await TestClient.connect(t.wsUrl, await sessionToken(t, tenant.apiKey));
+    client.send({ type: 'join', room, changeSeq: 1, ref: 'stale' });
+    const refused = await client.waitFor((f) => f.ref === 'stale', 'the refusal');
+    assert.equal(refused.type, 'error');
+    assert.equal(refused.code, 'invalid_request');
+    assert.match(
+      String(refused.message),
+      /no longer has the changes after 1 \(changes are kept for 7 days\)/,
+    );
+    assert.deepEqual(refused.details, [
+      {
+        field: '/frame/changeSeq',
+        message: 'the changes after it are no longer kept',
+        code: 'resync_required',
+      },
+    ]);
+    // By message number too: message 2 was made by change 2, and change 3 is gone.
+    client.send({ type: 'join', room, seq: 2, ref: 'stale-seq' });
+    const refusedSeq = await client.waitFor((f) => f.ref === 'stale-seq', 'the refusal');
+    assert.deepEqual(refusedSeq.details, [
+      { field: '/frame/seq', message: 'the changes after it are no longer kept', code: 'resync_required' },
+    ]);
+
+    // From change 3 on, every later change is there: the resume goes ahead.
+    await client.join(room, { changeSeq: 3 });
+    await eventually('messages 4 to 6', () => client.messages(room).length === 3 || undefined);
+    assert.deepEqual(
+      client.messages(room).map((m) => m.seq),
+      [4, 5, 6],
+    );
     await client.close();
   });
 });

@@ -11,8 +11,6 @@ export type RevocationKind = 'api_key' | 'session' | 'actor_sessions';
 const GAP_WAIT_MS = 60_000;
 /** A jump larger than this (e.g. a fresh instance reading old rows) is not tracked gap by gap. */
 const MAX_TRACKED_GAP = 1_000;
-/** Expired rows are deleted by whichever instance gets there; once in a while is enough. */
-const CLEANUP_EVERY_MS = 10 * 60_000;
 
 interface Entry {
   /** When the entry stops mattering (ms); Infinity = never. */
@@ -23,7 +21,8 @@ interface Entry {
  * Every instance keeps the live revocations in memory and polls `credential_revocations` for rows past
  * the last sequence it saw, plus the skipped sequence numbers that may still commit. A revocation
  * therefore reaches every instance within one poll interval, with or without Redis, and the instance
- * that revoked applies it at once. Entries are dropped once the tokens they void have expired anyway.
+ * that revoked applies it at once. Entries are dropped once the tokens they void have expired anyway; the
+ * rows go an hour later (the retention worker: `credential_revocations`, `issued_sessions`).
  */
 export class RevocationList {
   private lastSeq = 0;
@@ -37,7 +36,6 @@ export class RevocationList {
   private readonly sessionListeners = new Set<() => void>();
   private timer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
-  private lastCleanup = Date.now();
 
   constructor(
     private readonly db: Database,
@@ -138,14 +136,6 @@ export class RevocationList {
         for (let missing = this.lastSeq + 1; missing < seq; missing++) this.gaps.set(missing, now);
       }
       this.lastSeq = Math.max(this.lastSeq, seq);
-    }
-    if (now - this.lastCleanup >= CLEANUP_EVERY_MS) {
-      this.lastCleanup = now;
-      // Both tables are bounded by token lifetimes: rows outlive the tokens they concern by an hour.
-      await systemTx(this.db, async (tx) => {
-        await tx.query(`delete from credential_revocations where expires_at < now() - interval '1 hour'`);
-        await tx.query(`delete from issued_sessions where expires_at < now() - interval '1 hour'`);
-      });
     }
   }
 }

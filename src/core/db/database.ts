@@ -40,8 +40,16 @@ export interface Database extends Queryable {
   dedicated(options: { max: number }): Promise<Database>;
   /** Runs fn on one connection while holding a cluster-wide advisory lock (no-op lock on PGlite). */
   withAdvisoryLock<T>(key: number, fn: (conn: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Runs fn while holding a cluster-wide advisory lock, unless another session (another instance) holds
+   * it: then fn does not run and the answer is `{ acquired: false }` at once. On PGlite, one process, the
+   * lock is held within this database object. fn may use any connection; the lock is held on its own.
+   */
+  tryWithAdvisoryLock<T>(key: number, fn: () => Promise<T>): Promise<LockAttempt<T>>;
   close(): Promise<void>;
 }
+
+export type LockAttempt<T> = { acquired: true; result: T } | { acquired: false };
 
 /** SQLSTATE codes the service reacts to. */
 export const PG_ERROR = {

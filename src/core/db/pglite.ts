@@ -95,6 +95,7 @@ export async function openPglite(dataDir: string | undefined, template?: PgliteT
 function databaseOf(pg: PGlite, release: () => void = () => {}): Database {
   const root = wrap(pg);
   let closed = false;
+  const heldLocks = new Set<number>();
   const db: Database = {
     kind: 'pglite',
     query: root.query,
@@ -111,6 +112,15 @@ function databaseOf(pg: PGlite, release: () => void = () => {}): Database {
         return wrap(tx).query(sql, params);
       }),
     withAdvisoryLock: (_key, fn) => fn(root),
+    tryWithAdvisoryLock: async (key, fn) => {
+      if (heldLocks.has(key)) return { acquired: false };
+      heldLocks.add(key);
+      try {
+        return { acquired: true, result: await fn() };
+      } finally {
+        heldLocks.delete(key);
+      }
+    },
     dedicated: async () => ({ ...db, close: async () => {} }),
     async close() {
       if (closed) return;

@@ -141,6 +141,33 @@ export async function openPostgres(
           await client.query('select pg_advisory_unlock($1)', [key]).catch(() => {});
         }
       }),
+    tryWithAdvisoryLock: async (key, fn) => {
+      const client = await pool.connect();
+      let unlocked = false;
+      try {
+        const { rows } = await client.query<{ locked: boolean }>(
+          'select pg_try_advisory_lock($1) as locked',
+          [key],
+        );
+        if (rows[0]?.locked !== true) {
+          unlocked = true;
+          return { acquired: false };
+        }
+        try {
+          return { acquired: true, result: await fn() };
+        } finally {
+          await client.query('select pg_advisory_unlock($1)', [key]).then(
+            () => {
+              unlocked = true;
+            },
+            () => {},
+          );
+        }
+      } finally {
+        // A session lock lives as long as its connection: one that could not be unlocked is closed.
+        client.release(!unlocked);
+      }
+    },
     async close() {
       if (closed) return;
       closed = true;

@@ -59,6 +59,28 @@ export interface ModuleManifest {
    * values still plain and moves values under an old key to the current one.
    */
   encryptedColumns?: readonly EncryptedColumn[];
+  /** Rows of the module's own tables that are bookkeeping, not records: deleted once old enough. */
+  retention?: readonly RetentionRule[];
+}
+
+/**
+ * Rows of one tenant table that may be deleted once they are old enough. Core's retention worker deletes
+ * them in bounded batches, on one instance at a time; `SVC_RETENTION=<name>=<age>,...` overrides the
+ * default age (see docs/operations.md).
+ */
+export interface RetentionRule {
+  /** Lower-case and unique across the service; the key in `SVC_RETENTION` and in logs, e.g. `chat_changes`. */
+  name: string;
+  /** What the rows are and what their deletion means, for operators. */
+  description: string;
+  /** The table (it has a `tenant_id` column, as every tenant table does). */
+  table: string;
+  /** The `timestamptz` column a row's age is counted from; rows where it is null are kept. */
+  timeColumn: string;
+  /** How long after `timeColumn` a row is deleted by default (ms). */
+  defaultAgeMs: number;
+  /** A further SQL condition over the table's columns that a row must meet, e.g. `state <> 'pending'`. */
+  where?: string;
 }
 
 export const ALL_WORKSPACES: readonly WorkspaceType[] = ['commerce', 'community', 'sandbox'];
@@ -80,6 +102,7 @@ export function checkManifest(manifest: ModuleManifest): void {
     if (!declared.has(scope))
       throw new Error(`module ${name}: session scope ${scope} is not one of its scopes`);
   }
+  for (const rule of manifest.retention ?? []) checkRetentionRule(rule, `module ${name}`);
   for (const action of manifest.actions) {
     if (!declared.has(action.scope)) {
       throw new Error(
@@ -87,4 +110,18 @@ export function checkManifest(manifest: ModuleManifest): void {
       );
     }
   }
+}
+
+const SQL_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** A retention rule's names end up in SQL text: they must be plain identifiers. */
+export function checkRetentionRule(rule: RetentionRule, owner: string): void {
+  if (!/^[a-z][a-z0-9_]{1,62}$/.test(rule.name))
+    throw new Error(`${owner}: retention rule name ${JSON.stringify(rule.name)} is not valid`);
+  if (!SQL_NAME.test(rule.table) || !SQL_NAME.test(rule.timeColumn))
+    throw new Error(
+      `${owner}: retention rule ${rule.name} names a table or column that is not an identifier`,
+    );
+  if (!Number.isSafeInteger(rule.defaultAgeMs) || rule.defaultAgeMs <= 0)
+    throw new Error(`${owner}: retention rule ${rule.name} needs a positive defaultAgeMs`);
 }

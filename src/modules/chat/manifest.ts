@@ -1,5 +1,6 @@
 import { ALL_WORKSPACES, defineAction, type ModuleManifest } from '../../core/modules/manifest.ts';
 import { chatRealtime } from './realtime/index.ts';
+import { CHAT_CHANGES_RETENTION } from './retention.ts';
 import { chatRoutes } from './routes.ts';
 import {
   ChatConfig,
@@ -26,6 +27,7 @@ export const chatModule: ModuleManifest = {
   routes: chatRoutes,
   migrations: new URL('./migrations/', import.meta.url),
   hooks: () => ({ realtime: chatRealtime() }),
+  retention: [CHAT_CHANGES_RETENTION],
   actions: [
     defineAction({
       name: 'list_messages',

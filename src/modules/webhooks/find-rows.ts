@@ -17,6 +17,7 @@ async function findRow<Row>(
   tenantId: string,
   id: unknown,
   forUpdate: boolean,
+  notFound?: (id: string) => Error,
 ): Promise<Row> {
   if (!isId(lookup.kind, id))
     throw new NotFound(lookup.noun, typeof id === 'string' && id.length <= 64 ? id : undefined);
@@ -26,7 +27,7 @@ async function findRow<Row>(
     [tenantId, id],
   );
   const row = rows[0];
-  if (row === undefined) throw new NotFound(lookup.noun, id);
+  if (row === undefined) throw notFound?.(id) ?? new NotFound(lookup.noun, id);
   return row;
 }
 
@@ -52,12 +53,12 @@ export function findEndpoint(
   return findRow(ENDPOINTS, tx, tenantId, id, options.forUpdate === true);
 }
 
-/** The delivery row with its body. */
+/** The delivery row with its body; `notFound` words the 404 for a well-formed id (see deliveryNotFound). */
 export function findDelivery(
   tx: Queryable,
   tenantId: string,
   id: unknown,
-  options: { forUpdate?: boolean } = {},
+  options: { forUpdate?: boolean; notFound?: (id: string) => Error } = {},
 ): Promise<DeliveryRow & { body: string }> {
-  return findRow(DELIVERIES, tx, tenantId, id, options.forUpdate === true);
+  return findRow(DELIVERIES, tx, tenantId, id, options.forUpdate === true, options.notFound);
 }

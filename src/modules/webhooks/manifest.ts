@@ -1,6 +1,7 @@
 import { ALL_WORKSPACES, defineAction, type ModuleManifest } from '../../core/modules/manifest.ts';
 import { ENDPOINT_SECRET, PREVIOUS_ENDPOINT_SECRET } from './endpoint-secrets.ts';
 import { webhookHooks } from './hooks.ts';
+import { DELIVERY_RETENTION } from './retention.ts';
 import { webhookRoutes } from './routes.ts';
 import {
   CreateEndpointBody,
@@ -32,6 +33,7 @@ export const webhooksModule: ModuleManifest = {
   migrations: new URL('./migrations/', import.meta.url),
   hooks: webhookHooks,
   encryptedColumns: [ENDPOINT_SECRET, PREVIOUS_ENDPOINT_SECRET],
+  retention: [DELIVERY_RETENTION],
   actions: [
     defineAction({
       name: 'list_webhooks',

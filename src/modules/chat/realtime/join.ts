@@ -6,7 +6,9 @@ import {
   type JoinContribution,
   type RealtimeMembership,
 } from '../../../core/realtime/contributions.ts';
-import { changeOfMessage, type RoomPosition, roomPosition } from '../verbs/room-position.ts';
+import { describeAge, retentionAgeMs } from '../../../core/retention/rules.ts';
+import { CHAT_CHANGES_RETENTION } from '../retention.ts';
+import { changeKept, changeOfMessage, type RoomPosition, roomPosition } from '../verbs/room-position.ts';
 import { CHAT_STREAM } from './changes.ts';
 import { replayMissed } from './replay.ts';
 
@@ -19,7 +21,8 @@ const ResumeFields = {
 
 /**
  * Where a join resumes: after the client's `changeSeq`, else after the change that created its last message
- * `seq` (it had every change up to that one), else from now. A number the room has not reached is refused.
+ * `seq` (it had every change up to that one), else from now. A number the room has not reached is refused,
+ * and so is one whose next change retention has deleted (see resyncRequired).
  */
 async function resumePoint(
   ctx: ServiceContext,
@@ -38,9 +41,29 @@ async function resumePoint(
       [{ field: '/frame/changeSeq', message: `must be at most ${latest.changeSeq}`, code: 'unknown_change' }],
     );
   }
-  if (changeSeq !== undefined) return changeSeq;
-  if (seq !== undefined) return changeOfMessage(ctx, room, seq);
-  return latest.changeSeq;
+  if (changeSeq === undefined && seq === undefined) return latest.changeSeq;
+  const from = changeSeq ?? (await changeOfMessage(ctx, room, seq ?? 0));
+  if (from < latest.changeSeq && !(await changeKept(ctx, room, from + 1)))
+    throw resyncRequired(ctx, frame, from);
+  return from;
+}
+
+/**
+ * The changes after the client's position were deleted (retention): replaying the rest would skip them
+ * without a word, so the join is refused and the client starts over from the history.
+ */
+function resyncRequired(
+  ctx: ServiceContext,
+  frame: { room: string; changeSeq?: number | undefined },
+  from: number,
+): InvalidRequest {
+  const field = frame.changeSeq === undefined ? '/frame/seq' : '/frame/changeSeq';
+  const ageMs = retentionAgeMs(ctx.config.retention, CHAT_CHANGES_RETENTION);
+  const kept = ageMs === null ? '' : ` (changes are kept for ${describeAge(ageMs)})`;
+  return new InvalidRequest(
+    `room ${frame.room} no longer has the changes after ${from}${kept}; join without changeSeq and seq, and read the history with GET /v1/rooms/${frame.room}/messages`,
+    [{ field, message: 'the changes after it are no longer kept', code: 'resync_required' }],
+  );
 }
 
 /**

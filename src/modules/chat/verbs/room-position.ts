@@ -34,3 +34,17 @@ export async function changeOfMessage(ctx: ServiceContext, roomId: string, seq: 
   );
   return Number(rows[0]?.created_change ?? 0);
 }
+
+/**
+ * Whether the room still has change `changeSeq` (numbers have no gaps, and old changes are deleted oldest
+ * first: once this one is there, every later one is too).
+ */
+export async function changeKept(ctx: ServiceContext, roomId: string, changeSeq: number): Promise<boolean> {
+  const { rows } = await tenantRead(
+    ctx.db,
+    { tenantId: ctx.tenantId },
+    'select 1 from chat_changes where room_id = $1 and change_seq = $2',
+    [roomId, changeSeq],
+  );
+  return rows.length > 0;
+}

@@ -3,6 +3,7 @@ import type { ServiceContext } from '../../../core/context.ts';
 import { tenantTx } from '../../../core/db/tenant-tx.ts';
 
 import { findDelivery } from '../find-rows.ts';
+import { deliveryNotFound } from '../retention.ts';
 import type { DeliveryRef, WebhookDeliveryDetail } from '../schema.ts';
 import { ATTEMPT_COLUMNS, type AttemptRow, attemptView, deliveryView } from '../views.ts';
 
@@ -12,7 +13,9 @@ export async function getDelivery(
   input: Static<typeof DeliveryRef>,
 ): Promise<WebhookDeliveryDetail> {
   return tenantTx(ctx.db, ctx, async (tx) => {
-    const row = await findDelivery(tx, ctx.tenantId, input.id);
+    const row = await findDelivery(tx, ctx.tenantId, input.id, {
+      notFound: (id) => deliveryNotFound(ctx, id),
+    });
     const { rows: attempts } = await tx.query<AttemptRow>(
       `select ${ATTEMPT_COLUMNS} from webhook_attempts where tenant_id = $1 and delivery_id = $2 order by attempt`,
       [ctx.tenantId, row.id],
