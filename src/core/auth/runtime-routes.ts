@@ -111,7 +111,7 @@ export async function runtimeRoutes(
       const unknown = body.modules.filter((m) => registry.module(m) === undefined);
       if (unknown.length > 0) {
         throw new InvalidRequest(
-          `unknown module: ${unknown.join(', ')}`,
+          `unknown module: ${unknown.join(', ')}; this service runs: ${registry.names.join(', ')}`,
           unknown.map((m) => ({
             field: `/body/modules/${body.modules.indexOf(m)}`,
             message: `unknown module ${m}; known: ${registry.names.join(', ')}`,
