@@ -37,6 +37,9 @@ export interface Config {
   realtimeMaxConnectionsPerActor: number;
 }
 
+/** Where the embedded database, dev keys and dev credentials live without SVC_DATA_DIR (from the cwd). */
+export const DEFAULT_DATA_DIR = '.svc-data';
+
 export class ConfigError extends Error {
   constructor(
     readonly variable: string,
@@ -148,7 +151,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     env: svcEnv,
     host,
     port,
-    dataDir: path.resolve(cwd, text(env, 'SVC_DATA_DIR') ?? '.svc-data'),
+    dataDir: path.resolve(cwd, text(env, 'SVC_DATA_DIR') ?? DEFAULT_DATA_DIR),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisPrefix: redisPrefix(env),
