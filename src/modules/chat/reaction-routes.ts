@@ -25,8 +25,14 @@ const Query = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * A query string carries no object, so here the actor is named by its external id alone: the actor the
+ * tenant has with that id, or (first use) an agent whose identity provider is the id's provider part.
+ */
 function reactionInput(params: Static<typeof Params>, query: Static<typeof Query>) {
-  return { ...params, ...(query.actor === undefined ? {} : { actor: { id: query.actor } }) };
+  if (query.actor === undefined) return params;
+  const identityProvider = query.actor.slice(0, query.actor.indexOf(':'));
+  return { ...params, actor: { type: 'agent' as const, id: query.actor, identityProvider } };
 }
 
 export async function reactionRoutes(app: FastifyInstance, services: Services) {
