@@ -4,6 +4,7 @@ import { type Static, Type } from 'typebox';
 import type { Services } from '../../core/context.ts';
 import { requestContext } from '../../core/http/context.ts';
 import { securityFor } from '../../core/http/openapi.ts';
+import { errorRef } from '../../core/http/schemas.ts';
 import { ACTOR_EXTERNAL_ID } from '../../core/tenancy/actors.ts';
 import { Emoji, Message, MessageId, RoomId } from './schema.ts';
 import { addReaction } from './verbs/add-reaction.ts';
@@ -48,7 +49,7 @@ export async function reactionRoutes(app: FastifyInstance, services: Services) {
         security,
         params: Params,
         querystring: Query,
-        response: { 200: Message },
+        response: { 200: Message, 409: errorRef('The message was deleted.') },
       },
     },
     async (request) =>
