@@ -36,7 +36,7 @@ describe('webhooks through the API', () => {
     });
     assert.equal(created.statusCode, 201, created.body);
     const endpointId = created.json<{ id: string }>().id;
-    const traceIds = { '01': 'a'.repeat(31) + '1', '00': 'b'.repeat(31) + '0' };
+    const traceIds = { '01': `${'a'.repeat(31)}1`, '00': `${'b'.repeat(31)}0` };
     for (const [flags, traceId] of Object.entries(traceIds)) {
       const sent = await call(t.app, {
         method: 'POST',
