@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // `npm run openapi:check`: the OpenAPI document must be valid OpenAPI 3.1 and follow the house rules —
 // every operation named (unique operationId, summary), a success response, and errors in the one shared
-// ErrorResponse shape. Usable as a module too: the contract tests call checkOpenApi on GET /openapi.json.
+// ErrorResponse shape — and lint with 0 errors under Redocly's `recommended` rules. Usable as a module too: the contract tests call checkOpenApi on GET /openapi.json.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { Validator } from '@seriousme/openapi-schema-validator';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
@@ -52,6 +53,19 @@ function formatSchemaErrors(errors) {
   return (errors ?? []).map((e) => `schema: ${e.instancePath || '/'} ${e.message ?? 'is invalid'}`);
 }
 
+/** Redocly's `recommended` ruleset: its errors are problems (its warnings, e.g. no license, are not). */
+async function redoclyErrors(doc) {
+  const config = await createConfig({ extends: ['recommended'] });
+  const results = await lintFromString({
+    source: JSON.stringify(doc),
+    absoluteRef: 'openapi.json',
+    config,
+  });
+  return results
+    .filter((result) => result.severity === 'error')
+    .map((result) => `redocly ${result.ruleId}: ${result.message} (${result.location?.[0]?.pointer ?? '#'})`);
+}
+
 /** Returns every problem found; an empty list means the document passes. */
 export async function checkOpenApi(doc) {
   if (!isObject(doc)) return ['the document is not a JSON object'];
@@ -63,6 +77,8 @@ export async function checkOpenApi(doc) {
   if (typeof doc.openapi !== 'string' || !doc.openapi.startsWith('3.1.')) {
     problems.push(`openapi: expected a 3.1.x document, got ${JSON.stringify(doc.openapi)}`);
   }
+
+  problems.push(...(await redoclyErrors(doc)));
 
   const refs = [];
   collectRefs(doc, '', refs);
@@ -143,7 +159,9 @@ async function cli(argv) {
     (n, item) => n + METHODS.filter((m) => isObject(item) && isObject(item[m])).length,
     0,
   );
-  process.stdout.write(`${file}: valid OpenAPI ${doc.openapi}, ${count} operation(s), house rules ok\n`);
+  process.stdout.write(
+    `${file}: valid OpenAPI ${doc.openapi}, ${count} operation(s), house rules ok, Redocly recommended: 0 errors\n`,
+  );
   return 0;
 }
 

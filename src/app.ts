@@ -160,7 +160,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installAuthentication(app, identity);
   installAuthorization(app, services.enablement);
   installConsoleGuard(app, db);
-  await app.register(healthRoutes, { db, migrations: appMigrations(modules) });
+  await app.register(healthRoutes, { db, migrations: appMigrations(modules), realtime: backplane });
   await app.register(identityRoutes, { db, identity, clock });
   await app.register(runtimeRoutes, { ...services, identity });
   await app.register(moduleRoutes, services);

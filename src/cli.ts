@@ -1,5 +1,6 @@
+import path from 'node:path';
 import { appMigrations, MODULES, tenantSetup } from './app.ts';
-import { type Config, ConfigError, loadConfig } from './config.ts';
+import { type Config, ConfigError, DEFAULT_DATA_DIR, loadConfig } from './config.ts';
 import { DEV_OWNER_EMAIL, DEV_OWNER_SUB, loadDevIssuer, signDevToken } from './core/auth/dev-issuer.ts';
 import { migrate } from './core/db/migrations.ts';
 import { activeRetention, retentionRules } from './core/retention/rules.ts';
@@ -101,9 +102,22 @@ function demoLines(
     '',
     'Try it:',
     `  curl -H "Authorization: Bearer ${credentials.apiKey}" ${base}/v1/me`,
-    `  curl -H "Authorization: Bearer $(npx svc dev-token)" ${base}/api/auth/user`,
+    `  curl -H "Authorization: Bearer $(${devTokenCommand(dataDir)})" ${base}/api/auth/user`,
     '',
   ];
+}
+
+/**
+ * The dev-token command as it must be typed in another shell: the issuer key lives in the data dir, so
+ * a data dir other than the default is named in the command (absolute, so any working directory works).
+ */
+function devTokenCommand(dataDir: string): string {
+  if (dataDir === path.resolve(DEFAULT_DATA_DIR)) return 'npx svc dev-token';
+  return `SVC_DATA_DIR=${shellQuoted(dataDir)} npx svc dev-token`;
+}
+
+function shellQuoted(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
 function flag(argv: string[], name: string): string | undefined {
@@ -119,8 +133,15 @@ async function devToken(config: Config, argv: string[]): Promise<number> {
     process.stderr.write('svc: dev-token is refused in production (SVC_ENV=production)\n');
     return 2;
   }
-  const issuer = await loadDevIssuer(config.dataDir, { create: true });
-  if (issuer === undefined) throw new Error('the dev issuer key could not be created');
+  // Only the key the service made: a new one here would sign tokens no running service accepts.
+  const issuer = await loadDevIssuer(config.dataDir, { create: false });
+  if (issuer === undefined) {
+    process.stderr.write(
+      `svc: no development issuer key in ${config.dataDir} (SVC_DATA_DIR): start the service first, ` +
+        'and run dev-token with the SVC_DATA_DIR the service uses\n',
+    );
+    return 1;
+  }
   const sub = flag(argv, '--sub') ?? DEV_OWNER_SUB;
   const email = flag(argv, '--email') ?? (sub === DEV_OWNER_SUB ? DEV_OWNER_EMAIL : undefined);
   const ttlRaw = flag(argv, '--ttl');

@@ -49,6 +49,9 @@ export interface Config {
   retention: { ages: Readonly<Record<string, number | null>>; intervalMs: number };
 }
 
+/** Where the embedded database, dev keys and dev credentials live without SVC_DATA_DIR (from the cwd). */
+export const DEFAULT_DATA_DIR = '.svc-data';
+
 export class ConfigError extends Error {
   /** `received` is quoted in the message; for a secret pass `{ secret: true }` and a description instead. */
   constructor(
@@ -211,7 +214,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     env: svcEnv,
     host,
     port,
-    dataDir: path.resolve(cwd, text(env, 'SVC_DATA_DIR') ?? '.svc-data'),
+    dataDir: path.resolve(cwd, text(env, 'SVC_DATA_DIR') ?? DEFAULT_DATA_DIR),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisPrefix: redisPrefix(env),

@@ -82,6 +82,7 @@ export function traceMetadata(ctx: ServiceContext): TraceMetadata {
   return {
     traceId: ctx.trace.traceId,
     spanId: ctx.trace.spanId,
+    sampled: ctx.trace.sampled,
     requestId: ctx.requestId,
     origin: ctx.origin,
     ...(actor === undefined ? {} : { actor }),

@@ -81,6 +81,21 @@ describe('POST /v1/runtime/connect', () => {
     );
   });
 
+  test('modules this service does not run yet (auctions, sync) -> 400 naming the ones it runs', async () => {
+    const res = await connect({ modules: ['chat', 'auctions', 'sync'], actor: actor() });
+    const body = expectError(res, 400, 'invalid_request');
+    const running = t.app.services.registry.names;
+    assert.deepEqual(running.includes('auctions') || running.includes('sync'), false);
+    assert.equal(body.message, `unknown module: auctions, sync; this service runs: ${running.join(', ')}`);
+    assert.deepEqual(
+      body.details?.map((d) => [d.field, d.code]),
+      [
+        ['/body/modules/1', 'unknown_module'],
+        ['/body/modules/2', 'unknown_module'],
+      ],
+    );
+  });
+
   test('a bad actor id form -> 400 with details', async () => {
     for (const id of ['no-provider', ':missing-provider', 'Upper:case', 'acme: spaced', 'acme:']) {
       const body = expectError(

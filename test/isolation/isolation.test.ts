@@ -76,7 +76,7 @@ describe('tenant isolation', () => {
       method: 'POST',
       url: '/v1/rooms/shared-name/messages',
       headers: bKey,
-      payload: { text: marker, actor: { id: 'b:author' } },
+      payload: { text: marker, actor: { type: 'agent', id: 'b:author', identityProvider: 'test' } },
     });
     assert.equal(message.statusCode, 201, message.body);
     const hook = await call(t.app, {
@@ -123,7 +123,7 @@ describe('tenant isolation', () => {
     'POST /v1/rooms/:roomId/messages': (f) => ({
       method: 'POST',
       url: `/v1/rooms/${f.roomId}/messages`,
-      payload: { text: 'intrusion', actor: { id: 'a:intruder' } },
+      payload: { text: 'intrusion', actor: { type: 'agent', id: 'a:intruder', identityProvider: 'test' } },
     }),
     'GET /v1/rooms/:roomId/messages': (f) => ({ method: 'GET', url: `/v1/rooms/${f.roomId}/messages` }),
     'PATCH /v1/rooms/:roomId/messages/:messageId': (f) => ({

@@ -13,6 +13,7 @@ interface WireEvent {
   trace: {
     traceId: string;
     spanId: string;
+    sampled?: boolean;
     requestId: string;
     origin: string;
     actor?: { kind: string; id: string };
@@ -50,6 +51,7 @@ describe('tenant events', () => {
     assert.equal(event.data.roomId, 'traced-room');
     assert.equal(event.trace.traceId, traceId);
     assert.notEqual(event.trace.spanId, '00f067aa0ba902b7');
+    assert.equal(event.trace.sampled, true, 'the sampled flag (01) of the traceparent is kept');
     assert.equal(event.trace.requestId, 'trace-test-1');
     assert.equal(event.trace.origin, 'api');
     assert.equal(event.trace.actor?.kind, 'api_key');

@@ -59,8 +59,16 @@ describe('bad input is refused with the right error, never a 500', () => {
       ['/v1/rooms', '{"name":"a\\u0000b"}', '/body/name'],
       ['/v1/rooms', '{"metadata":{"k":"v\\u0000"}}', '/body/metadata/k'],
       ['/v1/rooms', '{"metadata":{"k\\u0000":"v"}}', '/body/metadata/k\u0000'],
-      [`/v1/rooms/${roomId}/messages`, '{"text":"hi\\u0000","actor":{"id":"test:a"}}', '/body/text'],
-      [`/v1/rooms/${roomId}/messages`, '{"text":"hi","actor":{"id":"test:\\u0000"}}', '/body/actor/id'],
+      [
+        `/v1/rooms/${roomId}/messages`,
+        '{"text":"hi\\u0000","actor":{"type":"agent","id":"test:a","identityProvider":"test"}}',
+        '/body/text',
+      ],
+      [
+        `/v1/rooms/${roomId}/messages`,
+        '{"text":"hi","actor":{"type":"agent","id":"test:\\u0000","identityProvider":"test"}}',
+        '/body/actor/id',
+      ],
       ['/v1/events', '{"type":"app.x","data":{"a":"\\u0000"}}', '/body/data/a'],
     ] as const) {
       const body2 = refusal(await send('POST', url, body));

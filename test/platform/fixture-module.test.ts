@@ -216,7 +216,7 @@ describe('a new module plugs in through its manifest alone', () => {
         method: 'POST',
         url: `/v1/rooms/${roomId}/messages`,
         headers: bearer(tenant.apiKey),
-        payload: { text: 'after', actor: { id: 'test:x' } },
+        payload: { text: 'after', actor: { type: 'agent', id: 'test:x', identityProvider: 'test' } },
       });
       await eventually('the later chat message to reach the other client', () =>
         b.frames.some((f) => f.type === 'chat.message'),

@@ -93,7 +93,10 @@ describe('who may connect and where', () => {
       method: 'POST',
       url: `/v1/rooms/${tenant.roomId}/messages`,
       headers: bearer(tenant.apiKey),
-      payload: { text: 'not for presence-only tokens', actor: { id: 'test:bot' } },
+      payload: {
+        text: 'not for presence-only tokens',
+        actor: { type: 'agent', id: 'test:bot', identityProvider: 'test' },
+      },
     });
     assert.equal(res.statusCode, 201);
     presenceOnly.send({ type: 'ping', ref: 'last' });

@@ -46,7 +46,7 @@ export async function postMessage(
     method: 'POST',
     url: `/v1/rooms/${roomId}/messages`,
     headers: bearer(apiKey),
-    payload: { text, actor: { id: actor } },
+    payload: { text, actor: { type: 'agent', id: actor, identityProvider: 'test' } },
   });
   if (res.statusCode !== 201) throw new Error(`post failed: ${res.statusCode} ${res.body}`);
   return res.json<{ seq: number; id: string }>();

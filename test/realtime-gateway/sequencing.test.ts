@@ -24,7 +24,9 @@ after(async () => t.close());
  * committed it dies before publishing, or publishes late. Returns the event it would have published.
  */
 async function commitUnpublished(tenantId: string, roomId: string, text: string): Promise<TenantEvent> {
-  return unpublished(tenantId, (ctx) => sendMessage(ctx, { roomId, text, actor: { id: 'test:bot' } }));
+  return unpublished(tenantId, (ctx) =>
+    sendMessage(ctx, { roomId, text, actor: { type: 'agent', id: 'test:bot', identityProvider: 'test' } }),
+  );
 }
 
 /** Runs a chat verb whose event goes to a bus nobody relays; returns the event it would have published. */

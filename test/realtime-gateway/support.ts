@@ -51,6 +51,7 @@ export function deployment(presenceTtlMs = 30_000): Deployment {
         instanceId,
         pubsub,
         presence,
+        ready: async () => {},
         close: async () => {
           await Promise.all([presence.close(), pubsub.close()]);
         },

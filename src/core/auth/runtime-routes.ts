@@ -9,7 +9,7 @@ import { AppError, InvalidRequest, NotFound } from '../http/errors.ts';
 import { newId } from '../ids.ts';
 import type { ModuleEnablement } from '../modules/enablement.ts';
 import type { ModuleRegistry } from '../modules/registry.ts';
-import { ACTOR_EXTERNAL_ID, ACTOR_TYPES, upsertActor } from '../tenancy/actors.ts';
+import { ActorInputSchema, upsertActor } from '../tenancy/actors.ts';
 import type { Identity } from './identity.ts';
 import { sessionOf, tenantPrincipal } from './principal.ts';
 import { ActorSchema } from './routes.ts';
@@ -26,23 +26,7 @@ const connectBody = (moduleNames: readonly string[]) =>
         uniqueItems: true,
         description: `Modules the token is minted for: ${moduleNames.join(', ')}`,
       }),
-      actor: Type.Object(
-        {
-          type: Type.Union(
-            ACTOR_TYPES.map((t) => Type.Literal(t)),
-            { description: 'end_user, agent or guest' },
-          ),
-          id: Type.String({
-            pattern: ACTOR_EXTERNAL_ID,
-            description:
-              'Provider-qualified external id, `<provider>:<external_id>`, e.g. `acme-oidc:user_42`',
-          }),
-          identityProvider: Type.String({ minLength: 1, maxLength: 100 }),
-          displayName: Type.Optional(Type.String({ maxLength: 200 })),
-          avatarUrl: Type.Optional(Type.String({ format: 'uri', maxLength: 2000 })),
-        },
-        { additionalProperties: false },
-      ),
+      actor: ActorInputSchema,
       roomId: Type.Optional(
         Type.String({ pattern: ROOM_ID_PATTERN, description: 'Limit the token to one room' }),
       ),
@@ -111,7 +95,7 @@ export async function runtimeRoutes(
       const unknown = body.modules.filter((m) => registry.module(m) === undefined);
       if (unknown.length > 0) {
         throw new InvalidRequest(
-          `unknown module: ${unknown.join(', ')}`,
+          `unknown module: ${unknown.join(', ')}; this service runs: ${registry.names.join(', ')}`,
           unknown.map((m) => ({
             field: `/body/modules/${body.modules.indexOf(m)}`,
             message: `unknown module ${m}; known: ${registry.names.join(', ')}`,

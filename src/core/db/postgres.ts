@@ -1,19 +1,64 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { ServiceUnavailable } from '../http/errors.ts';
 import type { Database, Queryable, QueryResult } from './database.ts';
 import { TENANT_ROLE } from './tenant-tx.ts';
 
 // int8 (count(*), sums of minor units) as JS numbers: the service keeps values below 2^53.
 pg.types.setTypeParser(20, (value) => Number(value));
 
+/** `host:port` of a connection string, never its user or password: what an operator needs to check. */
+export function databaseAddress(connectionString: string): string {
+  try {
+    const url = new URL(connectionString);
+    return `${url.hostname || 'localhost'}:${url.port || '5432'}`;
+  } catch {
+    return 'an unparsable address';
+  }
+}
+
+/**
+ * A connection that cannot be made (server down, refused, timed out) is an outage, not a bug: 503, so a
+ * request fails fast with a code clients can retry on instead of a 500.
+ */
+async function connectOrUnavailable(pool: pg.Pool): Promise<pg.PoolClient> {
+  try {
+    return await pool.connect();
+  } catch (error) {
+    throw new ServiceUnavailable('the database does not answer', { cause: error });
+  }
+}
+
+/** One statement on a pooled connection; a connection that cannot be had is a 503 (see above). */
+async function onPool<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await connectOrUnavailable(pool);
+  let failure: Error | undefined;
+  try {
+    return await fn(client);
+  } catch (error) {
+    // Like pool.query: a connection that broke (no SQLSTATE) is discarded, not reused.
+    if ((error as { code?: unknown }).code === undefined) failure = error as Error;
+    throw error;
+  } finally {
+    client.release(failure);
+  }
+}
+
+function causeOf(error: unknown): string {
+  const cause = error instanceof ServiceUnavailable && error.cause instanceof Error ? error.cause : error;
+  return cause instanceof Error ? cause.message : String(cause);
+}
+
 function wrap(client: pg.Pool | pg.PoolClient): Queryable {
+  const run = (sql: string, params?: unknown[]) =>
+    client instanceof pg.Pool ? onPool(client, (c) => c.query(sql, params)) : client.query(sql, params);
   return {
     async query<Row>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<Row>> {
-      const result = await client.query(sql, params as unknown[]);
+      const result = await run(sql, params as unknown[]);
       return { rows: result.rows as Row[], rowCount: result.rowCount ?? result.rows.length };
     },
     async exec(sql: string): Promise<void> {
-      await client.query(sql);
+      await run(sql);
     },
   };
 }
@@ -58,7 +103,7 @@ function tenantReadPool(connectionString: string, max: number) {
       sql: string,
       params: readonly unknown[] = [],
     ): Promise<QueryResult<Row>> {
-      const client = await pool.connect();
+      const client = await connectOrUnavailable(pool);
       let broken = false;
       try {
         if (tenantOf.get(client) !== tenantId) {
@@ -96,11 +141,19 @@ export async function openPostgres(
   // An idle client that errors (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   const root = wrap(pool);
-  await root.query('select 1');
+  try {
+    await root.query('select 1');
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw new Error(
+      `DATABASE_URL: cannot use PostgreSQL at ${databaseAddress(connectionString)}: ${causeOf(error)}`,
+      { cause: error },
+    );
+  }
   const reads = tenantReadPool(connectionString, Math.max(2, Math.ceil((options.max ?? 20) / 2)));
 
   async function onClient<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await pool.connect();
+    const client = await connectOrUnavailable(pool);
     let broken = false;
     try {
       return await fn(client);

@@ -18,6 +18,9 @@ export const EventSchema = Type.Object({
     {
       traceId: Type.String(),
       spanId: Type.String(),
+      sampled: Type.Optional(
+        Type.Boolean({ description: "The sampled flag of the request's traceparent, kept for deliveries" }),
+      ),
       requestId: Type.String(),
       origin: Type.String({ description: 'api, console, realtime, mcp or system' }),
       actor: Type.Optional(Type.Object({}, { additionalProperties: true })),

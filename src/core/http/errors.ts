@@ -92,8 +92,8 @@ export class RateLimited extends AppError {
 }
 
 export class ServiceUnavailable extends AppError {
-  constructor(message: string) {
-    super('service_unavailable', message);
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super('service_unavailable', message, options);
   }
 }
 

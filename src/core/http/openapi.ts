@@ -51,6 +51,8 @@ function addErrorResponses(route: RouteOptions): void {
     responses[status] ??= errorRef(description);
   };
   const secured = Array.isArray(schema.security) && schema.security.length > 0;
+  // A route that names no credential is public, and says so: `security: []` (an empty requirement list).
+  schema.security ??= [];
   const methods = Array.isArray(route.method) ? route.method : [route.method];
   const hasBody = schema.body !== undefined || methods.some((m) => ['POST', 'PUT', 'PATCH'].includes(m));
   if (
@@ -72,11 +74,65 @@ function addErrorResponses(route: RouteOptions): void {
   }
   add(429, 'Too many requests; see Retry-After.');
   add(500, 'Internal error.');
+  add(503, 'A dependency (the database, or Redis when configured) does not answer; retry later.');
+}
+
+/**
+ * Query parameters named by a pattern (`metadata.<key>`) are in the querystring schema as
+ * `patternProperties`, which the generator drops: they are added to the document as one exploded form
+ * object, the OpenAPI 3.1 way to say "any parameter whose name matches".
+ */
+type QueryPatterns = Map<string, { name: string; patternProperties: unknown; description?: string }>;
+
+function recordQueryPatterns(route: RouteOptions, queryPatterns: QueryPatterns): void {
+  const query = route.schema?.querystring as
+    | { patternProperties?: unknown; description?: string }
+    | undefined;
+  if (query?.patternProperties === undefined) return;
+  const methods = Array.isArray(route.method) ? route.method : [route.method];
+  const path = route.url.replace(/:(\w+)/g, '{$1}');
+  for (const method of methods) {
+    queryPatterns.set(`${method.toLowerCase()} ${path}`, {
+      name: 'filters',
+      patternProperties: query.patternProperties,
+      ...(query.description === undefined ? {} : { description: query.description }),
+    });
+  }
+}
+
+type OpenApiDocument = { paths?: Record<string, Record<string, { parameters?: unknown[] }>> };
+
+function addQueryPatterns<T>(document: T, queryPatterns: QueryPatterns): T {
+  const paths = (document as OpenApiDocument).paths ?? {};
+  for (const [key, pattern] of queryPatterns) {
+    const [method = '', path = ''] = key.split(' ');
+    const operation = paths[path]?.[method];
+    if (operation === undefined) continue;
+    const parameters = operation.parameters ?? [];
+    if (parameters.some((p) => (p as { name?: string }).name === pattern.name)) continue;
+    operation.parameters = [
+      ...parameters,
+      {
+        name: pattern.name,
+        in: 'query',
+        style: 'form',
+        explode: true,
+        required: false,
+        ...(pattern.description === undefined ? {} : { description: pattern.description }),
+        schema: { type: 'object', patternProperties: pattern.patternProperties, additionalProperties: false },
+      },
+    ];
+  }
+  return document;
 }
 
 export async function registerOpenApi(app: FastifyInstance, config: Config): Promise<void> {
   app.addSchema(ErrorResponse);
-  app.addHook('onRoute', addErrorResponses);
+  const queryPatterns: QueryPatterns = new Map();
+  app.addHook('onRoute', (route) => {
+    addErrorResponses(route);
+    recordQueryPatterns(route, queryPatterns);
+  });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -90,6 +146,11 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       servers: [{ url: config.publicUrl }],
       components: { securitySchemes: SECURITY_SCHEMES },
     },
+    transformObject: (documentObject) =>
+      addQueryPatterns(
+        'openapiObject' in documentObject ? documentObject.openapiObject : documentObject.swaggerObject,
+        queryPatterns,
+      ),
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) =>
         typeof json.$id === 'string' ? json.$id : `def-${i}`,

@@ -5,11 +5,22 @@ import { type Migration, pendingMigrations } from '../db/migrations.ts';
 import { ServiceUnavailable } from '../http/errors.ts';
 
 const Health = Type.Object({ status: Type.Literal('ok') });
-const Ready = Type.Object({ status: Type.Literal('ready'), database: Type.String() });
+const Ready = Type.Object({
+  status: Type.Literal('ready'),
+  database: Type.String({ description: 'pglite or postgres' }),
+  realtime: Type.String({ description: 'memory, or redis when REDIS_URL is set (and Redis answers)' }),
+});
+
+/** A dependency readiness waits for besides the database: Redis, when configured. */
+export interface ReadinessCheck {
+  kind: string;
+  /** Rejects (with `service_unavailable`) when the dependency does not answer. */
+  ready(): Promise<void>;
+}
 
 export async function healthRoutes(
   app: FastifyInstance,
-  { db, migrations }: { db: Database; migrations: readonly Migration[] },
+  { db, migrations, realtime }: { db: Database; migrations: readonly Migration[]; realtime: ReadinessCheck },
 ): Promise<void> {
   app.get(
     '/healthz',
@@ -29,20 +40,21 @@ export async function healthRoutes(
     {
       schema: {
         operationId: 'getReadiness',
-        summary: 'Readiness: the database answers and every migration is applied',
+        summary: 'Readiness: the database and Redis (when configured) answer, and every migration is applied',
         tags: ['operations'],
         response: { 200: Ready, 503: { $ref: 'ErrorResponse#', description: 'Not ready' } },
       },
     },
     async () => {
-      let pending: string[];
-      try {
-        pending = await pendingMigrations(db, migrations);
-      } catch {
-        throw new ServiceUnavailable('the database does not answer');
-      }
+      const [database, backplane] = await Promise.allSettled([
+        pendingMigrations(db, migrations),
+        realtime.ready(),
+      ]);
+      if (database.status === 'rejected') throw new ServiceUnavailable('the database does not answer');
+      const pending = database.value;
       if (pending.length > 0) throw new ServiceUnavailable(`migrations pending: ${pending.join(', ')}`);
-      return { status: 'ready' as const, database: db.kind };
+      if (backplane.status === 'rejected') throw new ServiceUnavailable('Redis (REDIS_URL) does not answer');
+      return { status: 'ready' as const, database: db.kind, realtime: realtime.kind };
     },
   );
 }

@@ -16,6 +16,8 @@ export interface RealtimeBackplane {
   pubsub: PubSub;
   /** Already heartbeating and sweeping. */
   presence: PresenceStore;
+  /** Resolves when the backplane can serve (Redis answers); rejects with `service_unavailable`. */
+  ready(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -40,14 +42,21 @@ export function createRealtimeBackplane(
   const ttlMs = options.presenceTtlMs ?? DEFAULT_PRESENCE_TTL_MS;
   let pubsub: PubSub;
   let presence: PresenceStore;
+  let ready: () => Promise<void>;
   if (config.redisUrl === undefined) {
     pubsub = new MemoryPubSub(undefined, report);
     presence = new MemoryPresence({ instanceId, clock, ttlMs, report });
+    ready = async () => {};
   } else {
     const prefix = options.redisPrefix ?? 'svc:';
     const url = config.redisUrl;
-    pubsub = new RedisPubSub({ url, prefix, instanceId, report });
-    presence = new RedisPresence({ url, prefix, instanceId, clock, ttlMs, report });
+    const redisPubsub = new RedisPubSub({ url, prefix, instanceId, report });
+    const redisPresence = new RedisPresence({ url, prefix, instanceId, clock, ttlMs, report });
+    pubsub = redisPubsub;
+    presence = redisPresence;
+    ready = async () => {
+      await Promise.all([redisPubsub.ping(), redisPresence.ping()]);
+    };
   }
   presence.start();
   return {
@@ -55,6 +64,7 @@ export function createRealtimeBackplane(
     instanceId,
     pubsub,
     presence,
+    ready,
     async close() {
       await Promise.all([presence.close(), pubsub.close()]);
     },

@@ -1,14 +1,30 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { Redis, type RedisOptions, ReplyError } from 'ioredis';
+import { ServiceUnavailable } from '../http/errors.ts';
 import type { ErrorReporter } from './listeners.ts';
 
-/** One named connection (the name shows in CLIENT LIST, which is how operators find an instance's links). */
+/**
+ * How long a command may wait for Redis (queued while disconnected, or sent to a server that does not
+ * answer). Real time on purpose: this bounds a network wait, so a request fails with 503 instead of hanging.
+ */
+export const REDIS_COMMAND_TIMEOUT_MS = 2000;
+
+/**
+ * One named connection (the name shows in CLIENT LIST, which is how operators find an instance's links).
+ * While Redis is unreachable a command fails after one reconnection attempt (or the command timeout), not
+ * after ioredis' default 20 retries; the connection itself keeps reconnecting.
+ */
 export function openRedis(
   url: string,
   name: string,
   report: ErrorReporter,
   options: RedisOptions = {},
 ): Redis {
-  const redis = new Redis(url, { connectionName: name, ...options });
+  const redis = new Redis(url, {
+    connectionName: name,
+    maxRetriesPerRequest: 1,
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    ...options,
+  });
   // Without a listener ioredis stays silent; with one, connection trouble reaches the service's log.
   redis.on('error', (error: unknown) => report(error, `redis connection ${name}`));
   return redis;
@@ -37,4 +53,22 @@ export async function closeRedis(redis: Redis): Promise<void> {
   ]);
   clearTimeout(timer);
   redis.disconnect();
+}
+
+/**
+ * A Redis failure as the API reports it: an answer Redis gave (a script error) is a bug and stays as it
+ * is; no answer (unreachable, closed, timed out) is an outage, 503 `service_unavailable`.
+ */
+export function redisFailure(error: unknown): unknown {
+  if (error instanceof ReplyError) return error;
+  return new ServiceUnavailable('Redis does not answer', { cause: error });
+}
+
+/** PING with the connection's bounds; rejects with `service_unavailable` when Redis does not answer. */
+export async function pingRedis(redis: Redis): Promise<void> {
+  try {
+    await redis.ping();
+  } catch (error) {
+    throw redisFailure(error);
+  }
 }

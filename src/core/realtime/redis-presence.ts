@@ -14,7 +14,7 @@ import {
   presenceTimings,
 } from './presence.ts';
 import { HEARTBEAT, JOIN, LEAVE, LIST, SWEEP, UPDATE } from './presence-scripts.ts';
-import { closeRedis, openRedis } from './redis-connection.ts';
+import { closeRedis, openRedis, pingRedis } from './redis-connection.ts';
 import { runScript } from './redis-script.ts';
 import { repeat } from './repeat.ts';
 
@@ -146,6 +146,11 @@ export class RedisPresence implements PresenceStore {
       repeat(this.clock, this.timings.beatEveryMs, () => this.heartbeat(), this.report, 'presence heartbeat'),
       repeat(this.clock, this.timings.sweepEveryMs, () => this.sweep(), this.report, 'presence sweep'),
     ];
+  }
+
+  /** The connection answers (readiness). */
+  ping(): Promise<void> {
+    return pingRedis(this.redis);
   }
 
   onExpiredLeave(listener: (leave: ExpiredLeave) => unknown): () => void {

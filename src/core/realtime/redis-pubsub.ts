@@ -8,7 +8,7 @@ import {
   PubSubClosedError,
   type Unsubscribe,
 } from './pubsub.ts';
-import { closeRedis, openRedis } from './redis-connection.ts';
+import { closeRedis, openRedis, pingRedis, redisFailure } from './redis-connection.ts';
 
 export interface RedisPubSubOptions {
   url: string;
@@ -50,6 +50,7 @@ export class RedisPubSub implements PubSub {
       autoResubscribe: false,
       // A SUBSCRIBE waits for Redis to come back instead of failing after a few retries.
       maxRetriesPerRequest: null,
+      commandTimeout: undefined,
     });
     this.subscriber.on('message', (wireChannel: string, payload: string) =>
       this.receive(wireChannel, payload),
@@ -63,7 +64,11 @@ export class RedisPubSub implements PubSub {
   async publish(channel: string, message: JsonObject): Promise<void> {
     if (this.closed) throw new PubSubClosedError();
     // One connection, commands in call order: Redis sees one publisher's messages in the order sent.
-    await this.publisher.publish(this.prefix + channel, JSON.stringify(message));
+    try {
+      await this.publisher.publish(this.prefix + channel, JSON.stringify(message));
+    } catch (error) {
+      throw redisFailure(error);
+    }
   }
 
   async subscribe(channel: string, handler: MessageHandler): Promise<Unsubscribe> {
@@ -86,6 +91,14 @@ export class RedisPubSub implements PubSub {
       throw error;
     }
     return unsubscribe;
+  }
+
+  /**
+   * The publishing connection answers (readiness). The subscriber is not pinged: its commands wait for
+   * Redis by design; it shares the server with the publisher.
+   */
+  ping(): Promise<void> {
+    return pingRedis(this.publisher);
   }
 
   onDeliveryGap(listener: () => unknown): () => void {

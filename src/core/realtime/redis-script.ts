@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { redisFailure } from './redis-connection.ts';
 
 const shas = new Map<string, string>();
 
@@ -18,9 +19,13 @@ function shaOf(script: string): string {
  */
 export async function runScript(redis: Redis, script: string, args: (string | number)[]): Promise<unknown> {
   try {
-    return await redis.evalsha(shaOf(script), 0, ...args);
+    try {
+      return await redis.evalsha(shaOf(script), 0, ...args);
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+      return await redis.eval(script, 0, ...args);
+    }
   } catch (error) {
-    if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-    return redis.eval(script, 0, ...args);
+    throw redisFailure(error);
   }
 }

@@ -1,3 +1,4 @@
+import { type Static, Type } from 'typebox';
 import type { ActorRef } from '../auth/principal.ts';
 import type { Queryable } from '../db/database.ts';
 
@@ -7,13 +8,34 @@ export type ActorType = (typeof ACTOR_TYPES)[number];
 /** `<provider>:<external_id>`: provider is a short slug, the rest is the provider's own id. */
 export const ACTOR_EXTERNAL_ID = '^[a-z0-9][a-z0-9_.-]{0,63}:[^\\s:][^\\s]{0,254}$';
 
-export interface ActorInput {
-  type: ActorType;
-  id: string;
-  identityProvider: string;
-  displayName?: string | undefined;
-  avatarUrl?: string | undefined;
-}
+/**
+ * The spec's Actor object, the one shape in which an API key names an actor: runtime connect, chat
+ * messages and reactions, and the actions and MCP tools built from them.
+ */
+export const ActorInputSchema = Type.Object(
+  {
+    type: Type.Union([Type.Literal('end_user'), Type.Literal('agent'), Type.Literal('guest')], {
+      description: 'end_user, agent or guest',
+    }),
+    id: Type.String({
+      pattern: ACTOR_EXTERNAL_ID,
+      description: 'Provider-qualified external id, `<provider>:<external_id>`, e.g. `acme-oidc:user_42`',
+    }),
+    identityProvider: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'The identity provider that verified the actor',
+    }),
+    displayName: Type.Optional(Type.String({ maxLength: 200 })),
+    avatarUrl: Type.Optional(Type.String({ format: 'uri', maxLength: 2000 })),
+  },
+  { additionalProperties: false },
+);
+
+export type ActorInput = Static<typeof ActorInputSchema>;
+// The schema lists ACTOR_TYPES by hand (TypeBox needs the literals); this fails to compile if they part.
+const _sameTypes: [ActorInput['type'], ActorType] extends [ActorType, ActorInput['type']] ? true : never =
+  true;
 
 /** Same external id in one tenant -> same actor; its type, provider and profile follow the latest connect. */
 export async function upsertActor(tx: Queryable, tenantId: string, input: ActorInput): Promise<ActorRef> {

@@ -46,7 +46,7 @@ export const chatModule: ModuleManifest = {
       name: 'send_message',
       title: 'Send a message',
       description:
-        'Post a message to a room. With an API key, `actor` names who it is from (created if new, type agent by default).',
+        'Post a message to a room. With an API key, `actor` names who it is from: the Actor object runtime/connect takes, `{type, id, identityProvider}` (created if new).',
       input: SendMessageInput,
       output: Message,
       scope: 'chat:write',

@@ -4,6 +4,7 @@ import { type Static, Type } from 'typebox';
 import type { Services } from '../../core/context.ts';
 import { requestContext } from '../../core/http/context.ts';
 import { securityFor } from '../../core/http/openapi.ts';
+import { errorRef } from '../../core/http/schemas.ts';
 import { ACTOR_EXTERNAL_ID } from '../../core/tenancy/actors.ts';
 import { Emoji, Message, MessageId, RoomId } from './schema.ts';
 import { addReaction } from './verbs/add-reaction.ts';
@@ -25,8 +26,14 @@ const Query = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * A query string carries no object, so here the actor is named by its external id alone: the actor the
+ * tenant has with that id, or (first use) an agent whose identity provider is the id's provider part.
+ */
 function reactionInput(params: Static<typeof Params>, query: Static<typeof Query>) {
-  return { ...params, ...(query.actor === undefined ? {} : { actor: { id: query.actor } }) };
+  if (query.actor === undefined) return params;
+  const identityProvider = query.actor.slice(0, query.actor.indexOf(':'));
+  return { ...params, actor: { type: 'agent' as const, id: query.actor, identityProvider } };
 }
 
 export async function reactionRoutes(app: FastifyInstance, services: Services) {
@@ -42,7 +49,7 @@ export async function reactionRoutes(app: FastifyInstance, services: Services) {
         security,
         params: Params,
         querystring: Query,
-        response: { 200: Message },
+        response: { 200: Message, 409: errorRef('The message was deleted.') },
       },
     },
     async (request) =>

@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import type { Services } from '../../core/context.ts';
 import { requestContext } from '../../core/http/context.ts';
 import { securityFor } from '../../core/http/openapi.ts';
+import { errorRef } from '../../core/http/schemas.ts';
 import { reactionRoutes } from './reaction-routes.ts';
 import {
   ActorInput,
@@ -112,7 +113,7 @@ export async function chatRoutes(app: FastifyInstance, services: Services) {
         security,
         params: MessageParams,
         body: EditBody,
-        response: { 200: Message },
+        response: { 200: Message, 409: errorRef('The message was deleted.') },
       },
     },
     async (request) =>

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { ROOM_ID_PATTERN } from '../../core/auth/runtime-routes.ts';
 import { idPattern } from '../../core/ids.ts';
-import { ACTOR_EXTERNAL_ID, ACTOR_TYPES } from '../../core/tenancy/actors.ts';
+import { ActorInputSchema } from '../../core/tenancy/actors.ts';
 
 /** The hard ceiling; a tenant may configure a lower one. */
 export const MAX_TEXT_LENGTH = 4000;
@@ -35,19 +35,11 @@ export const ClientId = Type.String({
   description: "The sender's own id for the message; sending again with it returns the first message",
 });
 
-/** How an API key names the actor it speaks for; the actor is created when the tenant has none yet. */
-export const ActorInput = Type.Object(
-  {
-    id: Type.String({ pattern: ACTOR_EXTERNAL_ID, description: '`<provider>:<external_id>`' }),
-    type: Type.Optional(
-      Type.Union(
-        ACTOR_TYPES.map((t) => Type.Literal(t)),
-        { description: 'For a new actor; default agent' },
-      ),
-    ),
-  },
-  { additionalProperties: false },
-);
+/**
+ * How an API key names the actor it speaks for: the spec's Actor object, as runtime connect takes it.
+ * The actor is created when the tenant has none with that id yet.
+ */
+export const ActorInput = ActorInputSchema;
 
 export const ActorView = Type.Object({
   id: Type.String({ description: 'Internal actor id' }),

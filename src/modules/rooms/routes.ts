@@ -5,6 +5,7 @@ import type { Services } from '../../core/context.ts';
 import { requestContext } from '../../core/http/context.ts';
 import { InvalidRequest } from '../../core/http/errors.ts';
 import { securityFor } from '../../core/http/openapi.ts';
+import { errorRef } from '../../core/http/schemas.ts';
 import { CreateRoomInput, Deleted, MetadataPatch, Room, RoomId, RoomPage } from './schema.ts';
 import { createRoom } from './verbs/create-room.ts';
 import { deleteRoom } from './verbs/delete-room.ts';
@@ -51,7 +52,10 @@ export async function roomRoutes(app: FastifyInstance, services: Services) {
         tags: ['rooms'],
         security: writeSecurity,
         body: CreateRoomInput,
-        response: { 201: Room },
+        response: {
+          201: Room,
+          409: errorRef('A room with this id exists, or the tenant has its configured maximum of rooms.'),
+        },
       },
     },
     async (request, reply) => {

@@ -4,6 +4,7 @@ import { type TProperties, Type } from 'typebox';
 import type { Origin, Services } from '../../core/context.ts';
 import { requestContext } from '../../core/http/context.ts';
 import { securityFor } from '../../core/http/openapi.ts';
+import { errorRef } from '../../core/http/schemas.ts';
 import { idPattern } from '../../core/ids.ts';
 import type { Role } from '../../core/tenancy/roles.ts';
 import {
@@ -79,7 +80,7 @@ function webhookRoutesOn(surface: Surface) {
       route('CreateWebhook', 'Register a webhook endpoint (its secret signs every delivery)', {
         params: none,
         body: CreateEndpointBody,
-        response: { 201: Endpoint },
+        response: { 201: Endpoint, 409: errorRef('The tenant has the maximum number of endpoints.') },
       }),
       async (request, reply) => {
         const endpoint = await createEndpoint(ctx(request), request.body);
@@ -136,7 +137,10 @@ function webhookRoutesOn(surface: Surface) {
       `${base}/:webhookId/test`,
       route('TestWebhook', 'Send a webhook.test event to this endpoint only', {
         params: WebhookParams,
-        response: { 202: Delivery },
+        response: {
+          202: Delivery,
+          409: errorRef('The endpoint is disabled, or the delivery is still pending.'),
+        },
       }),
       async (request, reply) => {
         const delivery = await sendTestEvent(ctx(request), { id: request.params.webhookId });
@@ -172,7 +176,10 @@ function webhookRoutesOn(surface: Surface) {
       `${deliveries}/:deliveryId/redeliver`,
       route('RedeliverWebhook', 'Start a new attempt cycle for a delivered or dead-lettered delivery', {
         params: DeliveryParams,
-        response: { 202: Delivery },
+        response: {
+          202: Delivery,
+          409: errorRef('The endpoint is disabled, or the delivery is still pending.'),
+        },
       }),
       async (request, reply) => {
         const delivery = await redeliver(ctx(request), { id: request.params.deliveryId });

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../../core/context.ts';
+import { errorRef } from '../../core/http/schemas.ts';
 import type { Role } from '../../core/tenancy/roles.ts';
 import {
   cancelInvitation,
@@ -48,7 +49,7 @@ export async function teamRoutes(app: FastifyInstance, services: Pick<Services, 
       summary: 'Invite by email; active once a user with that verified email signs in',
       params: TenantParams,
       body: Invite,
-      response: { 201: TeamEntrySchema },
+      response: { 201: TeamEntrySchema, 409: errorRef('Already a member, or already invited.') },
     }),
     async (request, reply) => {
       const body = request.body;

@@ -50,21 +50,70 @@ describe('chat messages over REST', () => {
 
     const unnamed = await send(tenant.apiKey, tenant.roomId, { text: 'who am I' });
     assert.equal(unnamed.statusCode, 400);
-    const bot = await send(tenant.apiKey, tenant.roomId, { text: 'beep', actor: { id: 'test:bot' } });
+    const bot = await send(tenant.apiKey, tenant.roomId, {
+      text: 'beep',
+      actor: { type: 'agent', id: 'test:bot', identityProvider: 'test' },
+    });
     assert.equal(bot.statusCode, 201);
     assert.deepEqual(
       [bot.json<Message>().seq, bot.json<Message>().author.type, bot.json<Message>().author.externalId],
       [2, 'agent', 'test:bot'],
     );
-    const spoof = await send(session.token, tenant.roomId, { text: 'as bot', actor: { id: 'test:bot' } });
+    const spoof = await send(session.token, tenant.roomId, {
+      text: 'as bot',
+      actor: { type: 'agent', id: 'test:bot', identityProvider: 'test' },
+    });
     assert.equal(spoof.statusCode, 400, 'a session token cannot speak for another actor');
 
     const otherRoom = await tenantWithRoom();
     const elsewhere = await send(otherRoom.apiKey, otherRoom.roomId, {
       text: 'x',
-      actor: { id: 'test:bot' },
+      actor: { type: 'agent', id: 'test:bot', identityProvider: 'test' },
     });
     assert.equal(elsewhere.json<Message>().seq, 1, 'each room counts on its own');
+  });
+
+  test("an API key names the actor with the spec's Actor object, the same shape runtime/connect takes", async () => {
+    const tenant = await tenantWithRoom();
+    const actor = {
+      type: 'end_user',
+      id: 'acme-oidc:user_7',
+      identityProvider: 'acme-oidc',
+      displayName: 'Seven',
+    };
+    const sent = await send(tenant.apiKey, tenant.roomId, { text: 'from the spec actor', actor });
+    assert.equal(sent.statusCode, 201, sent.body);
+    const author = sent.json<Message>().author;
+    assert.deepEqual([author.type, author.externalId], ['end_user', 'acme-oidc:user_7']);
+
+    const connected = await call(t.app, {
+      method: 'POST',
+      url: '/v1/runtime/connect',
+      headers: { 'x-api-key': tenant.apiKey },
+      payload: { modules: ['chat'], actor },
+    });
+    assert.equal(connected.statusCode, 201, connected.body);
+    const session = connected.json<{ actor: { id: string; identityProvider: string } }>().actor;
+    assert.equal(session.id, author.id, 'connect and chat name the same actor the same way');
+    assert.equal(session.identityProvider, 'acme-oidc');
+
+    const messageId = sent.json<Message>().id;
+    const reacted = await call(t.app, {
+      method: 'POST',
+      url: `/v1/rooms/${tenant.roomId}/messages/${messageId}/reactions/${encodeURIComponent('👍')}?actor=acme-oidc:user_7`,
+      headers: bearer(tenant.apiKey),
+    });
+    assert.equal(reacted.statusCode, 200, reacted.body);
+
+    for (const partial of [{ id: 'acme-oidc:user_7' }, { id: 'acme-oidc:user_7', type: 'agent' }]) {
+      const refused = await send(tenant.apiKey, tenant.roomId, { text: 'x', actor: partial });
+      assert.equal(refused.statusCode, 400, refused.body);
+      assert.ok(
+        refused
+          .json<{ details: { field: string }[] }>()
+          .details.some((d) => d.field.startsWith('/body/actor')),
+      );
+    }
   });
 
   test('concurrent sends are numbered without gaps in arrival order; a retried clientId in the crowd returns the first message', async () => {
@@ -72,7 +121,7 @@ describe('chat messages over REST', () => {
     const first = await send(tenant.apiKey, tenant.roomId, {
       text: 'original',
       clientId: 'c-1',
-      actor: { id: 'test:bot' },
+      actor: { type: 'agent', id: 'test:bot', identityProvider: 'test' },
     });
     assert.equal(first.statusCode, 201, first.body);
     // Sends that arrive while the room's writer is busy are written together (on PostgreSQL, whose pool
@@ -81,13 +130,16 @@ describe('chat messages over REST', () => {
     const texts = Array.from({ length: 30 }, (_, i) => `m${i}`);
     const results = await Promise.all([
       ...texts.map((text, i) =>
-        send(tenant.apiKey, tenant.roomId, { text, actor: { id: `test:user-${i % 3}` } }),
+        send(tenant.apiKey, tenant.roomId, {
+          text,
+          actor: { type: 'agent', id: `test:user-${i % 3}`, identityProvider: 'test' },
+        }),
       ),
       send(tenant.apiKey, tenant.roomId, { text: 'nobody sent this' }),
       send(tenant.apiKey, tenant.roomId, {
         text: 'original again',
         clientId: 'c-1',
-        actor: { id: 'test:bot' },
+        actor: { type: 'agent', id: 'test:bot', identityProvider: 'test' },
       }),
     ]);
     const retry = results.pop();
@@ -131,7 +183,12 @@ describe('chat messages over REST', () => {
     const tenant = await tenantWithRoom();
     for (let i = 1; i <= 12; i++) {
       assert.equal(
-        (await send(tenant.apiKey, tenant.roomId, { text: `m${i}`, actor: { id: 'test:bot' } })).statusCode,
+        (
+          await send(tenant.apiKey, tenant.roomId, {
+            text: `m${i}`,
+            actor: { type: 'agent', id: 'test:bot', identityProvider: 'test' },
+          })
+        ).statusCode,
         201,
       );
     }
@@ -225,7 +282,7 @@ describe('chat messages over REST', () => {
     });
     assert.equal(configured.statusCode, 200, configured.body);
     t.app.services.enablement.invalidate(tenant.tenantId);
-    const actor = { id: 'test:bot' };
+    const actor = { type: 'agent', id: 'test:bot', identityProvider: 'test' };
     const code = async (text: string) => {
       const res = await send(tenant.apiKey, tenant.roomId, { text, actor });
       return res.statusCode === 201 ? 'ok' : res.json<{ details: { code: string }[] }>().details[0]?.code;
@@ -246,7 +303,13 @@ describe('chat messages over REST', () => {
       method: 'POST',
       url: '/v1/actions/send_message',
       headers: bearer(tenant.apiKey),
-      payload: { arguments: { roomId: tenant.roomId, text: 'via action', actor: { id: 'test:agent' } } },
+      payload: {
+        arguments: {
+          roomId: tenant.roomId,
+          text: 'via action',
+          actor: { type: 'agent', id: 'test:agent', identityProvider: 'test' },
+        },
+      },
     });
     assert.equal(sent.statusCode, 200, sent.body);
     const message = sent.json<{ result: Message }>().result;
@@ -296,11 +359,21 @@ describe('chat messages over REST', () => {
     const wrongTenant = await call(t.app, { method: 'GET', url, headers: bearer(stranger.apiKey) });
     assert.equal(wrongTenant.statusCode, 404, 'another tenant’s room does not exist for this key');
     assert.equal(
-      (await send(stranger.apiKey, tenant.roomId, { text: 'x', actor: { id: 'test:b' } })).statusCode,
+      (
+        await send(stranger.apiKey, tenant.roomId, {
+          text: 'x',
+          actor: { type: 'agent', id: 'test:b', identityProvider: 'test' },
+        })
+      ).statusCode,
       404,
     );
     assert.equal(
-      (await send(tenant.apiKey, 'no-such-room', { text: 'x', actor: { id: 'test:b' } })).statusCode,
+      (
+        await send(tenant.apiKey, 'no-such-room', {
+          text: 'x',
+          actor: { type: 'agent', id: 'test:b', identityProvider: 'test' },
+        })
+      ).statusCode,
       404,
     );
     const missingMessage = await call(t.app, {

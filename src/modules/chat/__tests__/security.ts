@@ -16,7 +16,7 @@ export const security = defineSecurity({
       method: 'POST',
       url: `/v1/rooms/${roomId}/messages`,
       headers,
-      payload: { text: 'first', actor: { id: 'test:author' } },
+      payload: { text: 'first', actor: { type: 'agent', id: 'test:author', identityProvider: 'test' } },
     });
     return { roomId, messageId: message.json<{ id: string }>().id, emoji: '%F0%9F%91%8D' };
   },
@@ -24,7 +24,10 @@ export const security = defineSecurity({
     {
       method: 'POST',
       url: (r) => `/v1/rooms/${r.roomId}/messages`,
-      payload: () => ({ text: 'hello', actor: { id: 'test:author' } }),
+      payload: () => ({
+        text: 'hello',
+        actor: { type: 'agent', id: 'test:author', identityProvider: 'test' },
+      }),
       scope: 'chat:write',
       ...common,
     },

@@ -46,14 +46,20 @@ export async function actingActor(
   const own = checkActingActor(ctx, named);
   if (own !== undefined) return own;
   if (named === undefined) throw new Error('checkActingActor let an unnamed actor through');
-  const provider = named.id.slice(0, named.id.indexOf(':'));
   // Insert-or-read without touching an existing actor's type or profile (unlike runtime connect).
   const { rows } = await tx.query<Actor>(
     `with inserted as (
-       insert into actors (tenant_id, type, external_id, identity_provider)
-       values ($1, $2, $3, $4) on conflict (tenant_id, external_id) do nothing returning ${ACTOR_ROW})
+       insert into actors (tenant_id, type, external_id, identity_provider, display_name, avatar_url)
+       values ($1, $2, $3, $4, $5, $6) on conflict (tenant_id, external_id) do nothing returning ${ACTOR_ROW})
      select * from inserted union all select ${ACTOR_ROW} from actors where external_id = $3 limit 1`,
-    [ctx.tenantId, named.type ?? 'agent', named.id, provider],
+    [
+      ctx.tenantId,
+      named.type,
+      named.id,
+      named.identityProvider,
+      named.displayName ?? null,
+      named.avatarUrl ?? null,
+    ],
   );
   // Empty only when a concurrent transaction created the actor after this statement's snapshot: read again.
   const row =

@@ -27,6 +27,41 @@ describe('webhooks through the API', () => {
     await receiver.close();
   });
 
+  test("a request's traceparent reaches the delivery with its trace id and its sampled flag", async () => {
+    const created = await call(t.app, {
+      method: 'POST',
+      url: '/v1/webhooks',
+      headers: key(),
+      payload: { url: receiver.url, secret, eventTypes: ['app.traced'] },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const endpointId = created.json<{ id: string }>().id;
+    const traceIds = { '01': `${'a'.repeat(31)}1`, '00': `${'b'.repeat(31)}0` };
+    for (const [flags, traceId] of Object.entries(traceIds)) {
+      const sent = await call(t.app, {
+        method: 'POST',
+        url: '/v1/events',
+        headers: { ...key(), traceparent: `00-${traceId}-00f067aa0ba902b7-${flags}` },
+        payload: { type: 'app.traced', data: { flags } },
+      });
+      assert.equal(sent.statusCode, 201, sent.body);
+      const got = await eventually(`the delivery of the event sent with flags ${flags}`, () =>
+        receiver.received.find(
+          (r) => r.json.type === 'app.traced' && (r.json.data as { flags?: string }).flags === flags,
+        ),
+      );
+      const [version, id, span, forwarded] = String(got.headers.traceparent).split('-');
+      assert.deepEqual([version, id, forwarded], ['00', traceId, flags]);
+      assert.match(span ?? '', /^[0-9a-f]{16}$/);
+    }
+    const removed = await call(t.app, {
+      method: 'DELETE',
+      url: `/v1/webhooks/${endpointId}`,
+      headers: key(),
+    });
+    assert.equal(removed.statusCode, 200, removed.body);
+  });
+
   test('POST /v1/webhooks validates, hides the secret, and room.created arrives signed', async () => {
     const short = await call(t.app, {
       method: 'POST',
