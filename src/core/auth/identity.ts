@@ -36,7 +36,7 @@ export class Identity {
     sharedFailures?: { counts: SharedFailureCounts; pubsub: PubSub };
   }) {
     const { config, db, clock } = deps;
-    const keyRing = new SessionKeyRing(db, deps.encryption);
+    const keyRing = new SessionKeyRing(db, deps.encryption, clock);
     await keyRing.load();
     const revocations = new RevocationList(db, config.revocationPollMs, deps.onError);
     const apiKeys = new ApiKeyVerifier(db, clock);

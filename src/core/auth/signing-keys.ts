@@ -1,4 +1,5 @@
 import { exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import { systemTx } from '../db/tenant-tx.ts';
 import { newIdSuffix } from '../ids.ts';
@@ -45,6 +46,7 @@ export class SessionKeyRing {
   constructor(
     private readonly db: Database,
     private readonly encryption: SecretEncryption,
+    private readonly clock: Clock,
   ) {}
 
   async load(): Promise<void> {
@@ -59,7 +61,7 @@ export class SessionKeyRing {
         extractable: true,
         crv: 'Ed25519',
       });
-      const kid = `sk_${newIdSuffix()}`;
+      const kid = `sk_${newIdSuffix(this.clock.now())}`;
       const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: SESSION_ALG, use: 'sig' };
       const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: SESSION_ALG, use: 'sig' };
       await systemTx(this.db, (tx) =>
@@ -78,7 +80,7 @@ export class SessionKeyRing {
   }
 
   private async reload(): Promise<void> {
-    this.lastReload = Date.now();
+    this.lastReload = this.clock.now();
     const { rows } = await systemTx(this.db, (tx) =>
       tx.query<KeyRow>(
         `select kid, private_jwk, private_jwk_encrypted, public_jwk, created_at
@@ -128,7 +130,7 @@ export class SessionKeyRing {
     if (kid === undefined) return undefined;
     const known = this.keys.get(kid);
     if (known !== undefined) return known.publicKey;
-    if (Date.now() - this.lastReload < 5_000) return undefined;
+    if (this.clock.now() - this.lastReload < 5_000) return undefined;
     await this.reload();
     return this.keys.get(kid)?.publicKey;
   }
