@@ -75,6 +75,8 @@ export interface AppDeps {
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, db, clock } = deps;
   const modules = deps.modules ?? MODULES;
+  // Checked before anything opens: SVC_RETENTION naming no declared rule stops start-up.
+  const retention = activeRetention(retentionRules(modules), config.retention);
   const app = createServer(config);
   const reportError = (context: string) => (err: unknown) => app.log.error({ err }, context);
   const bus = deps.bus ?? new MemoryEventBus(reportError('event subscriber failed'));
@@ -84,8 +86,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       redisPrefix: config.redisPrefix,
       report: (err, context) => app.log.error({ err }, context),
     });
-  // Checked before anything starts: SVC_RETENTION naming no declared rule stops start-up.
-  const retention = activeRetention(retentionRules(modules), config.retention);
   const outboxWriters: OutboxWriter[] = [];
   const services: Services = {
     config,
