@@ -86,6 +86,8 @@ export interface AppDeps {
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, db, clock } = deps;
   const modules = deps.modules ?? MODULES;
+  // Checked before anything opens: SVC_RETENTION naming no declared rule stops start-up.
+  const retention = activeRetention(retentionRules(modules), config.retention);
   const app = createServer(config);
   const encryption = deps.encryption ?? openEncryption(config);
   // Before anything reads a stored secret: plain values (rows from before encryption) and values under
@@ -107,8 +109,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const bus =
     deps.bus ??
     (await BackplaneEventBus.open(backplane.pubsub, backplane.instanceId, reportError('event bus')));
-  // Checked before anything starts: SVC_RETENTION naming no declared rule stops start-up.
-  const retention = activeRetention(retentionRules(modules), config.retention);
   const outboxWriters: OutboxWriter[] = [];
   const services: Services = {
     config,
