@@ -126,26 +126,35 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     groupCommit: new GroupCommits(),
     encryption,
   };
-  const identity = await Identity.create({
-    config,
-    db,
-    clock,
-    encryption,
-    onError: reportError('identity background task'),
-    ...(config.redisUrl === undefined
-      ? {}
+  const sharedFailures =
+    config.redisUrl === undefined
+      ? undefined
       : {
-          sharedFailures: {
-            counts: redisFailureCounts(
-              openRedis(config.redisUrl, 'svc-auth-failures', (err, context) =>
-                app.log.error({ err }, context),
-              ),
-              `${config.redisPrefix}auth:failures:`,
+          counts: redisFailureCounts(
+            openRedis(config.redisUrl, 'svc-auth-failures', (err, context) =>
+              app.log.error({ err }, context),
             ),
-            pubsub: backplane.pubsub,
-          },
-        }),
-  });
+            `${config.redisPrefix}auth:failures:`,
+          ),
+          pubsub: backplane.pubsub,
+        };
+  let identity: Identity;
+  try {
+    identity = await Identity.create({
+      config,
+      db,
+      clock,
+      encryption,
+      onError: reportError('identity background task'),
+      ...(sharedFailures === undefined ? {} : { sharedFailures }),
+    });
+  } catch (error) {
+    // E.g. a signing key that does not decrypt: the start fails, and no connection keeps the process alive.
+    await sharedFailures?.counts.close();
+    await bus.close();
+    await backplane.close();
+    throw error;
+  }
   app.decorate('identity', identity);
   app.decorate('services', services);
   app.addHook('onClose', async () => {
