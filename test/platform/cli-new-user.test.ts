@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { unusedPort } from '../support/ports.ts';
 
 /**
  * What a new user types, run as they run it: `svc start` with SVC_DATA_DIR set, then the banner's "Try it"
@@ -27,16 +27,6 @@ function userProject(): string {
   fs.mkdirSync(path.join(dir, 'node_modules/.bin'), { recursive: true });
   fs.symlinkSync(BIN, path.join(dir, 'node_modules/.bin/svc'));
   return dir;
-}
-
-/** A loopback port nothing listens on (bound, then released). */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
 }
 
 function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -117,7 +107,7 @@ describe('a new user: svc start with SVC_DATA_DIR, then the printed commands', (
 
 describe('an unreachable DATABASE_URL', () => {
   test('svc start and svc migrate name DATABASE_URL and host:port, never the password', async () => {
-    const port = await closedPort();
+    const port = await unusedPort();
     const url = `postgres://svc:s3cret-pw@127.0.0.1:${port}/svc`;
     for (const command of ['start', 'migrate']) {
       const result = spawnSync(process.execPath, [BIN, command], {

@@ -1,23 +1,13 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { createTestTenant, type TestTenant } from '../factories.ts';
 import { buildTestApp, call, type TestApp } from '../helper.ts';
-
-/** A loopback port nothing listens on (bound, then released). */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
+import { unusedPort } from '../support/ports.ts';
 
 /** A throw-away redis-server on a free loopback port, no persistence; `stop()` ends it. */
 async function startRedis(): Promise<{ url: string; stop(): Promise<void> }> {
-  const port = await freePort();
+  const port = await unusedPort();
   const child = spawn(
     'redis-server',
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
