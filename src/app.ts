@@ -33,6 +33,7 @@ import { RETENTION_WORKER, RetentionWorker } from './core/retention/worker.ts';
 import { openEncryption, type SecretEncryption } from './core/secrets/encryption.ts';
 import { type EncryptedColumn, reencryptStoredSecrets } from './core/secrets/stored-secrets.ts';
 import type { TenantSetupStep } from './core/tenancy/tenants.ts';
+import { auctionsModule } from './modules/auctions/manifest.ts';
 import { chatModule } from './modules/chat/manifest.ts';
 import { presenceModule } from './modules/presence/manifest.ts';
 import { roomsModule } from './modules/rooms/manifest.ts';
@@ -43,7 +44,13 @@ import { mcpSurface } from './surfaces/mcp/index.ts';
 import { type GatewayLimits, realtimeGateway } from './surfaces/realtime/index.ts';
 
 /** The modules this service runs. A new module is its own folder plus one line here. */
-export const MODULES: readonly ModuleManifest[] = [roomsModule, presenceModule, chatModule, webhooksModule];
+export const MODULES: readonly ModuleManifest[] = [
+  roomsModule,
+  presenceModule,
+  chatModule,
+  webhooksModule,
+  auctionsModule,
+];
 
 /** Every migration the service applies: core's, then each module's own folder. */
 export function appMigrations(modules: readonly ModuleManifest[] = MODULES): Migration[] {

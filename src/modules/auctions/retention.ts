@@ -1,0 +1,10 @@
+import type { RetentionRule } from '../../core/modules/manifest.ts';
+
+/** Refused bids are a log for support and abuse review, not records: kept 30 days by default. */
+export const REJECTIONS_RETENTION: RetentionRule = {
+  name: 'auction_rejections',
+  description: 'Refused bids (code, amount, price at the time), kept for support and abuse review.',
+  table: 'auction_rejections',
+  timeColumn: 'created_at',
+  defaultAgeMs: 30 * 86_400_000,
+};

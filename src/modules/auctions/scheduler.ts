@@ -1,0 +1,165 @@
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import type { Clock, Timer } from '../../core/clock.ts';
+import type { ServiceContext } from '../../core/context.ts';
+import { systemTx } from '../../core/db/tenant-tx.ts';
+import { traceFrom } from '../../core/http/request-id.ts';
+import { newId } from '../../core/ids.ts';
+import type { ModuleHost } from '../../core/modules/hooks.ts';
+import { settleDue } from './verbs/settle-due.ts';
+
+export interface SchedulerOptions {
+  clock?: Clock;
+  /** Longest sleep without a wake (default 1 s): what a lost wake or a dead instance costs at most. */
+  maxPollMs?: number;
+  /** Due auctions settled per look (default 100). */
+  batch?: number;
+  instanceId?: string;
+}
+
+/** A held row (a bid deciding, another instance settling it) is looked at again this soon. */
+const BUSY_RETRY_MS = 20;
+const ERROR_BACKOFF_MS = 1000;
+
+/**
+ * Starts scheduled auctions at `startsAt` and ends live ones at `endsAt`, with no request arriving. Every
+ * instance runs one; each sleeps until the earliest start or end it knows of (the database says, on every
+ * look), and is woken by the verbs that move one. Which instance gets there first does not matter:
+ * `settleDue` changes a row only while it is still due, under its lock.
+ */
+export class AuctionScheduler {
+  readonly instanceId: string;
+  private running = false;
+  private ticking: Promise<void> | undefined;
+  private again = false;
+  private timer: Timer | undefined;
+  private readonly clock: Clock;
+  private readonly maxPollMs: number;
+  private readonly batch: number;
+
+  constructor(
+    private readonly host: ModuleHost,
+    options: SchedulerOptions = {},
+  ) {
+    this.clock = options.clock ?? host.clock;
+    this.maxPollMs = options.maxPollMs ?? 1000;
+    this.batch = options.batch ?? 100;
+    this.instanceId =
+      options.instanceId ?? `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.wake();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.timer?.cancel();
+    this.timer = undefined;
+    await this.ticking;
+  }
+
+  /** Look now (a start or end moved). Calls coalesce. */
+  wake(): void {
+    if (!this.running) return;
+    this.again = true;
+    if (this.ticking === undefined) this.ticking = this.loop();
+  }
+
+  /** A wake here is enough: every instance's scheduler finds the new times on its next look anyway. */
+  hasCapacity(): boolean {
+    return this.running;
+  }
+
+  /** Resolves once no look is under way (tests). */
+  async idle(): Promise<void> {
+    while (this.ticking !== undefined) await this.ticking;
+  }
+
+  private async loop(): Promise<void> {
+    await Promise.resolve();
+    try {
+      while (this.again && this.running) {
+        this.again = false;
+        try {
+          await this.tick();
+        } catch (error) {
+          this.host.log.error({ err: error }, 'auction scheduler: settling due auctions failed');
+          this.sleep(ERROR_BACKOFF_MS);
+          return;
+        }
+      }
+    } finally {
+      this.ticking = undefined;
+    }
+  }
+
+  private async tick(): Promise<void> {
+    const now = this.clock.now();
+    const due = await this.dueAuctions(now);
+    let busy = false;
+    for (const { tenantId, id } of due) {
+      if (!this.running) return;
+      const settled = await settleDue(this.context(tenantId), id);
+      if (settled === 'busy') busy = true;
+    }
+    if (!this.running || this.again) return;
+    if (due.length >= this.batch) {
+      this.again = true;
+      return;
+    }
+    if (busy) return this.sleep(BUSY_RETRY_MS);
+    const next = await this.nextDueAt();
+    const delay = next === undefined ? this.maxPollMs : next - this.clock.now();
+    this.sleep(Math.min(this.maxPollMs, Math.max(1, delay)));
+  }
+
+  /** Across tenants: what is due to start or end at `now`, oldest first. */
+  private async dueAuctions(now: number): Promise<{ tenantId: string; id: string }[]> {
+    const at = new Date(now).toISOString();
+    return systemTx(this.host.db, async (tx) => {
+      const { rows } = await tx.query<{ tenant_id: string; id: string }>(
+        `(select tenant_id, id from auctions where status = 'scheduled' and starts_at <= $1
+           order by starts_at limit $2)
+         union all
+         (select tenant_id, id from auctions where status = 'live' and ends_at <= $1 order by ends_at limit $2)`,
+        [at, this.batch],
+      );
+      return rows.map((r) => ({ tenantId: r.tenant_id, id: r.id }));
+    });
+  }
+
+  /** The earliest start or end still to come, in ms since epoch. */
+  private async nextDueAt(): Promise<number | undefined> {
+    return systemTx(this.host.db, async (tx) => {
+      const { rows } = await tx.query<{ at: string | null }>(
+        `select to_char(least(
+            (select min(starts_at) from auctions where status = 'scheduled'),
+            (select min(ends_at) from auctions where status = 'live')
+          ) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at`,
+      );
+      const at = rows[0]?.at;
+      return at === null || at === undefined ? undefined : Date.parse(at);
+    });
+  }
+
+  private sleep(ms: number): void {
+    this.timer?.cancel();
+    this.timer = this.running ? this.clock.setTimeout(() => this.wake(), ms) : undefined;
+  }
+
+  /** The verb context of the scheduler's work in one tenant: no principal, origin `system`. */
+  private context(tenantId: string): ServiceContext {
+    return {
+      ...this.host,
+      clock: this.clock,
+      tenantId,
+      principal: undefined,
+      requestId: newId('request'),
+      trace: traceFrom(undefined),
+      origin: 'system',
+    };
+  }
+}

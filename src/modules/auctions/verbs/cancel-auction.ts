@@ -1,0 +1,57 @@
+import type { Static } from 'typebox';
+import { hasScope } from '../../../core/auth/principal.ts';
+import { inTenant, type ServiceContext } from '../../../core/context.ts';
+import { AppError } from '../../../core/http/errors.ts';
+import { type AuctionView, lockAuction, saveState, toAuction } from '../auction-row.ts';
+import { recordChanges } from '../changes.ts';
+import { canTransition } from '../rules.ts';
+import type { CancelInput } from '../schema.ts';
+import { wrongStatus } from './auction-rules.ts';
+import { readAuction } from './get-auction.ts';
+
+/** The scope that may cancel a live auction with bids (its bids are kept). */
+export const DESTRUCTIVE_SCOPE = 'auctions:admin';
+
+/** draft, scheduled or live -> cancelled. A live auction with bids needs `auctions:admin`. */
+export async function cancelAuction(
+  ctx: ServiceContext,
+  input: Static<typeof CancelInput>,
+): Promise<AuctionView> {
+  await readAuction(ctx, input.auctionId);
+  const now = ctx.clock.now();
+  const auction = await inTenant(ctx, async (tx, _emit, emitEach) => {
+    const { row, state } = await lockAuction(tx, input.auctionId);
+    if (!canTransition(state.status, 'cancelled')) throw wrongStatus(row.id, state.status, 'be cancelled');
+    if (
+      state.status === 'live' &&
+      state.bidCount > 0 &&
+      (ctx.principal === undefined || !hasScope(ctx.principal, DESTRUCTIVE_SCOPE))
+    ) {
+      throw new AppError(
+        'insufficient_scope',
+        `auction ${row.id} is live with ${state.bidCount} bids: cancelling it needs ${DESTRUCTIVE_SCOPE}`,
+      );
+    }
+    const before = state.seq;
+    state.status = 'cancelled';
+    state.seq += 1;
+    const saved = await saveState(tx, row.id, before, state, now, { endedAt: now });
+    const view = toAuction(saved, now);
+    await recordChanges(tx, ctx.tenantId, emitEach, [
+      {
+        by: ctx,
+        type: 'auction.cancelled',
+        data: {
+          auctionId: row.id,
+          roomId: row.room_id,
+          seq: state.seq,
+          reason: input.reason ?? null,
+          auction: view,
+        },
+      },
+    ]);
+    return view;
+  });
+  ctx.workers.wake('auctions');
+  return auction;
+}

@@ -1,0 +1,32 @@
+import type { Static } from 'typebox';
+import { inTenant, type ServiceContext } from '../../../core/context.ts';
+import { type AuctionView, lockAuction, toAuction } from '../auction-row.ts';
+import { recordChanges } from '../changes.ts';
+import { canTransition } from '../rules.ts';
+import type { AuctionRef } from '../schema.ts';
+import { wrongStatus } from './auction-rules.ts';
+import { auctionsConfig } from './config.ts';
+import { readAuction } from './get-auction.ts';
+import { checkRoomCapacity, goLive } from './lifecycle.ts';
+
+/** Manual start: a draft or scheduled auction goes live now and ends `durationSeconds` later. */
+export async function startAuction(
+  ctx: ServiceContext,
+  input: Static<typeof AuctionRef>,
+): Promise<AuctionView> {
+  await readAuction(ctx, input.auctionId);
+  const { maxLivePerRoom } = await auctionsConfig(ctx);
+  const now = ctx.clock.now();
+  const auction = await inTenant(ctx, async (tx, _emit, emitEach) => {
+    const loaded = await lockAuction(tx, input.auctionId);
+    const { row, state } = loaded;
+    if (!canTransition(state.status, 'live')) throw wrongStatus(row.id, state.status, 'be started');
+    // A scheduled auction counts against the room already.
+    if (state.status === 'draft') await checkRoomCapacity(tx, ctx, row.room_id, maxLivePerRoom);
+    const { row: saved, change } = await goLive(tx, ctx, loaded, now);
+    await recordChanges(tx, ctx.tenantId, emitEach, [change]);
+    return toAuction(saved, now);
+  });
+  ctx.workers.wake('auctions');
+  return auction;
+}
