@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { call, type TestApp } from '../../../../test/helper.ts';
+
+export interface AuctionBody {
+  id: string;
+  roomId: string;
+  status: string;
+  currentPrice: number | null;
+  minimumBid: number | null;
+  leadingBid: { bidId: string; bidder: { id: string; externalId: string }; amount: number } | null;
+  bidCount: number;
+  endsAt: string | null;
+  extensions: number;
+  seq: number;
+  outcome: string | null;
+  winner: { externalId: string } | null;
+  finalPrice: number | null;
+  buyNowAvailable: boolean;
+  reserveMet: boolean;
+  [field: string]: unknown;
+}
+
+export interface ErrorBody {
+  error: string;
+  message: string;
+  details?: { field: string; message: string; code?: string }[];
+}
+
+export const keyOf = (apiKey: string) => ({ 'x-api-key': apiKey });
+
+/** An API key's named bidder. */
+export const bidder = (name: string) => ({ type: 'end_user', id: `test:${name}`, identityProvider: 'test' });
+
+export async function makeRoom(t: TestApp, apiKey: string): Promise<string> {
+  const res = await call(t.app, {
+    method: 'POST',
+    url: '/v1/rooms',
+    headers: keyOf(apiKey),
+    payload: { id: `room-${randomUUID().slice(0, 8)}` },
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  return res.json<{ id: string }>().id;
+}
+
+export async function makeAuction(
+  t: TestApp,
+  apiKey: string,
+  overrides: Record<string, unknown> = {},
+): Promise<AuctionBody> {
+  const roomId = typeof overrides.roomId === 'string' ? overrides.roomId : await makeRoom(t, apiKey);
+  const res = await call(t.app, {
+    method: 'POST',
+    url: '/v1/auctions',
+    headers: keyOf(apiKey),
+    payload: {
+      roomId,
+      title: 'Signed vinyl',
+      currency: 'EUR',
+      startingPrice: 1000,
+      durationSeconds: 3600,
+      increments: [{ from: 0, increment: 100 }],
+      ...overrides,
+    },
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  return res.json<AuctionBody>();
+}
+
+export async function post(
+  t: TestApp,
+  apiKey: string,
+  url: string,
+  payload?: Record<string, unknown>,
+): Promise<{ statusCode: number; body: string; json<T>(): T }> {
+  return call(t.app, {
+    method: 'POST',
+    url,
+    headers: keyOf(apiKey),
+    ...(payload === undefined ? {} : { payload }),
+  });
+}
+
+export async function liveAuction(
+  t: TestApp,
+  apiKey: string,
+  overrides: Record<string, unknown> = {},
+): Promise<AuctionBody> {
+  const made = await makeAuction(t, apiKey, overrides);
+  const res = await post(t, apiKey, `/v1/auctions/${made.id}/start`);
+  assert.equal(res.statusCode, 200, res.body);
+  return res.json<AuctionBody>();
+}
+
+export async function placeBid(
+  t: TestApp,
+  apiKey: string,
+  auctionId: string,
+  who: string,
+  amounts: Record<string, unknown>,
+) {
+  return post(t, apiKey, `/v1/auctions/${auctionId}/bids`, { ...amounts, actor: bidder(who) });
+}
+
+/** The tenant's events of `type` about one auction, oldest first. */
+export async function eventsOf(
+  t: TestApp,
+  apiKey: string,
+  type: string,
+  auctionId: string,
+): Promise<{ type: string; data: Record<string, unknown> }[]> {
+  const found: { type: string; data: Record<string, unknown> }[] = [];
+  let cursor: string | null = null;
+  do {
+    const res = await call(t.app, {
+      method: 'GET',
+      url: `/v1/events?type=${encodeURIComponent(type)}&limit=100&order=asc${cursor === null ? '' : `&cursor=${cursor}`}`,
+      headers: keyOf(apiKey),
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    const page = res.json<{
+      data: { type: string; data: Record<string, unknown> }[];
+      nextCursor: string | null;
+    }>();
+    found.push(...page.data.filter((e) => e.data.auctionId === auctionId));
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+  return found;
+}
