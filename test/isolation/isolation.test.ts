@@ -18,6 +18,7 @@ interface Fixture {
   messageId: string;
   webhookId: string;
   deliveryId: string;
+  auctionId: string;
   secretMarker: string;
 }
 
@@ -91,6 +92,27 @@ describe('tenant isolation', () => {
     });
     assert.equal(hook.statusCode, 201, hook.body);
     const webhookId = hook.json<{ id: string }>().id;
+    const auction = await call(t.app, {
+      method: 'POST',
+      url: '/v1/auctions',
+      headers: bKey,
+      payload: {
+        roomId: 'shared-name',
+        title: marker,
+        currency: 'EUR',
+        startingPrice: 100,
+        buyNowPrice: 10_000,
+        durationSeconds: 600,
+      },
+    });
+    assert.equal(auction.statusCode, 201, auction.body);
+    const auctionId = auction.json<{ id: string }>().id;
+    const started = await call(t.app, {
+      method: 'POST',
+      url: `/v1/auctions/${auctionId}/start`,
+      headers: bKey,
+    });
+    assert.equal(started.statusCode, 200, started.body);
     const test = await call(t.app, { method: 'POST', url: `/v1/webhooks/${webhookId}/test`, headers: bKey });
     assert.equal(test.statusCode, 202, test.body);
     fixture = {
@@ -103,9 +125,10 @@ describe('tenant isolation', () => {
       messageId: message.json<{ id: string }>().id,
       webhookId,
       deliveryId: test.json<{ id: string }>().id,
+      auctionId,
       secretMarker: marker,
     };
-    aSession = (await connectSession(t, a.apiKey, { modules: ['rooms'] })).token;
+    aSession = (await connectSession(t, a.apiKey, { modules: ['rooms', 'auctions'] })).token;
   });
   after(() => t.close());
 
@@ -144,7 +167,37 @@ describe('tenant isolation', () => {
       url: `/v1/rooms/${f.roomId}/messages/${f.messageId}/reactions/${encodeURIComponent('👍')}?actor=b:author`,
     }),
     ...webhookCases('/v1'),
+    ...auctionCases(),
   };
+
+  /** The auction routes: A's key on B's live auction. */
+  function auctionCases(): Record<string, Case> {
+    const intruder = { type: 'end_user', id: 'a:intruder', identityProvider: 'test' };
+    const at = (f: Fixture, tail = '') => `/v1/auctions/${f.auctionId}${tail}`;
+    return {
+      'GET /v1/auctions/:auctionId': (f) => ({ method: 'GET', url: at(f) }),
+      'PATCH /v1/auctions/:auctionId': (f) => ({ method: 'PATCH', url: at(f), payload: { title: 'x' } }),
+      'DELETE /v1/auctions/:auctionId': (f) => ({ method: 'DELETE', url: at(f) }),
+      'POST /v1/auctions/:auctionId/schedule': (f) => ({
+        method: 'POST',
+        url: at(f, '/schedule'),
+        payload: { startsAt: new Date(Date.now() + 86_400_000).toISOString() },
+      }),
+      'POST /v1/auctions/:auctionId/start': (f) => ({ method: 'POST', url: at(f, '/start') }),
+      'POST /v1/auctions/:auctionId/cancel': (f) => ({ method: 'POST', url: at(f, '/cancel'), payload: {} }),
+      'POST /v1/auctions/:auctionId/bids': (f) => ({
+        method: 'POST',
+        url: at(f, '/bids'),
+        payload: { amount: 5000, actor: intruder },
+      }),
+      'GET /v1/auctions/:auctionId/bids': (f) => ({ method: 'GET', url: at(f, '/bids') }),
+      'POST /v1/auctions/:auctionId/buy-now': (f) => ({
+        method: 'POST',
+        url: at(f, '/buy-now'),
+        payload: { actor: intruder },
+      }),
+    };
+  }
 
   /** The webhook routes, the same under /v1 and the console. */
   function webhookCases(prefix: string): Record<string, Case> {
@@ -326,6 +379,13 @@ describe('tenant isolation', () => {
       url: `/api/console/tenants/${b.tenantId}/api-keys`,
       headers: bearer(b.ownerToken),
     });
+    const auction = await call(t.app, {
+      method: 'GET',
+      url: `/v1/auctions/${fixture.auctionId}`,
+      headers: bKey,
+    });
+    assert.equal(auction.json<{ status: string; bidCount: number }>().status, 'live');
+    assert.equal(auction.json<{ bidCount: number }>().bidCount, 0);
     const revoked = keys
       .json<{ data: { id: string; revokedAt: string | null }[] }>()
       .data.find((k) => k.id === fixture.apiKeyId);
@@ -345,6 +405,8 @@ describe('tenant isolation', () => {
         '/v1/rooms',
         '/v1/rooms?limit=100',
         `/v1/rooms?metadata.marker=${fixture.secretMarker}`,
+        '/v1/auctions?limit=100',
+        '/v1/auctions?roomId=shared-name',
       ]) {
         const res = await call(t.app, { method: 'GET', url, headers });
         assert.equal(res.statusCode, 200, url);
