@@ -37,7 +37,10 @@ export interface AuctionChange {
 }
 
 /** The frame of a change, as the log keeps it and sockets get it. */
-export function frameOf(change: Pick<AuctionChange, 'type' | 'data'>): Record<string, unknown> {
+export function frameOf(change: {
+  type: AuctionEventType;
+  data: Record<string, unknown>;
+}): Record<string, unknown> {
   return { type: FRAME_TYPE[change.type], room: change.data.roomId, ...change.data };
 }
 
