@@ -15,6 +15,8 @@ export interface SchedulerOptions {
   /** Due auctions settled per look (default 100). */
   batch?: number;
   instanceId?: string;
+  /** Serve only these tenants (test isolation on a shared database); default every tenant. */
+  tenantIds?: ReadonlySet<string>;
 }
 
 /** A held row (a bid deciding, another instance settling it) is looked at again this soon. */
@@ -36,6 +38,7 @@ export class AuctionScheduler {
   private readonly clock: Clock;
   private readonly maxPollMs: number;
   private readonly batch: number;
+  private readonly tenantSet: ReadonlySet<string> | undefined;
 
   constructor(
     private readonly host: ModuleHost,
@@ -44,6 +47,7 @@ export class AuctionScheduler {
     this.clock = options.clock ?? host.clock;
     this.maxPollMs = options.maxPollMs ?? 1000;
     this.batch = options.batch ?? 100;
+    this.tenantSet = options.tenantIds;
     this.instanceId =
       options.instanceId ?? `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   }
@@ -113,7 +117,12 @@ export class AuctionScheduler {
     if (busy) return this.sleep(BUSY_RETRY_MS);
     const next = await this.nextDueAt();
     const delay = next === undefined ? this.maxPollMs : next - this.clock.now();
-    this.sleep(Math.min(this.maxPollMs, Math.max(1, delay)));
+    // Already due (the clock moved while this look ran): look again at once rather than sleep.
+    if (delay <= 0) {
+      this.again = true;
+      return;
+    }
+    this.sleep(Math.min(this.maxPollMs, delay));
   }
 
   /** Across tenants: what is due to start or end at `now`, oldest first. */
@@ -122,10 +131,13 @@ export class AuctionScheduler {
     return systemTx(this.host.db, async (tx) => {
       const { rows } = await tx.query<{ tenant_id: string; id: string }>(
         `(select tenant_id, id from auctions where status = 'scheduled' and starts_at <= $1
+             and ($3::text[] is null or tenant_id = any($3::text[]))
            order by starts_at limit $2)
          union all
-         (select tenant_id, id from auctions where status = 'live' and ends_at <= $1 order by ends_at limit $2)`,
-        [at, this.batch],
+         (select tenant_id, id from auctions where status = 'live' and ends_at <= $1
+             and ($3::text[] is null or tenant_id = any($3::text[]))
+           order by ends_at limit $2)`,
+        [at, this.batch, this.tenants()],
       );
       return rows.map((r) => ({ tenantId: r.tenant_id, id: r.id }));
     });
@@ -136,13 +148,20 @@ export class AuctionScheduler {
     return systemTx(this.host.db, async (tx) => {
       const { rows } = await tx.query<{ at: string | null }>(
         `select to_char(least(
-            (select min(starts_at) from auctions where status = 'scheduled'),
-            (select min(ends_at) from auctions where status = 'live')
+            (select min(starts_at) from auctions where status = 'scheduled'
+               and ($1::text[] is null or tenant_id = any($1::text[]))),
+            (select min(ends_at) from auctions where status = 'live'
+               and ($1::text[] is null or tenant_id = any($1::text[])))
           ) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at`,
+        [this.tenants()],
       );
       const at = rows[0]?.at;
       return at === null || at === undefined ? undefined : Date.parse(at);
     });
+  }
+
+  private tenants(): string[] | null {
+    return this.tenantSet === undefined ? null : [...this.tenantSet];
   }
 
   private sleep(ms: number): void {

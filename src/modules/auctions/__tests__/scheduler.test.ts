@@ -4,9 +4,26 @@ import { createTestTenant, type TestTenant } from '../../../../test/factories.ts
 import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
 import { eventually } from '../../../../test/support/eventually.ts';
 import { ManualClock } from '../../../core/clock.ts';
+import { AuctionScheduler } from '../scheduler.ts';
 import { type AuctionBody, eventsOf, keyOf, liveAuction, makeAuction, placeBid, post } from './support.ts';
 
 const HOUR = 3_600_000;
+/**
+ * Far ahead of the real clock: on a shared PostgreSQL, schedulers of other test files (real clock) never
+ * find these auctions due, and this one serves its own tenants only.
+ */
+const FUTURE = Date.UTC(2031, 5, 1, 12);
+
+/**
+ * The app's auction scheduler, on the injected clock, serving `tenants` only; the app's other workers stay
+ * off (a webhook worker would claim other test files' deliveries on a shared database).
+ */
+function runScheduler(t: TestApp, tenants: ReadonlySet<string>): AuctionScheduler {
+  const scheduler = new AuctionScheduler({ ...t.app.services, log: t.app.log }, { tenantIds: tenants });
+  t.app.services.workers.add('auctions', scheduler);
+  scheduler.start();
+  return scheduler;
+}
 
 async function status(t: TestApp, key: string, id: string): Promise<AuctionBody> {
   const res = await call(t.app, { method: 'GET', url: `/v1/auctions/${id}`, headers: keyOf(key) });
@@ -18,14 +35,19 @@ describe('auctions scheduler (injected clock, no request arriving)', () => {
   let t: TestApp;
   let tenant: TestTenant;
   let key: string;
+  let scheduler: AuctionScheduler;
 
   before(async () => {
-    clock = new ManualClock(Date.UTC(2026, 5, 1, 12));
-    t = await buildTestApp({ clock, webhookWorker: true });
+    clock = new ManualClock(FUTURE);
+    t = await buildTestApp({ clock });
     tenant = await createTestTenant(t);
     key = tenant.apiKey;
+    scheduler = runScheduler(t, new Set([tenant.tenantId]));
   });
-  after(() => t.close());
+  after(async () => {
+    await scheduler.stop();
+    await t.close();
+  });
 
   test('a scheduled auction starts at startsAt and an hour-long one ends at endsAt', async () => {
     const startsAt = new Date(clock.now() + HOUR).toISOString();
@@ -133,11 +155,15 @@ describe('auctions scheduler (injected clock, no request arriving)', () => {
 
 describe('auctions scheduler across instances', () => {
   test('two instances on one database: each auction starts and ends exactly once, even when its instance dies', async () => {
-    const clock = new ManualClock(Date.UTC(2026, 6, 1, 12));
-    const a = await buildTestApp({ clock, webhookWorker: true });
-    const b = await buildTestApp({ clock, webhookWorker: true, db: a.db });
+    const clock = new ManualClock(FUTURE + HOUR * 24);
+    const a = await buildTestApp({ clock });
+    const b = await buildTestApp({ clock, db: a.db });
+    const tenants = new Set<string>();
+    const onA = runScheduler(a, tenants);
+    const onB = runScheduler(b, tenants);
     try {
       const tenant = await createTestTenant(a);
+      tenants.add(tenant.tenantId);
       const key = tenant.apiKey;
       const ids: string[] = [];
       for (let i = 0; i < 5; i++) {
@@ -153,6 +179,7 @@ describe('auctions scheduler across instances', () => {
         await eventually('every auction to start', async () => (await status(b, key, id)).status === 'live');
       await placeBid(a, key, ids[0] ?? '', 'ann', { amount: 1000 });
       // The instance that started them dies; the other ends them.
+      await onA.stop();
       await a.app.close();
       clock.advance(700_000);
       for (const id of ids)
@@ -163,6 +190,8 @@ describe('auctions scheduler across instances', () => {
       }
       assert.equal((await status(b, key, ids[0] ?? '')).outcome, 'sold');
     } finally {
+      await onA.stop();
+      await onB.stop();
       await b.close();
       await a.app.close();
       await a.db.close();
