@@ -1,0 +1,210 @@
+// `npm run bench:auctions`: accepted bids per second through the whole service (HTTP, group commit,
+// rules, outbox, realtime fan-out), on one hot auction and on 100 auctions at once, on the embedded
+// database and on PostgreSQL; p50/p99 from sending a bid on the hot auction to its frame reaching each of
+// 100 sockets watching the room; and the baseline measured in the same run through the same driver: a
+// bare single-row `UPDATE ... WHERE price < $1` loop. PostgreSQL is measured in a throwaway database on
+// BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres); skipped with a note when unreachable.
+//
+// Settings: BENCH_CONNECTIONS (concurrent bidders, default 50), BENCH_DURATION_S (default 5),
+// BENCH_WATCHERS (sockets in the hot room, default 100).
+
+import { performance } from 'node:perf_hooks';
+import WebSocket from 'ws';
+import { machineLine } from './lib/compare.ts';
+import { percentile } from './lib/join-sockets.ts';
+import { loadSettings } from './lib/load.ts';
+import { startService } from './lib/targets.ts';
+import { createBenchTenant } from './lib/tenant.ts';
+import { withThrowawayDatabase } from './lib/throwaway-db.ts';
+
+const settings = loadSettings({ connections: 50, durationSeconds: 5, warmupSeconds: 1 });
+const WATCHERS = Number(process.env.BENCH_WATCHERS ?? 100);
+const AUCTIONS = 100;
+
+async function api(baseUrl: string, apiKey: string, route: string, body: unknown): Promise<unknown> {
+  const res = await fetch(`${baseUrl}${route}`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${apiKey}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${route}: ${res.status} ${text}`);
+  return JSON.parse(text);
+}
+
+async function liveAuction(baseUrl: string, apiKey: string, roomId: string): Promise<string> {
+  await api(baseUrl, apiKey, '/v1/rooms', { id: roomId });
+  const auction = (await api(baseUrl, apiKey, '/v1/auctions', {
+    roomId,
+    title: 'bench lot',
+    currency: 'EUR',
+    startingPrice: 1,
+    durationSeconds: 86_400,
+    increments: [{ from: 0, increment: 1 }],
+    suddenDeath: true,
+  })) as { id: string };
+  await api(baseUrl, apiKey, `/v1/auctions/${auction.id}/start`, undefined);
+  return auction.id;
+}
+
+/** Sockets in `roomId`; each records when it saw each bid frame (by clientBidId). */
+async function watch(baseUrl: string, apiKey: string, roomId: string, count: number) {
+  const seen: Map<string, number>[] = [];
+  const sockets: WebSocket[] = [];
+  const wsUrl = `${baseUrl.replace('http', 'ws')}/v1/realtime`;
+  for (let i = 0; i < count; i++) {
+    const { token } = (await api(baseUrl, apiKey, '/v1/runtime/connect', {
+      modules: ['rooms', 'auctions'],
+      actor: { type: 'end_user', id: `bench:watcher-${i}`, identityProvider: 'bench' },
+    })) as { token: string };
+    const socket = new WebSocket(`${wsUrl}?token=${encodeURIComponent(token)}`);
+    const arrivals = new Map<string, number>();
+    seen.push(arrivals);
+    await new Promise<void>((resolve, reject) => {
+      socket.once('open', () => {
+        socket.send(JSON.stringify({ type: 'join', room: roomId, ref: 'j' }));
+      });
+      socket.on('message', (data) => {
+        const text = String(data);
+        if (text.includes('"joined"')) resolve();
+        // Cheap: find the bid's clientBidId without parsing every frame.
+        const at = text.indexOf('"clientBidId":"');
+        if (at >= 0 && text.startsWith('{"type":"auction.bid"')) {
+          const start = at + 15;
+          arrivals.set(text.slice(start, text.indexOf('"', start)), performance.now());
+        }
+      });
+      socket.once('error', reject);
+    });
+    sockets.push(socket);
+  }
+  return {
+    seen,
+    close: () => {
+      for (const socket of sockets) socket.terminate();
+    },
+  };
+}
+
+interface BidRun {
+  accepted: number;
+  refused: number;
+  errors: number;
+  /** clientBidId -> when it was sent (accepted bids only). */
+  sentAt: Map<string, number>;
+}
+
+/** `connections` loops bid for `seconds` on the auctions given, round robin; each bid tops the last by a little. */
+async function bidFor(
+  baseUrl: string,
+  apiKey: string,
+  auctionIds: readonly string[],
+  seconds: number,
+): Promise<BidRun> {
+  const run: BidRun = { accepted: 0, refused: 0, errors: 0, sentAt: new Map() };
+  const until = performance.now() + seconds * 1000;
+  let counter = 0;
+  await Promise.all(
+    Array.from({ length: settings.connections }, async (_, n) => {
+      const actor = { type: 'end_user', id: `bench:bidder-${n}`, identityProvider: 'bench' };
+      while (performance.now() < until) {
+        counter += 1;
+        const auctionId = auctionIds[counter % auctionIds.length] ?? '';
+        const clientBidId = `b${counter}`;
+        const sent = performance.now();
+        const res = await fetch(`${baseUrl}/v1/auctions/${auctionId}/bids`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ maxAmount: 1000 + counter * 10, clientBidId, actor }),
+        });
+        await res.arrayBuffer();
+        if (res.status === 201) {
+          run.accepted += 1;
+          run.sentAt.set(clientBidId, sent);
+        } else if (res.status === 409) run.refused += 1;
+        else run.errors += 1;
+      }
+    }),
+  );
+  return run;
+}
+
+/** The baseline: a bare single-row guarded UPDATE loop, same driver, same concurrency. */
+async function bareUpdates(
+  db: Awaited<ReturnType<typeof startService>>['db'],
+  seconds: number,
+): Promise<number> {
+  await db.exec('create table if not exists bench_bare (id int primary key, price bigint not null)');
+  await db.exec('insert into bench_bare values (1, 0) on conflict (id) do update set price = 0');
+  const until = performance.now() + seconds * 1000;
+  let price = 0;
+  let count = 0;
+  await Promise.all(
+    Array.from({ length: settings.connections }, async () => {
+      while (performance.now() < until) {
+        price += 1;
+        await db.query('update bench_bare set price = $1 where id = 1 and price < $1', [price]);
+        count += 1;
+      }
+    }),
+  );
+  await db.exec('drop table bench_bare');
+  return count / seconds;
+}
+
+async function run(label: string, env: Record<string, string | undefined>) {
+  const service = await startService(env);
+  try {
+    const { apiKey } = await createBenchTenant(service.db);
+    const { baseUrl } = service;
+    const stamp = Date.now().toString(36);
+    const hot = await liveAuction(baseUrl, apiKey, `hot-${stamp}`);
+    const watchers = await watch(baseUrl, apiKey, `hot-${stamp}`, WATCHERS);
+    await bidFor(baseUrl, apiKey, [hot], settings.warmupSeconds);
+    const one = await bidFor(baseUrl, apiKey, [hot], settings.durationSeconds);
+    // Let the last frames arrive before reading the latencies.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const latencies: number[] = [];
+    let missing = 0;
+    for (const [clientBidId, sent] of one.sentAt) {
+      for (const arrivals of watchers.seen) {
+        const at = arrivals.get(clientBidId);
+        if (at === undefined) missing += 1;
+        else latencies.push(at - sent);
+      }
+    }
+    latencies.sort((x, y) => x - y);
+    watchers.close();
+
+    const many: string[] = [];
+    for (let i = 0; i < AUCTIONS; i++) many.push(await liveAuction(baseUrl, apiKey, `many-${stamp}-${i}`));
+    await bidFor(baseUrl, apiKey, many, settings.warmupSeconds);
+    const spread = await bidFor(baseUrl, apiKey, many, settings.durationSeconds);
+    const bare = await bareUpdates(service.db, settings.durationSeconds);
+
+    const perSecond = (r: BidRun) => r.accepted / settings.durationSeconds;
+    const fmt = (n: number) => n.toFixed(0).padStart(8);
+    const ms = (n: number) => n.toFixed(1);
+    process.stdout.write(
+      [
+        `\n${label}  (${settings.connections} concurrent bidders over HTTP, ${settings.durationSeconds} s each, ${WATCHERS} sockets watching the hot auction)`,
+        `  one hot auction     ${fmt(perSecond(one))} accepted bids/s  (refused ${one.refused}, errors ${one.errors})`,
+        `    bid -> frame at ${WATCHERS} watchers: p50 ${ms(percentile(latencies, 50))} ms  p99 ${ms(percentile(latencies, 99))} ms  (${latencies.length} deliveries, ${missing} missing)`,
+        `  ${AUCTIONS} auctions at once  ${fmt(perSecond(spread))} accepted bids/s  (refused ${spread.refused}, errors ${spread.errors})`,
+        `  bare UPDATE ... WHERE price < $1   ${fmt(bare)} rows/s (same driver, ${settings.connections} concurrent loops, one row)`,
+        `  ratio one hot auction / bare UPDATE = ${(perSecond(one) / bare).toFixed(2)}`,
+        `  ratio ${AUCTIONS} auctions / bare UPDATE    = ${(perSecond(spread) / bare).toFixed(2)}`,
+        '',
+      ].join('\n'),
+    );
+  } finally {
+    await service.close();
+  }
+}
+
+process.stdout.write(`bench:auctions  ${machineLine()}\n`);
+await run('embedded (PGlite)', {});
+await withThrowawayDatabase('svc_bench_auctions', (url) => run('PostgreSQL', { DATABASE_URL: url }));
