@@ -180,6 +180,24 @@ export async function lockAuction(tx: Queryable, auctionId: string): Promise<Loa
  * Writes the decided state back. `expected` guards the write: it only happens while the row still has
  * the seq it was decided on, so no decision is ever applied twice or over another one.
  */
+/** The columns of `saveState`, $3 to $14, in order. */
+export function stateParams(state: AuctionState): unknown[] {
+  return [
+    state.status,
+    state.currentPrice,
+    state.leader?.bidId ?? null,
+    state.leader?.max ?? null,
+    state.leader === null ? null : JSON.stringify(state.leader.bidder),
+    state.bidCount,
+    iso(state.endsAt),
+    state.extensions,
+    state.seq,
+    state.outcome,
+    state.winner === null ? null : JSON.stringify(state.winner),
+    state.finalPrice,
+  ];
+}
+
 export async function saveState(
   tx: Queryable,
   auctionId: string,
@@ -198,18 +216,7 @@ export async function saveState(
     [
       auctionId,
       expectedSeq,
-      state.status,
-      state.currentPrice,
-      state.leader?.bidId ?? null,
-      state.leader?.max ?? null,
-      state.leader === null ? null : JSON.stringify(state.leader.bidder),
-      state.bidCount,
-      iso(state.endsAt),
-      state.extensions,
-      state.seq,
-      state.outcome,
-      state.winner === null ? null : JSON.stringify(state.winner),
-      state.finalPrice,
+      ...stateParams(state),
       iso(extra.startedAt ?? null),
       iso(extra.endedAt ?? null),
       new Date(now).toISOString(),

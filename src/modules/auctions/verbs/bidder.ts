@@ -32,32 +32,54 @@ export function checkBidder(ctx: ServiceContext, named: NamedActor | undefined):
   return undefined;
 }
 
-/** The bidder: the session's actor, or the actor an API key names (created on first use). */
-export async function resolveBidder(
-  ctx: ServiceContext,
+/**
+ * The bidders of a group, in its order, with one statement for all the actors API keys name (created on
+ * first use); session tokens need none.
+ */
+export async function resolveBidders(
   tx: Queryable,
-  named: NamedActor | undefined,
-): Promise<Actor> {
-  const own = checkBidder(ctx, named);
-  if (own !== undefined) return own;
-  if (named === undefined) throw new Error('checkBidder let an unnamed actor through');
-  const { rows } = await tx.query<Actor>(
-    `with inserted as (
-       insert into actors (tenant_id, type, external_id, identity_provider, display_name, avatar_url)
-       values ($1, $2, $3, $4, $5, $6) on conflict (tenant_id, external_id) do nothing returning ${ACTOR_ROW})
-     select * from inserted union all select ${ACTOR_ROW} from actors where external_id = $3 limit 1`,
-    [
-      ctx.tenantId,
-      named.type,
-      named.id,
-      named.identityProvider,
-      named.displayName ?? null,
-      named.avatarUrl ?? null,
-    ],
-  );
-  const row =
-    rows[0] ??
-    (await tx.query<Actor>(`select ${ACTOR_ROW} from actors where external_id = $1`, [named.id])).rows[0];
-  if (row === undefined) throw new Error('actor lookup returned nothing');
-  return row;
+  tenantId: string,
+  items: readonly { ctx: ServiceContext; named: NamedActor | undefined }[],
+): Promise<Actor[]> {
+  const own = items.map((item) => checkBidder(item.ctx, item.named));
+  const named = new Map<string, NamedActor>();
+  for (const [i, item] of items.entries())
+    if (own[i] === undefined && item.named !== undefined) named.set(item.named.id, item.named);
+  const found = new Map<string, Actor>();
+  if (named.size > 0) {
+    const list = [...named.values()];
+    const { rows } = await tx.query<Actor>(
+      `with wanted as (
+         select * from unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
+           as w(type, external_id, identity_provider, display_name, avatar_url)),
+       inserted as (
+         insert into actors (tenant_id, type, external_id, identity_provider, display_name, avatar_url)
+         select $1, * from wanted on conflict (tenant_id, external_id) do nothing returning ${ACTOR_ROW})
+       select * from inserted
+       union all select ${ACTOR_ROW} from actors where external_id = any($3::text[])`,
+      [
+        tenantId,
+        list.map((a) => a.type),
+        list.map((a) => a.id),
+        list.map((a) => a.identityProvider),
+        list.map((a) => a.displayName ?? null),
+        list.map((a) => a.avatarUrl ?? null),
+      ],
+    );
+    for (const row of rows) found.set(row.externalId, row);
+    // Created by a concurrent transaction after this statement's snapshot: read once more.
+    const missing = list.filter((a) => !found.has(a.id)).map((a) => a.id);
+    if (missing.length > 0) {
+      const again = await tx.query<Actor>(
+        `select ${ACTOR_ROW} from actors where external_id = any($1::text[])`,
+        [missing],
+      );
+      for (const row of again.rows) found.set(row.externalId, row);
+    }
+  }
+  return items.map((item, i) => {
+    const actor = own[i] ?? (item.named === undefined ? undefined : found.get(item.named.id));
+    if (actor === undefined) throw new Error('actor lookup returned nothing');
+    return actor;
+  });
 }

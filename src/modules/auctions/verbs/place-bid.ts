@@ -1,11 +1,19 @@
 import type { Static } from 'typebox';
+import { roomLimit } from '../../../core/auth/principal.ts';
 import { inTenant, type ServiceContext } from '../../../core/context.ts';
-import type { Queryable } from '../../../core/db/database.ts';
+import { isoTime } from '../../../core/db/database.ts';
 import type { GroupWriter } from '../../../core/db/group-commit.ts';
-import { AppError, type ErrorDetail } from '../../../core/http/errors.ts';
+import { AppError, type ErrorDetail, NotFound } from '../../../core/http/errors.ts';
 import { newId } from '../../../core/ids.ts';
-import { type AuctionView, lockAuction, saveState, toAuction } from '../auction-row.ts';
-import { type AuctionChange, recordChanges } from '../changes.ts';
+import {
+  AUCTION_COLUMNS,
+  type AuctionRow,
+  type AuctionView,
+  stateOf,
+  stateParams,
+  toAuction,
+} from '../auction-row.ts';
+import { type AuctionChange, frameOf } from '../changes.ts';
 import {
   type Actor,
   type AuctionState,
@@ -17,8 +25,7 @@ import {
   type Refusal,
 } from '../rules.ts';
 import type { BidResult, BuyNowInput, PlaceBidInput } from '../schema.ts';
-import { checkBidder, resolveBidder } from './bidder.ts';
-import { readAuction } from './get-auction.ts';
+import { checkBidder, resolveBidders } from './bidder.ts';
 import { endedChange } from './lifecycle.ts';
 
 export type PlacedBid = Static<typeof BidResult>;
@@ -57,7 +64,6 @@ async function submit(
 ): Promise<PlacedBid> {
   // What can refuse a bid without the auction's lock is checked before it joins a group.
   checkBidder(ctx, input.actor);
-  await readAuction(ctx, input.auctionId);
   const outcome = await ctx.groupCommit
     .queue('auctions.bid', BID_WRITER)
     .submit(`${ctx.tenantId}/${input.auctionId}`, { ctx, kind, input });
@@ -90,83 +96,84 @@ interface FirstResult {
   outcome: Outcome;
 }
 
-/** The bids and refusals already recorded under the group's clientBidIds: a retry gets the first result. */
-async function earlierResults(
-  tx: Queryable,
+interface EarlierBid {
+  id: string;
+  seq: number;
+  kind: 'bid' | 'buy_now';
+  bidder: Actor;
+  amount: number;
+  maxAmount: number;
+  priceAfter: number;
+  leading: boolean;
+  clientBidId: string;
+  createdAt: string;
+}
+
+interface EarlierRefusal {
+  bidderId: string;
+  clientBidId: string;
+  code: Refusal['code'];
+  message: string;
+  currentPrice: number | null;
+}
+
+/**
+ * The auction under its lock, with the bids and refusals already recorded under the group's clientBidIds
+ * (a retry gets the first result): one round trip.
+ */
+const LOCK_SQL = `
+select ${AUCTION_COLUMNS},
+  (select coalesce(json_agg(json_build_object(
+      'id', b.id, 'seq', b.seq, 'kind', b.kind, 'bidder', b.bidder, 'amount', b.amount,
+      'maxAmount', b.max_amount, 'priceAfter', b.price_after, 'leading', b.leading_after,
+      'clientBidId', b.client_bid_id, 'createdAt', ${isoTime('b.created_at')})), '[]'::json)
+     from auction_bids b where b.auction_id = a.id and b.client_bid_id = any($2::text[])) as earlier_bids,
+  (select coalesce(json_agg(json_build_object(
+      'bidderId', r.bidder_actor_id::text, 'clientBidId', r.client_bid_id, 'code', r.code,
+      'message', r.message, 'currentPrice', r.current_price) order by r.id), '[]'::json)
+     from auction_rejections r where r.auction_id = a.id and r.client_bid_id = any($2::text[])) as earlier_refusals
+from auctions a where a.id = $1 for update of a`;
+
+function earlierResults(
+  bids: readonly EarlierBid[],
+  refusals: readonly EarlierRefusal[],
   auctionId: string,
-  clientBidIds: string[],
   auction: AuctionView,
   state: AuctionState,
-): Promise<FirstResult[]> {
-  if (clientBidIds.length === 0) return [];
-  const { rows } = await tx.query<{
-    id: string;
-    seq: number | string;
-    kind: 'bid' | 'buy_now';
-    bidder_actor_id: string;
-    bidder: Actor;
-    amount: number | string;
-    max_amount: number | string;
-    price_after: number | string;
-    leading_after: boolean;
-    client_bid_id: string;
-    created_at: Date | string;
-  }>(
-    `select id, seq, kind, bidder_actor_id::text as bidder_actor_id, bidder, amount, max_amount, price_after,
-            leading_after, client_bid_id, created_at
-       from auction_bids where auction_id = $1 and client_bid_id = any($2::text[])`,
-    [auctionId, clientBidIds],
-  );
-  const { rows: refused } = await tx.query<{
-    bidder_actor_id: string;
-    client_bid_id: string;
-    code: Refusal['code'];
-    message: string;
-    current_price: number | string | null;
-  }>(
-    `select distinct on (bidder_actor_id, client_bid_id) bidder_actor_id::text as bidder_actor_id,
-            client_bid_id, code, message, current_price
-       from auction_rejections where auction_id = $1 and client_bid_id = any($2::text[])
-      order by bidder_actor_id, client_bid_id, id`,
-    [auctionId, clientBidIds],
-  );
-  return [
-    ...rows.map((r) => ({
-      bidderId: r.bidder_actor_id,
-      clientBidId: r.client_bid_id,
-      outcome: {
-        ok: true as const,
-        placed: {
-          bid: {
-            id: r.id,
-            auctionId,
-            seq: Number(r.seq),
-            kind: r.kind,
-            bidder: r.bidder,
-            amount: Number(r.amount),
-            maxAmount: Number(r.max_amount),
-            priceAfter: Number(r.price_after),
-            leading: r.leading_after,
-            clientBidId: r.client_bid_id,
-            createdAt: new Date(r.created_at).toISOString(),
-          },
-          auction,
+): FirstResult[] {
+  const results: FirstResult[] = bids.map((b) => ({
+    bidderId: b.bidder.id,
+    clientBidId: b.clientBidId,
+    outcome: {
+      ok: true as const,
+      placed: {
+        bid: {
+          id: b.id,
+          auctionId,
+          seq: Number(b.seq),
+          kind: b.kind,
+          bidder: b.bidder,
+          amount: Number(b.amount),
+          maxAmount: Number(b.maxAmount),
+          priceAfter: Number(b.priceAfter),
+          leading: b.leading,
+          clientBidId: b.clientBidId,
+          createdAt: b.createdAt,
         },
+        auction,
       },
-    })),
-    ...refused.map((r) => {
-      const first = { ...state, currentPrice: r.current_price === null ? null : Number(r.current_price) };
-      const error = refusalError(
-        { code: r.code, error: errorOf(r.code), field: '/body/amount', message: r.message },
-        first,
-      );
-      return {
-        bidderId: r.bidder_actor_id,
-        clientBidId: r.client_bid_id,
-        outcome: { ok: false as const, error },
-      };
-    }),
-  ];
+    },
+  }));
+  for (const r of refusals) {
+    if (results.some((f) => f.bidderId === r.bidderId && f.clientBidId === r.clientBidId)) continue;
+    const then = { ...state, currentPrice: r.currentPrice === null ? null : Number(r.currentPrice) };
+    const error = refusalError(
+      { code: r.code, error: errorOf(r.code), field: '/body/amount', message: r.message },
+      then,
+    );
+    results.push({ bidderId: r.bidderId, clientBidId: r.clientBidId, outcome: { ok: false, error } });
+  }
+  return results;
 }
 
 function errorOf(code: Refusal['code']): Refusal['error'] {
@@ -174,9 +181,39 @@ function errorOf(code: Refusal['code']): Refusal['error'] {
 }
 
 /**
+ * Everything a group decided, in one statement: the auction's new state (guarded by the seq it was
+ * decided on), the accepted bids, the refusals and the log rows. Each part is skipped when it has no rows.
+ */
+const WRITE_SQL = `
+with saved as (
+  update auctions set status = $3, current_price = $4, leader_bid_id = $5, leader_max = $6, leader = $7,
+      bid_count = $8, ends_at = $9, extensions = $10, seq = $11, outcome = $12, winner = $13, final_price = $14,
+      ended_at = coalesce($15, ended_at), updated_at = $16
+    where id = $1 and seq = $2 and $11::bigint <> $2::bigint
+  returning 1
+),
+bids as (
+  insert into auction_bids (tenant_id, auction_id, id, seq, kind, bidder_actor_id, bidder, amount, max_amount,
+      price_after, leading_after, client_bid_id, created_at)
+  select $17, $1, * from unnest($18::text[], $19::bigint[], $20::text[], $21::uuid[], $22::jsonb[],
+      $23::bigint[], $24::bigint[], $25::bigint[], $26::boolean[], $27::text[], $28::timestamptz[])
+),
+refused as (
+  insert into auction_rejections (tenant_id, auction_id, bidder_actor_id, amount, max_amount, code, message,
+      current_price, client_bid_id, created_at)
+  select $17, $1, * from unnest($29::uuid[], $30::bigint[], $31::bigint[], $32::text[], $33::text[],
+      $34::bigint[], $35::text[], $36::timestamptz[])
+),
+logged as (
+  insert into auction_log (tenant_id, auction_id, room_id, seq, frame, created_at)
+  select $17, $1, $37, l.seq, l.frame, $16 from unnest($38::bigint[], $39::jsonb[]) as l(seq, frame)
+)
+select (select count(*) from saved)::int as saved`;
+
+/**
  * One transaction for a group of bids on one auction (in `ctx` of the first): lock the row, end it first
- * if its end has passed, decide each bid in order, then write the bids, refusals, log and events, and the
- * new state guarded by the seq it was decided on.
+ * if its end has passed, decide each bid in order, then write the new state, bids, refusals and log in one
+ * statement and the events in one more.
  */
 async function writeGroup(group: readonly QueuedBid[]): Promise<Outcome[]> {
   const first = group[0];
@@ -185,8 +222,15 @@ async function writeGroup(group: readonly QueuedBid[]): Promise<Outcome[]> {
   const auctionId = first.input.auctionId;
   return inTenant(ctx, async (tx, _emit, emitEach) => {
     const now = ctx.clock.now();
-    const loaded = await lockAuction(tx, auctionId);
-    const { row, state } = loaded;
+    const clientIds = group.flatMap((item) =>
+      item.input.clientBidId === undefined ? [] : [item.input.clientBidId],
+    );
+    const { rows } = await tx.query<
+      AuctionRow & { earlier_bids: EarlierBid[]; earlier_refusals: EarlierRefusal[] }
+    >(LOCK_SQL, [auctionId, clientIds]);
+    const row = rows[0];
+    if (row === undefined) throw new NotFound('auction', auctionId);
+    const state = stateOf(row);
     const startSeq = state.seq;
     const changes: AuctionChange[] = [];
     let endedAt: number | undefined;
@@ -196,25 +240,38 @@ async function writeGroup(group: readonly QueuedBid[]): Promise<Outcome[]> {
       endedAt = now;
       changes.push(endedChange(ctx, row, state, now));
     }
-    const bidders: Actor[] = [];
-    for (const item of group) bidders.push(await resolveBidder(item.ctx, tx, item.input.actor));
-    const clientIds = group.flatMap((item) =>
-      item.input.clientBidId === undefined ? [] : [item.input.clientBidId],
+    const bidders = await resolveBidders(
+      tx,
+      ctx.tenantId,
+      group.map((item) => ({ ctx: item.ctx, named: item.input.actor })),
     );
-    const firsts = await earlierResults(tx, auctionId, clientIds, toAuction(row, now, state), state);
-    const firstOf = (bidderId: string, clientBidId: string | undefined) =>
-      clientBidId === undefined
-        ? undefined
-        : firsts.find((f) => f.bidderId === bidderId && f.clientBidId === clientBidId);
+    const firsts =
+      clientIds.length === 0
+        ? []
+        : earlierResults(
+            row.earlier_bids,
+            row.earlier_refusals,
+            auctionId,
+            toAuction(row, now, state),
+            state,
+          );
 
     const outcomes: Outcome[] = [];
-    const bids: unknown[][] = [[], [], [], [], [], [], [], [], [], [], [], []];
-    const refusals: unknown[][] = [[], [], [], [], [], [], [], []];
+    const bids: unknown[][] = Array.from({ length: 11 }, () => []);
+    const refusals: unknown[][] = Array.from({ length: 8 }, () => []);
     const at = new Date(now).toISOString();
     for (const [i, item] of group.entries()) {
-      const bidder = bidders[i] as Actor;
       const { input } = item;
-      const earlier = firstOf(bidder.id, input.clientBidId);
+      const onlyRoom = roomLimit(item.ctx.principal);
+      if (onlyRoom !== undefined && onlyRoom !== row.room_id) {
+        outcomes.push({ ok: false, error: new NotFound('auction', auctionId) });
+        continue;
+      }
+      const bidder = bidders[i] as Actor;
+      const earlier =
+        input.clientBidId === undefined
+          ? undefined
+          : firsts.find((f) => f.bidderId === bidder.id && f.clientBidId === input.clientBidId);
       if (earlier !== undefined) {
         outcomes.push(earlier.outcome);
         continue;
@@ -233,7 +290,7 @@ async function writeGroup(group: readonly QueuedBid[]): Promise<Outcome[]> {
         const error = refusalError(decision.refusal, state);
         outcomes.push({ ok: false, error });
         const r = decision.refusal;
-        for (const [column, value] of [
+        const values = [
           bidder.id,
           input.amount ?? null,
           input.maxAmount ?? null,
@@ -242,13 +299,13 @@ async function writeGroup(group: readonly QueuedBid[]): Promise<Outcome[]> {
           state.currentPrice,
           input.clientBidId ?? null,
           at,
-        ].entries())
-          refusals[column]?.push(value);
+        ];
+        for (const [column, value] of values.entries()) refusals[column]?.push(value);
         if (input.clientBidId !== undefined)
           firsts.push({ bidderId: bidder.id, clientBidId: input.clientBidId, outcome: { ok: false, error } });
         continue;
       }
-      for (const [column, value] of [
+      const values = [
         bidId,
         decision.seq,
         item.kind,
@@ -260,9 +317,8 @@ async function writeGroup(group: readonly QueuedBid[]): Promise<Outcome[]> {
         decision.leading,
         input.clientBidId ?? null,
         at,
-        auctionId,
-      ].entries())
-        bids[column]?.push(value);
+      ];
+      for (const [column, value] of values.entries()) bids[column]?.push(value);
       const auction = { ...toAuction(row, now, state), updatedAt: at };
       const placedBid = {
         id: bidId,
@@ -317,28 +373,24 @@ async function writeGroup(group: readonly QueuedBid[]): Promise<Outcome[]> {
         firsts.push({ bidderId: bidder.id, clientBidId: input.clientBidId, outcome: { ok: true, placed } });
     }
 
-    if (state.seq !== startSeq) {
-      await saveState(tx, auctionId, startSeq, state, now, endedAt === undefined ? {} : { endedAt });
+    if (changes.length > 0 || (refusals[0]?.length ?? 0) > 0) {
+      const { rows: written } = await tx.query<{ saved: number }>(WRITE_SQL, [
+        auctionId,
+        startSeq,
+        ...stateParams(state),
+        endedAt === undefined ? null : new Date(endedAt).toISOString(),
+        at,
+        ctx.tenantId,
+        ...bids,
+        ...refusals,
+        row.room_id,
+        changes.map((c) => c.data.seq),
+        changes.map((c) => JSON.stringify(frameOf(c))),
+      ]);
+      if (state.seq !== startSeq && written[0]?.saved !== 1)
+        throw new Error(`auction ${auctionId} changed under its lock`);
+      await emitEach(changes.map((c) => ({ by: c.by, type: c.type, data: c.data })));
     }
-    if ((bids[0]?.length ?? 0) > 0) {
-      await tx.query(
-        `insert into auction_bids (tenant_id, id, seq, kind, bidder_actor_id, bidder, amount, max_amount,
-           price_after, leading_after, client_bid_id, created_at, auction_id)
-         select $1, * from unnest($2::text[], $3::bigint[], $4::text[], $5::uuid[], $6::jsonb[], $7::bigint[],
-           $8::bigint[], $9::bigint[], $10::boolean[], $11::text[], $12::timestamptz[], $13::text[])`,
-        [ctx.tenantId, ...bids],
-      );
-    }
-    if ((refusals[0]?.length ?? 0) > 0) {
-      await tx.query(
-        `insert into auction_rejections (tenant_id, auction_id, bidder_actor_id, amount, max_amount, code, message,
-           current_price, client_bid_id, created_at)
-         select $1, $2, * from unnest($3::uuid[], $4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::bigint[],
-           $9::text[], $10::timestamptz[])`,
-        [ctx.tenantId, auctionId, ...refusals],
-      );
-    }
-    await recordChanges(tx, ctx.tenantId, emitEach, changes);
     return outcomes;
   });
 }
