@@ -6,7 +6,7 @@
 // BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres); skipped with a note when unreachable.
 //
 // Settings: BENCH_CONNECTIONS (concurrent bidders, default 50), BENCH_DURATION_S (default 5),
-// BENCH_WATCHERS (sockets in the hot room, default 100).
+// BENCH_WATCHERS (sockets in the hot room, default 100), BENCH_ONLY (embedded | postgres).
 
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
@@ -206,5 +206,7 @@ async function run(label: string, env: Record<string, string | undefined>) {
 }
 
 process.stdout.write(`bench:auctions  ${machineLine()}\n`);
-await run('embedded (PGlite)', {});
-await withThrowawayDatabase('svc_bench_auctions', (url) => run('PostgreSQL', { DATABASE_URL: url }));
+const only = process.env.BENCH_ONLY;
+if (only !== 'postgres') await run('embedded (PGlite)', {});
+if (only !== 'embedded')
+  await withThrowawayDatabase('svc_bench_auctions', (url) => run('PostgreSQL', { DATABASE_URL: url }));

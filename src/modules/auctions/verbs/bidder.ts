@@ -32,50 +32,65 @@ export function checkBidder(ctx: ServiceContext, named: NamedActor | undefined):
   return undefined;
 }
 
-/**
- * The bidders of a group, in its order, with one statement for all the actors API keys name (created on
- * first use); session tokens need none.
- */
-export async function resolveBidders(
-  tx: Queryable,
-  tenantId: string,
-  items: readonly { ctx: ServiceContext; named: NamedActor | undefined }[],
-): Promise<Actor[]> {
+/** The actors a group's API keys name, once each: what `WANTED_ACTORS_CTE` binds. */
+export function namedActors(items: readonly { ctx: ServiceContext; named: NamedActor | undefined }[]): {
+  own: (Actor | undefined)[];
+  named: NamedActor[];
+} {
   const own = items.map((item) => checkBidder(item.ctx, item.named));
   const named = new Map<string, NamedActor>();
   for (const [i, item] of items.entries())
     if (own[i] === undefined && item.named !== undefined) named.set(item.named.id, item.named);
-  const found = new Map<string, Actor>();
-  if (named.size > 0) {
-    const list = [...named.values()];
-    const { rows } = await tx.query<Actor>(
-      `with wanted as (
-         select * from unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
-           as w(type, external_id, identity_provider, display_name, avatar_url)),
-       inserted as (
-         insert into actors (tenant_id, type, external_id, identity_provider, display_name, avatar_url)
-         select $1, * from wanted on conflict (tenant_id, external_id) do nothing returning ${ACTOR_ROW})
-       select * from inserted
-       union all select ${ACTOR_ROW} from actors where external_id = any($3::text[])`,
-      [
-        tenantId,
-        list.map((a) => a.type),
-        list.map((a) => a.id),
-        list.map((a) => a.identityProvider),
-        list.map((a) => a.displayName ?? null),
-        list.map((a) => a.avatarUrl ?? null),
-      ],
+  return { own, named: [...named.values()] };
+}
+
+/** The columns of the named actors, bound as five text arrays. */
+export function actorParams(named: readonly NamedActor[]): unknown[] {
+  return [
+    named.map((a) => a.type),
+    named.map((a) => a.id),
+    named.map((a) => a.identityProvider),
+    named.map((a) => a.displayName ?? null),
+    named.map((a) => a.avatarUrl ?? null),
+  ];
+}
+
+/**
+ * CTEs that create the named actors on first use (`$t` the tenant, `$a` the first of the five arrays) and
+ * `bidders`, every named actor as `{id, type, externalId}` JSON: placed before a statement's main query.
+ */
+export function actorsCte(t: number, a: number): string {
+  return `wanted as (
+    select * from unnest($${a}::text[], $${a + 1}::text[], $${a + 2}::text[], $${a + 3}::text[], $${a + 4}::text[])
+      as w(type, external_id, identity_provider, display_name, avatar_url)),
+  inserted as (
+    insert into actors (tenant_id, type, external_id, identity_provider, display_name, avatar_url)
+    select $${t}, * from wanted on conflict (tenant_id, external_id) do nothing returning ${ACTOR_ROW}),
+  bidders as (
+    select * from inserted
+    union all select ${ACTOR_ROW} from actors where external_id = any($${a + 1}::text[]))`;
+}
+
+/**
+ * The bidders of a group, in its order: sessions act as themselves, API keys as the actors `found` holds
+ * (read once more when a concurrent transaction created one after the statement's snapshot).
+ */
+export async function assignBidders(
+  tx: Queryable,
+  items: readonly { named: NamedActor | undefined }[],
+  own: readonly (Actor | undefined)[],
+  foundRows: readonly Actor[],
+): Promise<Actor[]> {
+  const found = new Map(foundRows.map((row) => [row.externalId, row]));
+  const missing = items.flatMap((item, i) =>
+    own[i] === undefined && item.named !== undefined && !found.has(item.named.id) ? [item.named.id] : [],
+  );
+  if (missing.length > 0) {
+    const again = await tx.query<Actor>(
+      `select ${ACTOR_ROW} from actors where external_id = any($1::text[])`,
+      [missing],
     );
-    for (const row of rows) found.set(row.externalId, row);
-    // Created by a concurrent transaction after this statement's snapshot: read once more.
-    const missing = list.filter((a) => !found.has(a.id)).map((a) => a.id);
-    if (missing.length > 0) {
-      const again = await tx.query<Actor>(
-        `select ${ACTOR_ROW} from actors where external_id = any($1::text[])`,
-        [missing],
-      );
-      for (const row of again.rows) found.set(row.externalId, row);
-    }
+    for (const row of again.rows) found.set(row.externalId, row);
   }
   return items.map((item, i) => {
     const actor = own[i] ?? (item.named === undefined ? undefined : found.get(item.named.id));

@@ -25,7 +25,7 @@ import {
   type Refusal,
 } from '../rules.ts';
 import type { BidResult, BuyNowInput, PlaceBidInput } from '../schema.ts';
-import { checkBidder, resolveBidders } from './bidder.ts';
+import { actorParams, actorsCte, assignBidders, checkBidder, namedActors } from './bidder.ts';
 import { endedChange } from './lifecycle.ts';
 
 export type PlacedBid = Static<typeof BidResult>;
@@ -122,7 +122,9 @@ interface EarlierRefusal {
  * (a retry gets the first result): one round trip.
  */
 const LOCK_SQL = `
+with ${actorsCte(3, 4)}
 select ${AUCTION_COLUMNS},
+  (select coalesce(json_agg(b), '[]'::json) from bidders b) as bidders,
   (select coalesce(json_agg(json_build_object(
       'id', b.id, 'seq', b.seq, 'kind', b.kind, 'bidder', b.bidder, 'amount', b.amount,
       'maxAmount', b.max_amount, 'priceAfter', b.price_after, 'leading', b.leading_after,
@@ -225,9 +227,11 @@ async function writeGroup(group: readonly QueuedBid[]): Promise<Outcome[]> {
     const clientIds = group.flatMap((item) =>
       item.input.clientBidId === undefined ? [] : [item.input.clientBidId],
     );
+    const items = group.map((item) => ({ ctx: item.ctx, named: item.input.actor }));
+    const { own, named } = namedActors(items);
     const { rows } = await tx.query<
-      AuctionRow & { earlier_bids: EarlierBid[]; earlier_refusals: EarlierRefusal[] }
-    >(LOCK_SQL, [auctionId, clientIds]);
+      AuctionRow & { bidders: Actor[]; earlier_bids: EarlierBid[]; earlier_refusals: EarlierRefusal[] }
+    >(LOCK_SQL, [auctionId, clientIds, ctx.tenantId, ...actorParams(named)]);
     const row = rows[0];
     if (row === undefined) throw new NotFound('auction', auctionId);
     const state = stateOf(row);
@@ -240,11 +244,7 @@ async function writeGroup(group: readonly QueuedBid[]): Promise<Outcome[]> {
       endedAt = now;
       changes.push(endedChange(ctx, row, state, now));
     }
-    const bidders = await resolveBidders(
-      tx,
-      ctx.tenantId,
-      group.map((item) => ({ ctx: item.ctx, named: item.input.actor })),
-    );
+    const bidders = await assignBidders(tx, items, own, row.bidders);
     const firsts =
       clientIds.length === 0
         ? []
