@@ -86,8 +86,8 @@ function refusalError(refusal: Refusal, state: AuctionState): AppError {
   if (state.status === 'live') {
     details.push({ field: '/auction/minimumBid', message: String(minimumBid(state)), code: 'minimum_bid' });
   }
-  const where = price === null ? 'no bid yet' : `current price ${price} ${state.currency}`;
-  return new AppError(refusal.error, `${refusal.message} (${where})`, { details });
+  const where = price === null ? 'no bid yet' : `the current price is ${price}`;
+  return new AppError(refusal.error, `${refusal.message}; ${where}`, { details });
 }
 
 interface FirstResult {
