@@ -11,6 +11,7 @@ import { recordChanges } from '../changes.ts';
 import { isEditable } from '../rules.ts';
 import type { UpdateAuctionInput } from '../schema.ts';
 import { checkTerms, wrongStatus } from './auction-rules.ts';
+import { auctionsConfig } from './config.ts';
 import { readAuction } from './get-auction.ts';
 
 /** Edits an auction in draft or scheduled; a null removes an optional term. Metadata merges by key. */
@@ -19,6 +20,7 @@ export async function updateAuction(
   input: Static<typeof UpdateAuctionInput>,
 ): Promise<AuctionView> {
   await readAuction(ctx, input.auctionId);
+  const config = await auctionsConfig(ctx);
   const { auctionId, ...patch } = input;
   const now = ctx.clock.now();
   const auction = await inTenant(ctx, async (tx, _emit, emitEach) => {
@@ -32,10 +34,11 @@ export async function updateAuction(
       startingPrice: pick(patch.startingPrice, state.startingPrice),
       reservePrice: pick(patch.reservePrice, state.reservePrice),
       buyNowPrice: pick(patch.buyNowPrice, state.buyNowPrice),
-      increments: patch.increments ?? state.increments,
+      // null: back to the tenant's default.
+      increments: patch.increments === null ? config.increments : (patch.increments ?? state.increments),
       startsAt: pick(patch.startsAt, row.starts_at),
       durationSeconds: pick(patch.durationSeconds, row.duration_seconds),
-      softClose: patch.softClose ?? state.softClose,
+      softClose: patch.softClose === null ? config.softClose : (patch.softClose ?? state.softClose),
       suddenDeath: pick(patch.suddenDeath, state.suddenDeath),
       published: pick(patch.published, row.published),
       metadata: { ...row.metadata, ...(patch.metadata ?? {}) },
