@@ -68,9 +68,9 @@ async function submit(
     .queue('auctions.bid', BID_WRITER)
     .submit(`${ctx.tenantId}/${input.auctionId}`, { ctx, kind, input });
   if (!outcome.ok) throw outcome.error;
-  const { auction } = outcome.placed;
-  // A moved or reached end changes when the scheduler must look next.
-  if (auction.extensions > 0 || auction.status === 'ended') ctx.workers.wake('auctions');
+  const { auction, bid } = outcome.placed;
+  // A moved or reached end (a seq after the bid's own) changes when the scheduler must look next.
+  if (auction.seq !== bid.seq) ctx.workers.wake('auctions');
   return outcome.placed;
 }
 
