@@ -148,7 +148,7 @@ describe('auctions scheduler (injected clock, no request arriving)', () => {
     const events = await eventsOf(t, key, 'auction.ended', a.id);
     assert.equal(events.length, 1, 'ended by the bid that saw it');
     clock.advance(60_000);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await scheduler.idle();
     assert.equal((await eventsOf(t, key, 'auction.ended', a.id)).length, 1, 'and not again by the scheduler');
   });
 });
