@@ -7,7 +7,10 @@
 //
 // Settings: BENCH_CONNECTIONS (concurrent bidders, default 50), BENCH_DURATION_S (default 5),
 // BENCH_WATCHERS (sockets in the hot room, default 100), BENCH_ONLY (embedded | postgres).
+// The bidders and the watching sockets run in a child process (`clients`), so the service shares no
+// event loop with its load.
 
+import { fork } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { machineLine } from './lib/compare.ts';
@@ -132,6 +135,63 @@ async function bidFor(
   return run;
 }
 
+interface ClientJob {
+  baseUrl: string;
+  apiKey: string;
+  auctionIds: string[];
+  /** Sockets to join into `watchRoom` before bidding (0: none). */
+  watchers: number;
+  watchRoom: string;
+}
+
+interface ClientReport {
+  accepted: number;
+  refused: number;
+  errors: number;
+  latencies: number[];
+  missing: number;
+}
+
+/** In the child: joins the watchers, warms up, bids for the bench's duration, measures bid -> frame. */
+async function runClients(job: ClientJob): Promise<ClientReport> {
+  const watchers =
+    job.watchers > 0 ? await watch(job.baseUrl, job.apiKey, job.watchRoom, job.watchers) : undefined;
+  await bidFor(job.baseUrl, job.apiKey, job.auctionIds, settings.warmupSeconds);
+  const run = await bidFor(job.baseUrl, job.apiKey, job.auctionIds, settings.durationSeconds);
+  // Let the last frames arrive before reading the latencies.
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const latencies: number[] = [];
+  let missing = 0;
+  if (watchers !== undefined) {
+    for (const [clientBidId, sent] of run.sentAt) {
+      for (const arrivals of watchers.seen) {
+        const at = arrivals.get(clientBidId);
+        if (at === undefined) missing += 1;
+        else latencies.push(at - sent);
+      }
+    }
+    watchers.close();
+  }
+  return { accepted: run.accepted, refused: run.refused, errors: run.errors, latencies, missing };
+}
+
+/** Runs a job in a child process of its own. */
+async function inChild(job: ClientJob): Promise<ClientReport> {
+  const child = fork(import.meta.filename, ['clients'], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  return new Promise<ClientReport>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`the clients exited (${code})`)));
+    child.once('message', (report: ClientReport) => {
+      resolve(report);
+      child.kill();
+    });
+    child.send(job);
+  });
+}
+
 /** The baseline: a bare single-row guarded UPDATE loop, same driver, same concurrency. */
 async function bareUpdates(
   db: Awaited<ReturnType<typeof startService>>['db'],
@@ -162,30 +222,22 @@ async function run(label: string, env: Record<string, string | undefined>) {
     const { baseUrl } = service;
     const stamp = Date.now().toString(36);
     const hot = await liveAuction(baseUrl, apiKey, `hot-${stamp}`);
-    const watchers = await watch(baseUrl, apiKey, `hot-${stamp}`, WATCHERS);
-    await bidFor(baseUrl, apiKey, [hot], settings.warmupSeconds);
-    const one = await bidFor(baseUrl, apiKey, [hot], settings.durationSeconds);
-    // Let the last frames arrive before reading the latencies.
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    const latencies: number[] = [];
-    let missing = 0;
-    for (const [clientBidId, sent] of one.sentAt) {
-      for (const arrivals of watchers.seen) {
-        const at = arrivals.get(clientBidId);
-        if (at === undefined) missing += 1;
-        else latencies.push(at - sent);
-      }
-    }
+    const one = await inChild({
+      baseUrl,
+      apiKey,
+      auctionIds: [hot],
+      watchers: WATCHERS,
+      watchRoom: `hot-${stamp}`,
+    });
+    const { latencies, missing } = one;
     latencies.sort((x, y) => x - y);
-    watchers.close();
 
     const many: string[] = [];
     for (let i = 0; i < AUCTIONS; i++) many.push(await liveAuction(baseUrl, apiKey, `many-${stamp}-${i}`));
-    await bidFor(baseUrl, apiKey, many, settings.warmupSeconds);
-    const spread = await bidFor(baseUrl, apiKey, many, settings.durationSeconds);
+    const spread = await inChild({ baseUrl, apiKey, auctionIds: many, watchers: 0, watchRoom: '' });
     const bare = await bareUpdates(service.db, settings.durationSeconds);
 
-    const perSecond = (r: BidRun) => r.accepted / settings.durationSeconds;
+    const perSecond = (r: { accepted: number }) => r.accepted / settings.durationSeconds;
     const fmt = (n: number) => n.toFixed(0).padStart(8);
     const ms = (n: number) => n.toFixed(1);
     process.stdout.write(
@@ -205,8 +257,15 @@ async function run(label: string, env: Record<string, string | undefined>) {
   }
 }
 
-process.stdout.write(`bench:auctions  ${machineLine()}\n`);
-const only = process.env.BENCH_ONLY;
-if (only !== 'postgres') await run('embedded (PGlite)', {});
-if (only !== 'embedded')
-  await withThrowawayDatabase('svc_bench_auctions', (url) => run('PostgreSQL', { DATABASE_URL: url }));
+if (process.argv[2] === 'clients') {
+  process.once('message', async (job: ClientJob) => {
+    const report = await runClients(job);
+    process.send?.(report);
+  });
+} else {
+  process.stdout.write(`bench:auctions  ${machineLine()}\n`);
+  const only = process.env.BENCH_ONLY;
+  if (only !== 'postgres') await run('embedded (PGlite)', {});
+  if (only !== 'embedded')
+    await withThrowawayDatabase('svc_bench_auctions', (url) => run('PostgreSQL', { DATABASE_URL: url }));
+}
