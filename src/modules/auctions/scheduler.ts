@@ -10,7 +10,10 @@ import { settleDue } from './verbs/settle-due.ts';
 
 export interface SchedulerOptions {
   clock?: Clock;
-  /** Longest sleep without a wake (default 1 s): what a lost wake or a dead instance costs at most. */
+  /**
+   * Longest sleep without a wake (default 250 ms): what a lost wake, or an end moved by an instance that
+   * then died, costs at most. Two indexed look-ups per poll.
+   */
   maxPollMs?: number;
   /** Due auctions settled per look (default 100). */
   batch?: number;
@@ -45,7 +48,7 @@ export class AuctionScheduler {
     options: SchedulerOptions = {},
   ) {
     this.clock = options.clock ?? host.clock;
-    this.maxPollMs = options.maxPollMs ?? 1000;
+    this.maxPollMs = options.maxPollMs ?? 250;
     this.batch = options.batch ?? 100;
     this.tenantSet = options.tenantIds;
     this.instanceId =
