@@ -222,6 +222,9 @@ async function writeGroup(group: readonly QueuedBid[]): Promise<Outcome[]> {
   if (first === undefined) return [];
   const { ctx } = first;
   const auctionId = first.input.auctionId;
+  // Let requests that arrived meanwhile reach the queue first: the embedded database answers without
+  // yielding to them, so without this each of its bids would be a group of one.
+  await new Promise((resolve) => setImmediate(resolve));
   return inTenant(ctx, async (tx, _emit, emitEach) => {
     const now = ctx.clock.now();
     const clientIds = group.flatMap((item) =>
