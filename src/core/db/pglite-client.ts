@@ -9,8 +9,15 @@ import type { Queryable, QueryResult } from './database.ts';
 export interface PgliteThread extends Queryable {
   /** BEGIN; `setup`; fn's statements; COMMIT, or ROLLBACK when fn throws (with fn's error). */
   transaction<T>(fn: (tx: Queryable) => Promise<T>, setup?: string): Promise<T>;
-  /** BEGIN; `setup`; one statement; COMMIT, in one message. */
-  tenantQuery<Row>(setup: string, sql: string, params: readonly unknown[]): Promise<QueryResult<Row>>;
+  /**
+   * One statement as tenant `tenant`, outside a transaction: `setup` makes the session the tenant's when
+   * the statement before was not the same tenant's (see pglite-host.js), `sessionReset` undoes it.
+   */
+  tenantQuery<Row>(
+    tenant: { id: string; setup: string },
+    sql: string,
+    params: readonly unknown[],
+  ): Promise<QueryResult<Row>>;
   close(): Promise<void>;
 }
 
@@ -29,13 +36,20 @@ function errorFrom(fields: Record<string, unknown>): Error {
   return error;
 }
 
-/** Starts the thread and opens PGlite on `dataDir` (`memory://` for none) with extra start parameters. */
+export interface PgliteThreadOptions {
+  /** Added to PGlite's own start parameters. */
+  startParams: readonly string[];
+  /** Makes the session its owner's again after tenant statements (see `tenantQuery`). */
+  sessionReset: string;
+}
+
+/** Starts the thread and opens PGlite on `dataDir` (`memory://` for none). */
 export async function startPgliteThread(
   dataDir: string,
-  startParams: readonly string[],
+  options: PgliteThreadOptions,
 ): Promise<PgliteThread> {
   const worker = new Worker(new URL('./pglite-host.js', import.meta.url), {
-    workerData: { dataDir, startParams },
+    workerData: { dataDir, startParams: options.startParams, sessionReset: options.sessionReset },
   });
   const waiting = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   let nextId = 1;
@@ -102,8 +116,8 @@ export async function startPgliteThread(
       await send({ op: 'commit', tx });
       return result;
     },
-    tenantQuery: <Row>(setup: string, sql: string, params: readonly unknown[]) =>
-      send<QueryResult<Row>>({ op: 'tenantQuery', setup, sql, params }),
+    tenantQuery: <Row>(tenant: { id: string; setup: string }, sql: string, params: readonly unknown[]) =>
+      send<QueryResult<Row>>({ op: 'tenantQuery', tenant: tenant.id, setup: tenant.setup, sql, params }),
     close() {
       closing ??= (async () => {
         if (stopped === undefined) await send({ op: 'close' });

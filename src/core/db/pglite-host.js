@@ -11,15 +11,22 @@
 //   { op: 'exec', sql, tx? }            statements without parameters
 //   { op: 'begin', tx, setup? }         opens transaction `tx` (answered once it is open)
 //   { op: 'commit' | 'rollback', tx }   ends it
-//   { op: 'tenantQuery', setup, sql, params }  BEGIN; setup; statement; COMMIT
+//   { op: 'tenantQuery', tenant, setup, sql, params }  one statement as tenant `tenant` (see below)
 //   { op: 'close' }
-// PGlite orders work itself: a statement outside a transaction waits for an open transaction to end.
+// Work runs one request at a time in arrival order; an open transaction holds the line until it ends
+// (its own requests go to it directly).
+//
+// Tenant statements run without a transaction around them, as PostgreSQL's own connections for tenant
+// reads do (postgres.ts): the one connection's session is made the tenant's by `setup` (role and tenant
+// setting, session-wide) when the tenant changes, and made the owner's again by `workerData.sessionReset`
+// before any other request. A tenant statement for the tenant of the one before it is then one statement,
+// instead of BEGIN, the setup, the statement and COMMIT.
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 
 const port = /** @type {import('node:worker_threads').MessagePort} */ (parentPort);
 
-/** @typedef {{ id: number, op: string, sql?: string, params?: unknown[], tx?: number, setup?: string }} Request */
+/** @typedef {{ id: number, op: string, sql?: string, params?: unknown[], tx?: number, setup?: string, tenant?: string }} Request */
 
 /**
  * An error as plain data: structured cloning keeps only an Error's message, so PostgreSQL's fields
@@ -88,11 +95,12 @@ async function runTransaction(pg, begin, inbox) {
           if (request.op === 'rollback') await tx.rollback();
           return;
         }
-        await answer(request.id, async () =>
-          request.op === 'query'
-            ? plainResult(await tx.query(/** @type {string} */ (request.sql), request.params ?? []))
-            : (await tx.exec(/** @type {string} */ (request.sql)), null),
-        );
+        await answer(request.id, async () => {
+          if (request.op === 'query')
+            return plainResult(await tx.query(/** @type {string} */ (request.sql), request.params ?? []));
+          await tx.exec(/** @type {string} */ (request.sql));
+          return null;
+        });
       }
     });
     if (closing !== undefined) port.postMessage({ id: closing.id, result: null });
@@ -109,8 +117,31 @@ async function runTransaction(pg, begin, inbox) {
   }
 }
 
-/** @param {PGlite} pg */
-function serve(pg) {
+/** One request at a time, in arrival order: each waits for the one before it to settle. */
+let line = Promise.resolve();
+/** @param {() => Promise<void>} work */
+function inLine(work) {
+  line = line.then(work, work);
+}
+
+/** @param {PGlite} pg @param {string} sessionReset */
+function serve(pg, sessionReset) {
+  /** The tenant the session is set up for, if any (see the top of this file). */
+  /** @type {string | undefined} */
+  let sessionTenant;
+  const asOwner = async () => {
+    if (sessionTenant === undefined) return;
+    sessionTenant = undefined;
+    await pg.exec(sessionReset);
+  };
+  /** @param {Request} request */
+  const asTenant = async (request) => {
+    if (sessionTenant === request.tenant) return;
+    sessionTenant = undefined;
+    await pg.exec(/** @type {string} */ (request.setup));
+    sessionTenant = request.tenant;
+  };
+
   port.on('message', (/** @type {Request} */ request) => {
     if (request.tx !== undefined && request.op !== 'begin') {
       const inbox = inboxes.get(request.tx);
@@ -128,33 +159,50 @@ function serve(pg) {
         /** @type {Inbox} */
         const inbox = { pending: [], wake: undefined };
         inboxes.set(/** @type {number} */ (request.tx), inbox);
-        void runTransaction(pg, request, inbox);
+        inLine(async () => {
+          try {
+            await asOwner();
+          } catch (error) {
+            inboxes.delete(/** @type {number} */ (request.tx));
+            port.postMessage({ id: request.id, error: plainError(error) });
+            return;
+          }
+          await runTransaction(pg, request, inbox);
+        });
         return;
       }
       case 'query':
-        void answer(request.id, async () =>
-          plainResult(await pg.query(/** @type {string} */ (request.sql), request.params ?? [])),
+        inLine(() =>
+          answer(request.id, async () => {
+            await asOwner();
+            return plainResult(await pg.query(/** @type {string} */ (request.sql), request.params ?? []));
+          }),
         );
         return;
       case 'exec':
-        void answer(request.id, async () => {
-          await pg.exec(/** @type {string} */ (request.sql));
-          return null;
-        });
+        inLine(() =>
+          answer(request.id, async () => {
+            await asOwner();
+            await pg.exec(/** @type {string} */ (request.sql));
+            return null;
+          }),
+        );
         return;
       case 'tenantQuery':
-        void answer(request.id, () =>
-          pg.transaction(async (tx) => {
-            await tx.exec(/** @type {string} */ (request.setup));
-            return plainResult(await tx.query(/** @type {string} */ (request.sql), request.params ?? []));
+        inLine(() =>
+          answer(request.id, async () => {
+            await asTenant(request);
+            return plainResult(await pg.query(/** @type {string} */ (request.sql), request.params ?? []));
           }),
         );
         return;
       case 'close':
-        void answer(request.id, async () => {
-          await pg.close();
-          return null;
-        });
+        inLine(() =>
+          answer(request.id, async () => {
+            await pg.close();
+            return null;
+          }),
+        );
         return;
       default:
         port.postMessage({ id: request.id, error: { message: `unknown request ${request.op}` } });
@@ -162,10 +210,11 @@ function serve(pg) {
   });
 }
 
-const { dataDir, startParams } = /** @type {{ dataDir: string, startParams: string[] }} */ (workerData);
+const { dataDir, startParams, sessionReset } =
+  /** @type {{ dataDir: string, startParams: string[], sessionReset: string }} */ (workerData);
 try {
   const pg = await PGlite.create(dataDir, { startParams: [...PGlite.defaultStartParams, ...startParams] });
-  serve(pg);
+  serve(pg, sessionReset);
   port.postMessage({ ready: true });
 } catch (error) {
   port.postMessage({ ready: false, error: plainError(error) });

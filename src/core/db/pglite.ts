@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Database } from './database.ts';
 import { type PgliteThread, startPgliteThread } from './pglite-client.ts';
 import { isDataDir, seedFromTemplate, templateDir } from './pglite-template.ts';
-import { tenantSetup } from './tenant-tx.ts';
+import { SESSION_RESET, tenantSessionSetup } from './tenant-tx.ts';
 
 /** One data directory belongs to one process: a second process would corrupt it. */
 function acquireDirLock(dataDir: string): () => void {
@@ -38,7 +38,7 @@ function processAlive(pid: number): boolean {
  * beyond it are read back from the files (through the OS page cache). Applies at each start: nothing is
  * written to the data directory.
  */
-const START_PARAMS = ['-c', 'shared_buffers=16MB'];
+const THREAD_OPTIONS = { startParams: ['-c', 'shared_buffers=16MB'], sessionReset: SESSION_RESET };
 
 /**
  * What a new data directory starts as (see pglite-template.ts): `prepare` runs once on a fresh database
@@ -56,7 +56,7 @@ export interface PgliteTemplate {
  * Embedded PostgreSQL, on its own thread (see pglite-client.ts). `dataDir` undefined = in memory (tests).
  */
 export async function openPglite(dataDir: string | undefined, template?: PgliteTemplate): Promise<Database> {
-  if (dataDir === undefined) return databaseOf(await startPgliteThread('memory://', START_PARAMS));
+  if (dataDir === undefined) return databaseOf(await startPgliteThread('memory://', THREAD_OPTIONS));
   fs.mkdirSync(dataDir, { recursive: true });
   const release = acquireDirLock(dataDir);
   try {
@@ -66,7 +66,7 @@ export async function openPglite(dataDir: string | undefined, template?: PgliteT
         pgdata,
         templateDir(template?.key ?? 'initdb', template?.cacheRoot),
         async (dir) => {
-          const db = databaseOf(await startPgliteThread(dir, START_PARAMS));
+          const db = databaseOf(await startPgliteThread(dir, THREAD_OPTIONS));
           try {
             await template?.prepare(db);
           } finally {
@@ -75,7 +75,7 @@ export async function openPglite(dataDir: string | undefined, template?: PgliteT
         },
       );
     }
-    return databaseOf(await startPgliteThread(pgdata, START_PARAMS), release);
+    return databaseOf(await startPgliteThread(pgdata, THREAD_OPTIONS), release);
   } catch (error) {
     release();
     throw error;
@@ -90,8 +90,9 @@ function databaseOf(pg: PgliteThread, release: () => void = () => {}): Database 
     query: pg.query,
     exec: pg.exec,
     transaction: (fn, options) => pg.transaction(fn, options?.setup),
-    // One connection: a read is its own short transaction, sent to the database thread as one message.
-    tenantQuery: async (tenantId, sql, params = []) => pg.tenantQuery(tenantSetup(tenantId), sql, params),
+    // One statement with no transaction around it, on a session made the tenant's (see pglite-host.js).
+    tenantQuery: async (tenantId, sql, params = []) =>
+      pg.tenantQuery({ id: tenantId, setup: tenantSessionSetup(tenantId) }, sql, params),
     withAdvisoryLock: (_key, fn) => fn(pg),
     tryWithAdvisoryLock: async (key, fn) => {
       if (heldLocks.has(key)) return { acquired: false };
