@@ -54,14 +54,19 @@ export interface PgliteTemplate {
 
 /**
  * Embedded PostgreSQL, on its own thread (see pglite-client.ts). `dataDir` undefined = in memory (tests).
+ * `template` may be given as a function: it is then called only when a new data directory is made.
  */
-export async function openPglite(dataDir: string | undefined, template?: PgliteTemplate): Promise<Database> {
+export async function openPglite(
+  dataDir: string | undefined,
+  templateOf?: PgliteTemplate | (() => Promise<PgliteTemplate>),
+): Promise<Database> {
   if (dataDir === undefined) return databaseOf(await startPgliteThread('memory://', THREAD_OPTIONS));
   fs.mkdirSync(dataDir, { recursive: true });
   const release = acquireDirLock(dataDir);
   try {
     const pgdata = path.join(dataDir, 'pgdata');
     if (!isDataDir(pgdata)) {
+      const template = typeof templateOf === 'function' ? await templateOf() : templateOf;
       await seedFromTemplate(
         pgdata,
         templateDir(template?.key ?? 'initdb', template?.cacheRoot),
