@@ -12,7 +12,8 @@ import path from 'node:path';
 import { build } from 'esbuild';
 
 const root = path.resolve(import.meta.dirname, '..');
-const outdir = path.join(root, 'dist');
+// Another folder may be named (tests build into one of their own); paths to the sources stay right.
+const outdir = path.resolve(process.argv[2] ?? path.join(root, 'dist'));
 
 /**
  * `import.meta.url` names the source file it is written in, not the chunk it ends up in: files beside

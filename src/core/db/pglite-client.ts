@@ -50,6 +50,8 @@ export async function startPgliteThread(
 ): Promise<PgliteThread> {
   const worker = new Worker(new URL('./pglite-host.js', import.meta.url), {
     workerData: { dataDir, startParams: options.startParams, sessionReset: options.sessionReset },
+    // Not the process's own flags (a loader such as tsx, `--input-type`): the thread runs one plain script.
+    execArgv: [],
     // V8 grows a thread's young generation to tens of MiB under a steady stream of short-lived objects
     // (here: every result's rows), all of it resident afterwards; 8 MiB costs the thread more frequent
     // but smaller scavenges, and the process ~40 MiB less memory (docs/operations.md).
