@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import { installAuthentication } from './core/auth/authenticate.ts';
-import { redisFailureCounts } from './core/auth/failure-limiter.ts';
 import { Identity } from './core/auth/identity.ts';
 import { identityRoutes } from './core/auth/routes.ts';
 import { runtimeRoutes } from './core/auth/runtime-routes.ts';
@@ -27,7 +26,6 @@ import { ModuleRegistry } from './core/modules/registry.ts';
 import { moduleRoutes } from './core/modules/routes.ts';
 import { healthRoutes } from './core/ops/health.ts';
 import { createRealtimeBackplane, type RealtimeBackplane } from './core/realtime/index.ts';
-import { openRedis } from './core/realtime/redis-connection.ts';
 import { activeRetention, retentionRules } from './core/retention/rules.ts';
 import { RETENTION_WORKER, RetentionWorker } from './core/retention/worker.ts';
 import { openEncryption, type SecretEncryption } from './core/secrets/encryption.ts';
@@ -109,10 +107,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const reportError = (context: string) => (err: unknown) => app.log.error({ err }, context);
   const backplane =
     deps.realtime?.backplane ??
-    createRealtimeBackplane(config, clock, {
+    (await createRealtimeBackplane(config, clock, {
       redisPrefix: config.redisPrefix,
       report: (err, context) => app.log.error({ err }, context),
-    });
+    }));
   const bus =
     deps.bus ??
     (await BackplaneEventBus.open(backplane.pubsub, backplane.instanceId, reportError('event bus')));
@@ -137,11 +135,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     config.redisUrl === undefined
       ? undefined
       : {
-          counts: redisFailureCounts(
-            openRedis(config.redisUrl, 'svc-auth-failures', (err, context) =>
-              app.log.error({ err }, context),
-            ),
-            `${config.redisPrefix}auth:failures:`,
+          counts: (await import('./core/auth/failure-counts-redis.ts')).openRedisFailureCounts(
+            config.redisUrl,
+            config.redisPrefix,
+            (err, context) => app.log.error({ err }, context),
           ),
           pubsub: backplane.pubsub,
         };

@@ -1,12 +1,13 @@
+// Only light modules are imported here: each command loads what it needs, so `start` can open the
+// database on its own thread while this one loads the service (see `main`).
 import path from 'node:path';
-import { appMigrations, MODULES, tenantSetup } from './app.ts';
 import { type Config, ConfigError, DEFAULT_DATA_DIR, loadConfig } from './config.ts';
-import { DEV_OWNER_EMAIL, DEV_OWNER_SUB, loadDevIssuer, signDevToken } from './core/auth/dev-issuer.ts';
+import type { Database } from './core/db/database.ts';
 import { migrate } from './core/db/migrations.ts';
 import { activeRetention, retentionRules } from './core/retention/rules.ts';
 import { newKeyEntry, parseKeyList } from './core/secrets/keys.ts';
-import { type DevCredentials, ensureDemoTenant } from './core/tenancy/demo.ts';
-import { createRuntime, openDatabase } from './runtime.ts';
+import type { DevCredentials } from './core/tenancy/demo.ts';
+import { databaseExists, openDatabase } from './open-database.ts';
 
 const HELP = `svc — multi-tenant runtime service
 
@@ -24,8 +25,13 @@ Commands:
 
 Configuration is read from environment variables; see docs/configuration.md.`;
 
-async function start(config: Config): Promise<number> {
-  const runtime = await createRuntime(config);
+async function start(config: Config, opening: Promise<Database> | undefined): Promise<number> {
+  const [{ createRuntime }, { ensureDemoTenant }, { tenantSetup }] = await Promise.all([
+    import('./runtime.ts'),
+    import('./core/tenancy/demo.ts'),
+    import('./app.ts'),
+  ]);
+  const runtime = await createRuntime(config, opening === undefined ? {} : { opening });
   const { app } = runtime;
   let stopping = false;
   // Once stopping, in-flight responses carry `Connection: close`: otherwise their keep-alive sockets stay
@@ -133,6 +139,9 @@ async function devToken(config: Config, argv: string[]): Promise<number> {
     process.stderr.write('svc: dev-token is refused in production (SVC_ENV=production)\n');
     return 2;
   }
+  const { DEV_OWNER_EMAIL, DEV_OWNER_SUB, loadDevIssuer, signDevToken } = await import(
+    './core/auth/dev-issuer.ts'
+  );
   // Only the key the service made: a new one here would sign tokens no running service accepts.
   const issuer = await loadDevIssuer(config.dataDir, { create: false });
   if (issuer === undefined) {
@@ -158,6 +167,7 @@ async function devToken(config: Config, argv: string[]): Promise<number> {
 }
 
 async function runMigrations(config: Config): Promise<number> {
+  const { appMigrations } = await import('./app.ts');
   const db = await openDatabase(config);
   try {
     const applied = await migrate(db, appMigrations());
@@ -171,6 +181,7 @@ async function runMigrations(config: Config): Promise<number> {
 }
 
 async function printOpenApi(config: Config): Promise<number> {
+  const { createRuntime } = await import('./runtime.ts');
   // A throwaway database and a throwaway key: nothing is written to SVC_DATA_DIR.
   const runtime = await createRuntime(
     { ...config, logLevel: 'silent', databaseUrl: undefined, encryptionKeys: parseKeyList(newKeyEntry()) },
@@ -197,11 +208,20 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   let config: Config;
+  let opening: Promise<Database> | undefined;
   try {
     config = loadConfig();
-    // SVC_RETENTION may only name declared rules: said here, before anything is opened.
+    // A database that exists opens on its own thread (PGlite) or connects (PostgreSQL) while this thread
+    // loads the modules, which takes as long. A new data dir is made only once the checks below pass.
+    if (command === 'start' && databaseExists(config)) {
+      opening = openDatabase(config);
+      opening.catch(() => {}); // awaited later; an error is reported there
+    }
+    const { MODULES } = await import('./app.ts');
+    // SVC_RETENTION may only name declared rules: said here, before anything is made.
     activeRetention(retentionRules(MODULES), config.retention);
   } catch (error) {
+    await opening?.then((db) => db.close()).catch(() => {});
     if (error instanceof ConfigError) {
       process.stderr.write(`svc: configuration error: ${error.message}\n`);
       return 2;
@@ -211,7 +231,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     switch (command) {
       case 'start':
-        return await start(config);
+        return await start(config, opening);
       case 'migrate':
         return await runMigrations(config);
       case 'openapi':

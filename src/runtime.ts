@@ -3,29 +3,11 @@ import { appMigrations, buildApp, MODULES } from './app.ts';
 import type { Config } from './config.ts';
 import { type Clock, systemClock } from './core/clock.ts';
 import type { Database } from './core/db/database.ts';
-import { type Migration, migrate, migrationSetKey } from './core/db/migrations.ts';
-import { openPglite } from './core/db/pglite.ts';
-import { openPostgres } from './core/db/postgres.ts';
+import { migrate } from './core/db/migrations.ts';
 import type { ModuleManifest } from './core/modules/manifest.ts';
+import { openDatabase } from './open-database.ts';
 
-/**
- * PostgreSQL when DATABASE_URL is set, else PGlite in SVC_DATA_DIR (or in memory when asked). A new
- * SVC_DATA_DIR starts as a copy of a template with `migrations` (default: the app's) already applied.
- */
-export async function openDatabase(
-  config: Config,
-  options: { inMemory?: boolean; migrations?: readonly Migration[] } = {},
-): Promise<Database> {
-  if (config.databaseUrl !== undefined) return openPostgres(config.databaseUrl);
-  if (options.inMemory === true) return openPglite(undefined);
-  const migrations = options.migrations ?? appMigrations();
-  return openPglite(config.dataDir, {
-    key: `migrated-${migrationSetKey(migrations)}`,
-    prepare: async (db) => {
-      await migrate(db, migrations);
-    },
-  });
-}
+export { openDatabase };
 
 export interface Runtime {
   app: FastifyInstance;
@@ -38,7 +20,10 @@ export async function createRuntime(
   config: Config,
   options: {
     clock?: Clock;
+    /** A database the caller keeps (and closes). */
     db?: Database;
+    /** A database already being opened (`openDatabase`), which the runtime then owns and closes. */
+    opening?: Promise<Database>;
     inMemory?: boolean;
     /** Run the modules' background workers (default true). */
     workers?: boolean;
@@ -50,10 +35,11 @@ export async function createRuntime(
   const migrations = appMigrations(modules);
   const db =
     options.db ??
-    (await openDatabase(config, {
-      migrations,
-      ...(options.inMemory === undefined ? {} : { inMemory: options.inMemory }),
-    }));
+    (await (options.opening ??
+      openDatabase(config, {
+        migrations: async () => migrations,
+        ...(options.inMemory === undefined ? {} : { inMemory: options.inMemory }),
+      })));
   try {
     await migrate(db, migrations);
     const app = await buildApp({

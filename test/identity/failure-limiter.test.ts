@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
+import { redisFailureCounts } from '../../src/core/auth/failure-counts-redis.ts';
 import {
   FailureLimiter,
   MAX_BLOCKED,
   MAX_COUNTING,
-  redisFailureCounts,
   type SharedFailureCounts,
 } from '../../src/core/auth/failure-limiter.ts';
 import { ManualClock } from '../../src/core/clock.ts';

@@ -149,6 +149,70 @@ describe('row-level security guard', () => {
     );
   });
 
+  test('work other than tenant reads, interleaved with them, runs with the session’s own role and no tenant', async () => {
+    const tenants = [await createTenantOn(db, 'S1'), await createTenantOn(db, 'S2')];
+    const ownRole = (await db.query<{ role: string }>('select current_user as role')).rows[0]?.role;
+    assert.notEqual(ownRole, TENANT_ROLE);
+    const work = Array.from({ length: 40 }, async (_, i) => {
+      const tenantId = tenants[i % 2] ?? '';
+      switch (i % 4) {
+        case 0:
+          return {
+            kind: 'read',
+            tenantId,
+            ...(
+              await tenantRead<{ ids: string[]; role: string }>(
+                db,
+                { tenantId },
+                'select array_agg(id) as ids, current_user as role from tenants',
+              )
+            ).rows[0],
+          };
+        case 1:
+          return {
+            kind: 'plain',
+            ...(
+              await db.query<{ role: string; tenant: string | null }>(
+                "select current_user as role, nullif(current_setting('svc.tenant_id', true), '') as tenant",
+              )
+            ).rows[0],
+          };
+        case 2:
+          return {
+            kind: 'tx',
+            ...(
+              await db.transaction((tx) =>
+                tx.query<{ role: string; tenant: string | null }>(
+                  "select current_user as role, nullif(current_setting('svc.tenant_id', true), '') as tenant",
+                ),
+              )
+            ).rows[0],
+          };
+        default:
+          return {
+            kind: 'system',
+            ...(
+              await systemTx(db, (tx) =>
+                tx.query<{ n: number }>('select count(*)::int as n from tenants where id = any($1)', [
+                  tenants,
+                ]),
+              )
+            ).rows[0],
+          };
+      }
+    });
+    for (const seen of (await Promise.all(work)) as Record<string, unknown>[]) {
+      if (seen.kind === 'read') {
+        assert.deepEqual(seen.ids, [seen.tenantId]);
+        assert.equal(seen.role, TENANT_ROLE);
+      } else if (seen.kind === 'system') {
+        assert.equal(seen.n, 2);
+      } else {
+        assert.deepEqual({ role: seen.role, tenant: seen.tenant }, { role: ownRole, tenant: null });
+      }
+    }
+  });
+
   test('without a tenant set, the tenant role sees nothing', async () => {
     const seen = await db.transaction(async (tx) => {
       await tx.query(`select set_config('role', '${TENANT_ROLE}', true)`);

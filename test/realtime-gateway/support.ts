@@ -19,7 +19,7 @@ export const redisUrl = process.env.REDIS_URL;
 /** One deployment's backplane: every instance made from it shares one Redis prefix, or one in-memory broker and hub. */
 export interface Deployment {
   kind: 'memory' | 'redis';
-  backplane(): RealtimeBackplane;
+  backplane(): Promise<RealtimeBackplane>;
   cleanup(): Promise<void>;
 }
 
@@ -41,7 +41,7 @@ export function deployment(presenceTtlMs = 30_000): Deployment {
   const hub = new MemoryPresenceHub();
   return {
     kind: 'memory',
-    backplane() {
+    async backplane() {
       const instanceId = `inst_${randomUUID()}`;
       const pubsub = new MemoryPubSub(broker);
       const presence = new MemoryPresence({ instanceId, hub, clock: systemClock, ttlMs: presenceTtlMs });
@@ -84,7 +84,7 @@ export async function startInstance(options: InstanceOptions = {}): Promise<Inst
   const config = testConfig(options.config);
   const db = options.db ?? (await openDatabase(config, { inMemory: true }));
   const ownDeployment = options.deployment === undefined ? deployment() : undefined;
-  const backplane = (options.deployment ?? ownDeployment)?.backplane();
+  const backplane = await (options.deployment ?? ownDeployment)?.backplane();
   if (backplane === undefined) throw new Error('no backplane');
   await migrate(db, appMigrations());
   const app = await buildApp({

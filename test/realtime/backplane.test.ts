@@ -23,7 +23,7 @@ async function roundTrip(backplane: RealtimeBackplane): Promise<void> {
 
 describe('createRealtimeBackplane', () => {
   test('without REDIS_URL it runs in memory', async () => {
-    const backplane = createRealtimeBackplane({ redisUrl: undefined }, new ManualClock());
+    const backplane = await createRealtimeBackplane({ redisUrl: undefined }, new ManualClock());
     try {
       assert.equal(backplane.kind, 'memory');
       assert.match(backplane.instanceId, /^inst_/);
@@ -35,7 +35,7 @@ describe('createRealtimeBackplane', () => {
 
   test('with REDIS_URL it runs on Redis', { skip: skipFor('redis') }, async () => {
     const prefix = `svc-test:${randomUUID()}:`;
-    const backplane = createRealtimeBackplane({ redisUrl }, new ManualClock(), { redisPrefix: prefix });
+    const backplane = await createRealtimeBackplane({ redisUrl }, new ManualClock(), { redisPrefix: prefix });
     try {
       assert.equal(backplane.kind, 'redis');
       await roundTrip(backplane);

@@ -1,7 +1,5 @@
-import type { Redis } from 'ioredis';
 import type { Clock } from '../clock.ts';
 import type { JsonObject, PubSub, Unsubscribe } from '../realtime/index.ts';
-import { closeRedis } from '../realtime/redis-connection.ts';
 
 /** Addresses counted at once per instance: past it the least recently failing one is forgotten. */
 export const MAX_COUNTING = 100_000;
@@ -114,19 +112,4 @@ export class FailureLimiter {
     const oldest = map.keys().next();
     if (oldest.done !== true) map.delete(oldest.value);
   }
-}
-
-/** Failure counts in Redis: one key per address, expiring with its window. */
-export function redisFailureCounts(redis: Redis, prefix: string): SharedFailureCounts {
-  const script = `local n = redis.call('INCR', KEYS[1])
-if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-return {n, redis.call('PTTL', KEYS[1])}`;
-  return {
-    async add(address, windowMs) {
-      const answer = await redis.eval(script, 1, `${prefix}${address}`, windowMs);
-      const [count, leftMs] = Array.isArray(answer) ? answer.map(Number) : [0, 0];
-      return { count: count ?? 0, leftMs: Math.max(0, leftMs ?? 0) };
-    },
-    close: () => closeRedis(redis),
-  };
 }

@@ -1,21 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { PGlite, type Transaction } from '@electric-sql/pglite';
-import type { Database, Queryable, QueryResult } from './database.ts';
+import type { Database } from './database.ts';
+import { type PgliteThread, startPgliteThread } from './pglite-client.ts';
 import { isDataDir, seedFromTemplate, templateDir } from './pglite-template.ts';
-import { tenantSetup } from './tenant-tx.ts';
-
-function wrap(target: PGlite | Transaction): Queryable {
-  return {
-    async query<Row>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<Row>> {
-      const result = await target.query<Row>(sql, params as unknown[]);
-      return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
-    },
-    async exec(sql: string): Promise<void> {
-      await target.exec(sql);
-    },
-  };
-}
+import { SESSION_RESET, tenantSessionSetup } from './tenant-tx.ts';
 
 /** One data directory belongs to one process: a second process would corrupt it. */
 function acquireDirLock(dataDir: string): () => void {
@@ -44,12 +32,13 @@ function processAlive(pid: number): boolean {
 }
 
 /**
- * PostgreSQL's own default of 128 MB shared buffers is allocated and touched in the WebAssembly heap at
- * start, so it was resident memory of every embedded instance whether or not it held data. 16 MB holds
- * 2,048 pages, far more than a development database's hot set; pages beyond it are read back from the
- * files (through the OS page cache). Applies at each start: nothing is written to the data directory.
+ * Added to PGlite's own start parameters. PostgreSQL's default of 128 MB shared buffers is allocated and
+ * touched in the WebAssembly heap at start, so it was resident memory of every embedded instance whether
+ * or not it held data. 16 MB holds 2,048 pages, far more than a development database's hot set; pages
+ * beyond it are read back from the files (through the OS page cache). Applies at each start: nothing is
+ * written to the data directory.
  */
-const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
+const THREAD_OPTIONS = { startParams: ['-c', 'shared_buffers=16MB'], sessionReset: SESSION_RESET };
 
 /**
  * What a new data directory starts as (see pglite-template.ts): `prepare` runs once on a fresh database
@@ -63,20 +52,26 @@ export interface PgliteTemplate {
   cacheRoot?: string;
 }
 
-/** Embedded PostgreSQL. `dataDir` undefined = in memory (tests). */
-export async function openPglite(dataDir: string | undefined, template?: PgliteTemplate): Promise<Database> {
-  if (dataDir === undefined)
-    return databaseOf(await PGlite.create('memory://', { startParams: START_PARAMS }));
+/**
+ * Embedded PostgreSQL, on its own thread (see pglite-client.ts). `dataDir` undefined = in memory (tests).
+ * `template` may be given as a function: it is then called only when a new data directory is made.
+ */
+export async function openPglite(
+  dataDir: string | undefined,
+  templateOf?: PgliteTemplate | (() => Promise<PgliteTemplate>),
+): Promise<Database> {
+  if (dataDir === undefined) return databaseOf(await startPgliteThread('memory://', THREAD_OPTIONS));
   fs.mkdirSync(dataDir, { recursive: true });
   const release = acquireDirLock(dataDir);
   try {
     const pgdata = path.join(dataDir, 'pgdata');
     if (!isDataDir(pgdata)) {
+      const template = typeof templateOf === 'function' ? await templateOf() : templateOf;
       await seedFromTemplate(
         pgdata,
         templateDir(template?.key ?? 'initdb', template?.cacheRoot),
         async (dir) => {
-          const db = databaseOf(await PGlite.create(dir, { startParams: START_PARAMS }));
+          const db = databaseOf(await startPgliteThread(dir, THREAD_OPTIONS));
           try {
             await template?.prepare(db);
           } finally {
@@ -85,33 +80,25 @@ export async function openPglite(dataDir: string | undefined, template?: PgliteT
         },
       );
     }
-    return databaseOf(await PGlite.create(pgdata, { startParams: START_PARAMS }), release);
+    return databaseOf(await startPgliteThread(pgdata, THREAD_OPTIONS), release);
   } catch (error) {
     release();
     throw error;
   }
 }
 
-function databaseOf(pg: PGlite, release: () => void = () => {}): Database {
-  const root = wrap(pg);
+function databaseOf(pg: PgliteThread, release: () => void = () => {}): Database {
   let closed = false;
   const heldLocks = new Set<number>();
   const db: Database = {
     kind: 'pglite',
-    query: root.query,
-    exec: root.exec,
-    transaction: (fn, options) =>
-      pg.transaction(async (tx) => {
-        if (options?.setup !== undefined) await tx.exec(options.setup);
-        return fn(wrap(tx));
-      }),
-    // One in-process connection: a read is its own short transaction (no round trips to save).
-    tenantQuery: (tenantId, sql, params) =>
-      pg.transaction(async (tx) => {
-        await tx.exec(tenantSetup(tenantId));
-        return wrap(tx).query(sql, params);
-      }),
-    withAdvisoryLock: (_key, fn) => fn(root),
+    query: pg.query,
+    exec: pg.exec,
+    transaction: (fn, options) => pg.transaction(fn, options?.setup),
+    // One statement with no transaction around it, on a session made the tenant's (see pglite-host.js).
+    tenantQuery: async (tenantId, sql, params = []) =>
+      pg.tenantQuery({ id: tenantId, setup: tenantSessionSetup(tenantId) }, sql, params),
+    withAdvisoryLock: (_key, fn) => fn(pg),
     tryWithAdvisoryLock: async (key, fn) => {
       if (heldLocks.has(key)) return { acquired: false };
       heldLocks.add(key);

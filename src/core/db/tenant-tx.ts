@@ -21,6 +21,18 @@ export function tenantSetup(tenantId: string): string {
   return `select set_config('role', '${TENANT_ROLE}', true), set_config('svc.tenant_id', '${tenantId}', true)`;
 }
 
+/**
+ * `tenantSetup` for a whole session rather than one transaction: for a connection that runs one
+ * tenant's statements without transactions around them until it is made another's (or `SESSION_RESET`).
+ */
+export function tenantSessionSetup(tenantId: string): string {
+  if (!SAFE_TENANT_ID.test(tenantId)) throw new Error(`not a tenant id: ${JSON.stringify(tenantId)}`);
+  return `select set_config('role', '${TENANT_ROLE}', false), set_config('svc.tenant_id', '${tenantId}', false)`;
+}
+
+/** Undoes `tenantSessionSetup`: the session's own role again, and no tenant. */
+export const SESSION_RESET = `reset role; select set_config('svc.tenant_id', '', false)`;
+
 /** One transaction, run as `svc_tenant` with the tenant set: every query inside sees one tenant only. */
 export function tenantTx<T>(db: Database, scope: TenantScope, fn: (tx: Queryable) => Promise<T>): Promise<T> {
   let setup: string;

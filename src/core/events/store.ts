@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.ts';
-import type { Queryable } from '../db/database.ts';
+import type { Queryable, QueryResult } from '../db/database.ts';
 import { newId } from '../ids.ts';
 import type { EventBus } from './bus.ts';
 import type { TenantEvent, TraceMetadata } from './types.ts';
@@ -48,22 +48,41 @@ export class EventBatch {
 
 const EVENT_COLUMNS = 'insert into events (id, tenant_id, type, data, trace, created_at)';
 
+/** Adds a parameter to a statement being built and returns its placeholder (`$3`). */
+export type Bind = (value: unknown) => string;
+
 /**
- * The one `insert into events`: the rows of `events` (one tenant), with every writer's statement as a CTE
- * of the same statement, so the whole outbox is one round trip. One event binds plain values; several
- * bind arrays (unnest), which costs more to plan.
+ * A module's own data-modifying statement (`insert ... returning ...`), written with `bind` for its
+ * values, to run as a CTE of the statement that records its events (see `EventStore.writeWith`).
+ * PostgreSQL allows data-modifying CTEs only at the top level, so the CTEs the statement needs are
+ * given apart, as `[name, sql]` pairs in order; `events_written`, `own` and `w<n>` are taken.
+ */
+export type OwnStatement = (bind: Bind) => { with?: readonly (readonly [string, string])[]; sql: string };
+
+interface BuiltStatement {
+  sql: string;
+  params: unknown[];
+  writers: OutboxWriter[];
+}
+
+/**
+ * The one `insert into events`: the rows of `events` (one tenant), with every writer's statement, and
+ * the caller's `own` statement if any, as CTEs of the same statement, so the whole outbox is one round
+ * trip. One event binds plain values; several bind arrays (unnest), which costs more to plan.
  */
 function outboxStatement(
+  tenantId: string,
   events: readonly TenantEvent[],
   writers: readonly OutboxWriter[],
-): { sql: string; params: unknown[]; writers: OutboxWriter[] } {
+  own?: OwnStatement,
+): BuiltStatement {
   const params: unknown[] = [];
-  const bind = (value: unknown) => {
+  const bind: Bind = (value) => {
     params.push(value);
     return `$${params.length}`;
   };
+  const tenant = bind(tenantId);
   const [only] = events;
-  const tenant = bind(only?.tenantId);
   const rows =
     events.length === 1 && only !== undefined
       ? `values (${bind(only.id)}, ${tenant}, ${bind(only.type)}, ${bind(JSON.stringify(only.data))}::jsonb,
@@ -74,21 +93,46 @@ function outboxStatement(
                        ${bind(events.map((e) => JSON.stringify(e.trace)))}::jsonb[],
                        ${bind(events.map((e) => e.createdAt))}::timestamptz[])
                 as e(id, type, data, trace, created_at)`;
-  const parts: { writer: OutboxWriter; sql: string }[] = [];
-  for (const writer of writers) {
-    const sql = writer.statement(events, bind);
-    if (sql !== undefined) parts.push({ writer, sql });
+  const parts: { name: string; writer?: OutboxWriter; sql: string }[] = [];
+  if (events.length > 0) {
+    for (const writer of writers) {
+      const sql = writer.statement(events, bind);
+      if (sql !== undefined) parts.push({ name: `w${parts.length}`, writer, sql });
+    }
+  }
+  const helpers: (readonly [string, string])[] = [];
+  if (own !== undefined) {
+    const statement = own(bind);
+    helpers.push(...(statement.with ?? []));
+    parts.push({ name: 'own', sql: statement.sql });
   }
   if (parts.length === 0) return { sql: `${EVENT_COLUMNS} ${rows}`, params, writers: [] };
-  const ctes = parts.map((part, i) => `w${i} as (${part.sql})`).join(',\n');
+  const ctes = [
+    ...(events.length > 0 ? [`events_written as (${EVENT_COLUMNS} ${rows})`] : []),
+    ...helpers.map(([name, sql]) => `${name} as (${sql})`),
+    ...parts.map((part) => `${part.name} as (${part.sql})`),
+  ].join(',\n');
   const returned = parts
-    .map((_, i) => `coalesce((select jsonb_agg(to_jsonb(w${i})) from w${i}), '[]'::jsonb) as w${i}`)
+    .map((p) => `coalesce((select jsonb_agg(to_jsonb(${p.name})) from ${p.name}), '[]'::jsonb) as ${p.name}`)
     .join(', ');
   return {
-    sql: `with events_written as (${EVENT_COLUMNS} ${rows}),\n${ctes}\nselect ${returned}`,
+    sql: `with ${ctes}\nselect ${returned}`,
     params,
-    writers: parts.map((part) => part.writer),
+    writers: parts.flatMap((part) => (part.writer === undefined ? [] : [part.writer])),
   };
+}
+
+/** What to run once a written statement has committed: each writer's `committed`, with its rows. */
+function followUpsOf(
+  statement: BuiltStatement,
+  row: Record<string, Record<string, unknown>[]> | undefined,
+): (() => void)[] {
+  const followUps: (() => void)[] = [];
+  for (const [i, writer] of statement.writers.entries()) {
+    const returned = row?.[`w${i}`] ?? [];
+    if (writer.committed !== undefined) followUps.push(() => writer.committed?.(returned));
+  }
+  return followUps;
 }
 
 /**
@@ -100,15 +144,11 @@ export async function writeEvents(
   events: readonly TenantEvent[],
   writers: readonly OutboxWriter[],
 ): Promise<(() => void)[]> {
-  if (events.length === 0) return [];
-  const statement = outboxStatement(events, writers);
+  const [first] = events;
+  if (first === undefined) return [];
+  const statement = outboxStatement(first.tenantId, events, writers);
   const { rows } = await tx.query<Record<string, Record<string, unknown>[]>>(statement.sql, statement.params);
-  const followUps: (() => void)[] = [];
-  for (const [i, writer] of statement.writers.entries()) {
-    const returned = rows[0]?.[`w${i}`] ?? [];
-    if (writer.committed !== undefined) followUps.push(() => writer.committed?.(returned));
-  }
-  return followUps;
+  return followUpsOf(statement, rows[0]);
 }
 
 export interface NewEvent {
@@ -136,9 +176,41 @@ export class EventStore {
     items: readonly NewEvent[],
     batch: EventBatch,
   ): Promise<TenantEvent[]> {
+    const events = this.build(tenantId, items);
+    const followUps = await writeEvents(tx, events, this.writers());
+    batch.events.push(...events);
+    batch.followUps.push(...followUps);
+    return events;
+  }
+
+  /**
+   * A write that is one statement: `own` (the module's rows) with `items` as events of the tenant and
+   * every outbox writer's rows, all CTEs of one statement, which `run` executes. A single statement is
+   * atomic without a transaction around it, so `run` may be a tenant read path (`tenantRead`): one round
+   * trip for the whole write. `own` must fail (a constraint) rather than return nothing when the write
+   * is refused, since the events commit with it. Answers the rows `own` returned, as JSON values
+   * (`to_jsonb`: timestamps as text, numbers as numbers); the events join `batch`.
+   */
+  async writeWith<Row>(
+    tenantId: string,
+    items: readonly NewEvent[],
+    own: OwnStatement,
+    run: (sql: string, params: readonly unknown[]) => Promise<QueryResult<Record<string, unknown>>>,
+    batch: EventBatch,
+  ): Promise<Row[]> {
+    const events = this.build(tenantId, items);
+    const statement = outboxStatement(tenantId, events, this.writers(), own);
+    const { rows } = await run(statement.sql, statement.params);
+    const row = rows[0] as Record<string, Record<string, unknown>[]> | undefined;
+    batch.events.push(...events);
+    batch.followUps.push(...followUpsOf(statement, row));
+    return (row?.own ?? []) as Row[];
+  }
+
+  private build(tenantId: string, items: readonly NewEvent[]): TenantEvent[] {
     const createdAt = this.clock.now();
     const created = new Date(createdAt).toISOString();
-    const events = items.map(
+    return items.map(
       (item): TenantEvent => ({
         id: newId('event', createdAt),
         tenantId,
@@ -148,10 +220,6 @@ export class EventStore {
         trace: item.trace,
       }),
     );
-    const followUps = await writeEvents(tx, events, this.writers());
-    batch.events.push(...events);
-    batch.followUps.push(...followUps);
-    return events;
   }
 
   async insert(tx: Queryable, tenantId: string, event: NewEvent, batch: EventBatch): Promise<TenantEvent> {

@@ -6,8 +6,6 @@ import { MemoryPresence } from './memory-presence.ts';
 import { MemoryPubSub } from './memory-pubsub.ts';
 import { DEFAULT_PRESENCE_TTL_MS, type PresenceStore } from './presence.ts';
 import type { PubSub } from './pubsub.ts';
-import { RedisPresence } from './redis-presence.ts';
-import { RedisPubSub } from './redis-pubsub.ts';
 
 export interface RealtimeBackplane {
   kind: 'memory' | 'redis';
@@ -31,12 +29,15 @@ export interface BackplaneOptions {
   report?: ErrorReporter;
 }
 
-/** In-memory pub/sub and presence when REDIS_URL is unset (one instance), Redis-backed ones when set. */
-export function createRealtimeBackplane(
+/**
+ * In-memory pub/sub and presence when REDIS_URL is unset (one instance), Redis-backed ones when set (the
+ * Redis client is loaded only then).
+ */
+export async function createRealtimeBackplane(
   config: Pick<Config, 'redisUrl'>,
   clock: Clock,
   options: BackplaneOptions = {},
-): RealtimeBackplane {
+): Promise<RealtimeBackplane> {
   const instanceId = options.instanceId ?? `inst_${randomUUID()}`;
   const report = options.report ?? ignoreErrors;
   const ttlMs = options.presenceTtlMs ?? DEFAULT_PRESENCE_TTL_MS;
@@ -48,6 +49,10 @@ export function createRealtimeBackplane(
     presence = new MemoryPresence({ instanceId, clock, ttlMs, report });
     ready = async () => {};
   } else {
+    const [{ RedisPubSub }, { RedisPresence }] = await Promise.all([
+      import('./redis-pubsub.ts'),
+      import('./redis-presence.ts'),
+    ]);
     const prefix = options.redisPrefix ?? 'svc:';
     const url = config.redisUrl;
     const redisPubsub = new RedisPubSub({ url, prefix, instanceId, report });

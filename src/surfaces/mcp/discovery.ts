@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { Services } from '../../core/context.ts';
 import { WORKSPACE_TYPES } from '../../core/tenancy/roles.ts';
 import { isToolable, manifestEntryOf } from './catalog.ts';
-import { PROTOCOL_VERSIONS, SERVER_DESCRIPTION, SERVER_INFO } from './info.ts';
+import { protocolVersions, SERVER_DESCRIPTION, SERVER_INFO } from './info.ts';
 import { CONFIRM_POLICIES, DEFAULT_CONFIRM_POLICY } from './policy.ts';
 
 const Schema = Type.Object({}, { additionalProperties: true });
@@ -72,7 +72,7 @@ export async function mcpDiscoveryRoutes(app: FastifyInstance, services: Service
       endpoint: `${base}/mcp`,
       transport: 'streamable-http' as const,
       stateless: true,
-      protocolVersions: [...PROTOCOL_VERSIONS],
+      protocolVersions: await protocolVersions(),
       authentication: {
         scheme: 'bearer' as const,
         credentials: ['api_key', 'session_token'],

@@ -1,5 +1,3 @@
-import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
-
 /** Who the MCP server says it is, in `initialize`, `server/discover` and `/.well-known/mcp` alike. */
 export const SERVER_INFO = {
   name: 'svc',
@@ -17,4 +15,8 @@ export const SERVER_INSTRUCTIONS =
 
 /** The stateless 2026-07-28 revision first, then the 2025-era revisions served through `initialize`. */
 export const MODERN_PROTOCOL_VERSION = '2026-07-28';
-export const PROTOCOL_VERSIONS: readonly string[] = [MODERN_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS];
+/** Asks the SDK, loading it (it is not loaded at start: see exchange.ts). */
+export async function protocolVersions(): Promise<string[]> {
+  const { SUPPORTED_PROTOCOL_VERSIONS } = await import('@modelcontextprotocol/server');
+  return [MODERN_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS];
+}

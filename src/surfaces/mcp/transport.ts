@@ -1,8 +1,3 @@
-import {
-  createMcpHandler,
-  isLegacyRequest,
-  WebStandardStreamableHTTPServerTransport,
-} from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { tenantPrincipal } from '../../core/auth/principal.ts';
@@ -12,7 +7,7 @@ import { jsonProblem } from '../../core/http/json-safety.ts';
 import { securityFor } from '../../core/http/openapi.ts';
 import type { ToolCallScope } from './call-tool.ts';
 import { McpCaller } from './caller.ts';
-import { buildMcpServer } from './server.ts';
+import type { mcpExchange } from './exchange.ts';
 
 const ANSWER_TYPES = 'application/json, text/event-stream';
 
@@ -48,17 +43,15 @@ function parsedJson(body: unknown): { parsedBody?: unknown } {
  * 2025-era ones (`initialize`, then plain requests) to a one-shot Streamable HTTP transport.
  */
 export async function mcpTransportRoutes(app: FastifyInstance, services: Services) {
-  // The modern handler is built once; it finds each exchange's caller by the Request it is handed.
-  const scopes = new WeakMap<Request, ToolCallScope>();
-  const modern = createMcpHandler(
-    ({ requestInfo }) => {
-      const scope = requestInfo === undefined ? undefined : scopes.get(requestInfo);
-      if (scope === undefined) throw new Error('MCP exchange without a caller');
-      return buildMcpServer(scope);
-    },
-    { legacy: 'reject', responseMode: 'auto', onerror: (err) => app.log.debug({ err }, 'MCP exchange') },
-  );
-  app.addHook('onClose', () => modern.close());
+  // The SDK is loaded by the first MCP request (see exchange.ts).
+  let exchange: Promise<ReturnType<typeof mcpExchange>> | undefined;
+  const exchangeOnce = () => {
+    exchange ??= import('./exchange.ts').then((loaded) => loaded.mcpExchange(app.log));
+    return exchange;
+  };
+  app.addHook('onClose', async () => {
+    if (exchange !== undefined) await (await exchange).close();
+  });
 
   // The SDK parses the body, so its protocol errors (parse error, wrong media type) are JSON-RPC ones. A
   // message nested too deep, or holding text that cannot be stored, is refused first (400, like any body).
@@ -103,24 +96,7 @@ export async function mcpTransportRoutes(app: FastifyInstance, services: Service
       const caller = new McpCaller(services, principal, principal.tenantId);
       const scope: ToolCallScope = { services, request, caller };
       const web = webRequest(request, services.config.publicUrl);
-      const options = parsedJson(request.body);
-      let answer: Response;
-      if (await isLegacyRequest(web, options.parsedBody)) {
-        const transport = new WebStandardStreamableHTTPServerTransport({
-          sessionIdGenerator: undefined,
-          enableJsonResponse: true,
-        });
-        const server = buildMcpServer(scope);
-        await server.connect(transport);
-        try {
-          answer = await transport.handleRequest(web, options);
-        } finally {
-          await server.close();
-        }
-      } else {
-        scopes.set(web, scope);
-        answer = await modern.fetch(web, options);
-      }
+      const answer = await (await exchangeOnce()).answer(web, parsedJson(request.body), scope);
       return reply.send(answer);
     },
   );

@@ -240,30 +240,24 @@ describe('rooms module', () => {
     await setMax(13);
     assert.deepEqual(await stored(), []);
 
-    // 10 at once while the tenant's counter is busy: the 9 that wait are written in one transaction,
+    // 10 at once while the tenant's counter is busy: the 9 that wait are written in one statement,
     // each answered with its own room, each room with one room.created event traced to its request.
-    // Room-writing statements are watched (and the first one held) inside the app's own transactions.
+    // Room-writing statements are watched (and the first one held) as the app sends them.
     const roomWrites: unknown[] = [];
     let release = () => {};
     const busyCounter = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const transaction = t.db.transaction;
-    t.db.transaction = (fn, options) =>
-      transaction(
-        (tx) =>
-          fn({
-            ...tx,
-            async query(sql, params) {
-              if (sql.includes('insert into rooms')) {
-                roomWrites.push(params?.[1]);
-                if (roomWrites.length === 1) await busyCounter;
-              }
-              return tx.query(sql, params);
-            },
-          }),
-        options,
-      );
+    const isRoomIds = (value: unknown): boolean =>
+      Array.isArray(value) ? isRoomIds(value[0]) : typeof value === 'string' && value.startsWith('room_');
+    const tenantQuery = t.db.tenantQuery;
+    t.db.tenantQuery = async (tenantId, sql, params) => {
+      if (sql.includes('insert into rooms')) {
+        roomWrites.push(params?.find(isRoomIds));
+        if (roomWrites.length === 1) await busyCounter;
+      }
+      return tenantQuery(tenantId, sql, params);
+    };
     let first: Awaited<ReturnType<typeof call>>[];
     try {
       const answers = createAll(Array.from({ length: 10 }, (_, i) => ({ name: `r${i}` })));
@@ -274,7 +268,7 @@ describe('rooms module', () => {
       release();
       first = await answers;
     } finally {
-      t.db.transaction = transaction;
+      t.db.tenantQuery = tenantQuery;
     }
     assert.deepEqual(
       first.map((a) => a.statusCode),

@@ -1,7 +1,8 @@
 import type { Static } from 'typebox';
-import { inTenant, type ServiceContext } from '../../../core/context.ts';
+import { type ServiceContext, tenantWrite } from '../../../core/context.ts';
 import { PG_ERROR, pgErrorCode } from '../../../core/db/database.ts';
 import type { GroupWriter } from '../../../core/db/group-commit.ts';
+import type { OwnStatement } from '../../../core/events/store.ts';
 import { Conflict } from '../../../core/http/errors.ts';
 import { newId } from '../../../core/ids.ts';
 import type { CreateRoomInput, Room } from '../schema.ts';
@@ -15,40 +16,50 @@ interface QueuedCreate {
   maxRooms: number;
 }
 
-/** A group that would take the tenant past its maximum: its rooms are then created one by one. */
-class OverRoomLimit extends Error {}
-
 /**
- * The rooms of a group and the tenant's room count in one statement: the counter goes up by the group's
- * size only while that stays within the maximum, and the rooms are written only when it did.
- * One room binds plain values; several bind arrays (unnest), which costs more to plan.
+ * The rooms of a group and the tenant's room count, as one statement (with the rooms' events, see
+ * `tenantWrite`): the counter goes up by the group's size and records the maximum, and the
+ * `room_counts_within_max` check fails the whole statement when that passes it. One room binds plain
+ * values; several bind arrays (unnest), which costs more to plan.
  */
-function insertCountedSql(many: boolean): string {
-  const batch = many
-    ? `select * from unnest($2::text[], $3::text[], $4::jsonb[], $5::timestamptz[]) as b(id, name, metadata, at)`
-    : 'select $2::text as id, $3::text as name, $4::jsonb as metadata, $5::timestamptz as at';
-  return `
-with batch as (${batch}),
-counted as (
-  insert into room_counts (tenant_id, n) select $1, $6::int where $6::int <= $7::int
-  on conflict (tenant_id) do update set n = room_counts.n + excluded.n
-    where room_counts.n + excluded.n <= $7::int
-  returning n
-)
-insert into rooms (tenant_id, id, name, metadata, created_at, updated_at)
-select $1, b.id, b.name, b.metadata, b.at, b.at from batch b where exists (select 1 from counted)
-returning id`;
+function insertCounted(group: readonly QueuedCreate[], maxRooms: number): OwnStatement {
+  return (bind) => {
+    const [only] = group;
+    const tenant = bind(only?.ctx.tenantId);
+    const batch =
+      group.length === 1 && only !== undefined
+        ? `select ${bind(only.room.id)}::text as id, ${bind(only.room.name)}::text as name,
+                  ${bind(JSON.stringify(only.room.metadata))}::jsonb as metadata,
+                  ${bind(only.room.createdAt)}::timestamptz as at`
+        : `select * from unnest(${bind(group.map((c) => c.room.id))}::text[],
+                                ${bind(group.map((c) => c.room.name))}::text[],
+                                ${bind(group.map((c) => JSON.stringify(c.room.metadata)))}::jsonb[],
+                                ${bind(group.map((c) => c.room.createdAt))}::timestamptz[])
+                    as b(id, name, metadata, at)`;
+    const counted = `insert into room_counts (tenant_id, n, max_n)
+      values (${tenant}, ${bind(group.length)}::int, ${bind(maxRooms)}::int)
+      on conflict (tenant_id) do update set n = room_counts.n + excluded.n, max_n = excluded.max_n
+      returning n`;
+    return {
+      with: [
+        ['batch', batch],
+        ['counted', counted],
+      ],
+      sql: `insert into rooms (tenant_id, id, name, metadata, created_at, updated_at)
+            select ${tenant}, b.id, b.name, b.metadata, b.at, b.at from batch b
+             where exists (select 1 from counted)
+            returning id`,
+    };
+  };
 }
-const INSERT_ONE = insertCountedSql(false);
-const INSERT_GROUP = insertCountedSql(true);
 
 /** Creations in one tenant are group-committed: its room counter is a hot row (see `createRoom`). */
 const CREATE_WRITER: GroupWriter<QueuedCreate, NewRoom> = {
   writeGroup,
   writeOne,
-  // A group over the maximum, or with one id that exists (or twice), rolled back whole: its rooms are
-  // then created one by one, so only those that break a rule fail.
-  isolates: (error) => error instanceof OverRoomLimit || pgErrorCode(error)?.startsWith('23') === true,
+  // A group over the maximum, or with one id that exists (or twice), failed whole: its rooms are then
+  // created one by one, so only those that break a rule fail.
+  isolates: (error) => pgErrorCode(error)?.startsWith('23') === true,
 };
 
 /**
@@ -72,33 +83,19 @@ export async function createRoom(
 }
 
 /**
- * One transaction for a group of one tenant's creations (in `ctx` of the first): their events (with the
- * outbox) first, then the rooms with the count last, so the counter row stays locked only until the commit
- * that follows.
+ * One statement for a group of one tenant's creations (in `ctx` of the first): their events (with the
+ * outbox), the rooms and the count. It commits on its own, so the counter row is locked only while it runs.
  */
 async function writeGroup(group: readonly QueuedCreate[]): Promise<NewRoom[]> {
   const first = group[0];
   if (first === undefined) return [];
-  const { ctx, maxRooms } = first;
-  const many = group.length > 1;
-  const column = <T>(pick: (room: NewRoom) => T) =>
-    many ? group.map((c) => pick(c.room)) : pick(first.room);
-  return inTenant(ctx, async (tx, _emit, emitEach) => {
-    await emitEach(
-      group.map(({ ctx: by, room }) => ({ by, type: 'room.created', data: { roomId: room.id, room } })),
-    );
-    const { rows } = await tx.query(many ? INSERT_GROUP : INSERT_ONE, [
-      ctx.tenantId,
-      column((room) => room.id),
-      column((room) => room.name),
-      column((room) => JSON.stringify(room.metadata)),
-      column((room) => room.createdAt),
-      group.length,
-      maxRooms,
-    ]);
-    if (rows.length === 0) throw new OverRoomLimit();
-    return group.map((c) => c.room);
-  });
+  const rows = await tenantWrite<{ id: string }>(
+    first.ctx,
+    group.map(({ ctx: by, room }) => ({ by, type: 'room.created', data: { roomId: room.id, room } })),
+    insertCounted(group, first.maxRooms),
+  );
+  if (rows.length !== group.length) throw new Error(`${rows.length} of ${group.length} rooms written`);
+  return group.map((c) => c.room);
 }
 
 async function writeOne(create: QueuedCreate): Promise<NewRoom> {
@@ -107,7 +104,7 @@ async function writeOne(create: QueuedCreate): Promise<NewRoom> {
     if (room === undefined) throw new Error('room insert returned nothing');
     return room;
   } catch (error) {
-    if (error instanceof OverRoomLimit)
+    if (pgErrorCode(error) === PG_ERROR.checkViolation)
       throw new Conflict(`this tenant already has ${create.maxRooms} rooms, its configured maximum`);
     if (pgErrorCode(error) === PG_ERROR.uniqueViolation)
       throw new Conflict(`room ${create.room.id} already exists`);

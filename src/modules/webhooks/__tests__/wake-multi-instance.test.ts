@@ -40,7 +40,7 @@ async function instance(config: Config, db: Database, clock: Clock, workers: boo
     db,
     clock,
     workers,
-    realtime: { backplane: shared.backplane() },
+    realtime: { backplane: await shared.backplane() },
   });
   await app.ready();
   return { app, db, config, close: () => app.close() };

@@ -1,0 +1,135 @@
+import { Worker } from 'node:worker_threads';
+import type { Queryable, QueryResult } from './database.ts';
+
+/**
+ * The embedded database, run on its own thread (pglite-host.js): the main thread sends statements and
+ * awaits their answers, and serves HTTP and WebSocket traffic while PostgreSQL works. Statements outside a
+ * transaction are sent at once and queue in the worker, so the worker is never idle waiting for the next.
+ */
+export interface PgliteThread extends Queryable {
+  /** BEGIN; `setup`; fn's statements; COMMIT, or ROLLBACK when fn throws (with fn's error). */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>, setup?: string): Promise<T>;
+  /**
+   * One statement as tenant `tenant`, outside a transaction: `setup` makes the session the tenant's when
+   * the statement before was not the same tenant's (see pglite-host.js), `sessionReset` undoes it.
+   */
+  tenantQuery<Row>(
+    tenant: { id: string; setup: string },
+    sql: string,
+    params: readonly unknown[],
+  ): Promise<QueryResult<Row>>;
+  close(): Promise<void>;
+}
+
+interface Answer {
+  id: number;
+  result?: unknown;
+  error?: Record<string, unknown>;
+}
+
+/** PostgreSQL's error fields (`code`, `constraint`...) back on an Error, as the driver raised them. */
+function errorFrom(fields: Record<string, unknown>): Error {
+  const error = new Error(String(fields.message));
+  for (const [key, value] of Object.entries(fields)) {
+    if (key !== 'message' && key !== 'stack') Object.defineProperty(error, key, { value, enumerable: true });
+  }
+  return error;
+}
+
+export interface PgliteThreadOptions {
+  /** Added to PGlite's own start parameters. */
+  startParams: readonly string[];
+  /** Makes the session its owner's again after tenant statements (see `tenantQuery`). */
+  sessionReset: string;
+}
+
+/** Starts the thread and opens PGlite on `dataDir` (`memory://` for none). */
+export async function startPgliteThread(
+  dataDir: string,
+  options: PgliteThreadOptions,
+): Promise<PgliteThread> {
+  const worker = new Worker(new URL('./pglite-host.js', import.meta.url), {
+    workerData: { dataDir, startParams: options.startParams, sessionReset: options.sessionReset },
+    // Not the process's own flags (a loader such as tsx, `--input-type`): the thread runs one plain script.
+    execArgv: [],
+    // V8 grows a thread's young generation to tens of MiB under a steady stream of short-lived objects
+    // (here: every result's rows), all of it resident afterwards; 8 MiB costs the thread more frequent
+    // but smaller scavenges, and the process ~40 MiB less memory (docs/operations.md).
+    resourceLimits: { maxYoungGenerationSizeMb: 8 },
+  });
+  const waiting = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
+  let nextId = 1;
+  let nextTx = 1;
+  let stopped: Error | undefined;
+
+  await new Promise<void>((resolve, reject) => {
+    worker.once('message', (message: { ready: boolean; error?: Record<string, unknown> }) => {
+      if (message.ready) resolve();
+      else reject(errorFrom(message.error ?? { message: 'the embedded database did not start' }));
+    });
+    worker.once('error', reject);
+  });
+
+  worker.on('message', (answer: Answer) => {
+    const request = waiting.get(answer.id);
+    if (request === undefined) return;
+    waiting.delete(answer.id);
+    // Idle, the thread does not keep the process alive (an unclosed test database in-process did not).
+    if (waiting.size === 0) worker.unref();
+    if (answer.error !== undefined) request.reject(errorFrom(answer.error));
+    else request.resolve(answer.result);
+  });
+  const fail = (error: Error) => {
+    stopped = new Error(`the embedded database thread stopped: ${error.message}`, { cause: error });
+    for (const request of waiting.values()) request.reject(stopped);
+    waiting.clear();
+  };
+  worker.on('error', fail);
+  worker.on('exit', (code) => fail(new Error(`exit code ${code}`)));
+  worker.unref();
+
+  function send<T>(message: Record<string, unknown>): Promise<T> {
+    if (stopped !== undefined) return Promise.reject(stopped);
+    const id = nextId++;
+    return new Promise<T>((resolve, reject) => {
+      if (waiting.size === 0) worker.ref();
+      waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      worker.postMessage({ ...message, id });
+    });
+  }
+
+  function queryable(tx: number | undefined): Queryable {
+    return {
+      query: <Row>(sql: string, params: readonly unknown[] = []) =>
+        send<QueryResult<Row>>({ op: 'query', sql, params, tx }),
+      exec: (sql: string) => send<void>({ op: 'exec', sql, tx }),
+    };
+  }
+
+  let closing: Promise<void> | undefined;
+  return {
+    ...queryable(undefined),
+    async transaction<T>(fn: (tx: Queryable) => Promise<T>, setup?: string): Promise<T> {
+      const tx = nextTx++;
+      await send({ op: 'begin', tx, setup });
+      let result: T;
+      try {
+        result = await fn(queryable(tx));
+      } catch (error) {
+        await send({ op: 'rollback', tx }).catch(() => {});
+        throw error;
+      }
+      await send({ op: 'commit', tx });
+      return result;
+    },
+    tenantQuery: <Row>(tenant: { id: string; setup: string }, sql: string, params: readonly unknown[]) =>
+      send<QueryResult<Row>>({ op: 'tenantQuery', tenant: tenant.id, setup: tenant.setup, sql, params }),
+    close() {
+      closing ??= (async () => {
+        if (stopped === undefined) await send({ op: 'close' });
+        await worker.terminate();
+      })();
+      return closing;
+    },
+  };
+}
