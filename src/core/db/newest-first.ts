@@ -2,6 +2,9 @@ import { cursorNumber, decodeCursor, encodeCursor } from '../http/cursor.ts';
 import type { Database } from './database.ts';
 import { tenantRead } from './tenant-tx.ts';
 
+/** Rows of a page when the request names no limit. */
+export const DEFAULT_PAGE_LIMIT = 50;
+
 export interface NewestFirstQuery<Row> {
   /** `select <columns> from <table>`; the filters and the order follow it. */
   select: string;
@@ -9,8 +12,6 @@ export interface NewestFirstQuery<Row> {
   orderBy: string;
   /** The row's value of `orderBy`, for the next page's cursor. */
   keyOf(row: Row): number | string;
-  cursor: string | undefined;
-  limit: number;
   /** The list's own conditions, ANDed; `bind` binds a value and returns its placeholder. */
   filters(bind: (value: unknown) => string): string[];
 }
@@ -23,10 +24,12 @@ export interface NewestFirstQuery<Row> {
 export async function newestFirstPage<Row>(
   db: Database,
   tenantId: string,
+  input: { cursor?: string; limit?: number },
   query: NewestFirstQuery<Row>,
 ): Promise<{ page: Row[]; nextCursor: string | null }> {
-  const { limit, orderBy } = query;
-  const after = cursorNumber(decodeCursor(query.cursor)?.seq);
+  const { orderBy } = query;
+  const limit = input.limit ?? DEFAULT_PAGE_LIMIT;
+  const after = cursorNumber(decodeCursor(input.cursor)?.seq);
   const params: unknown[] = [limit + 1];
   const bind = (value: unknown) => `$${params.push(value)}`;
   const where: string[] = [];

@@ -10,12 +10,10 @@ export async function listAuctions(
   ctx: ServiceContext,
   input: Static<typeof ListAuctionsInput>,
 ): Promise<Static<typeof AuctionPage>> {
-  const { page, nextCursor } = await newestFirstPage<AuctionRow>(ctx.db, ctx.tenantId, {
+  const { page, nextCursor } = await newestFirstPage<AuctionRow>(ctx.db, ctx.tenantId, input, {
     select: `select ${AUCTION_COLUMNS} from auctions`,
     orderBy: 'list_seq',
     keyOf: (row) => row.list_seq,
-    cursor: input.cursor,
-    limit: input.limit ?? 50,
     filters: (bind) => {
       const where: string[] = [];
       if (input.status !== undefined) where.push(`status = ${bind(input.status)}`);

@@ -10,12 +10,10 @@ export async function listRooms(
   ctx: ServiceContext,
   input: Static<typeof ListRoomsInput>,
 ): Promise<Static<typeof RoomPage>> {
-  const { page, nextCursor } = await newestFirstPage<RoomRow>(ctx.db, ctx.tenantId, {
+  const { page, nextCursor } = await newestFirstPage<RoomRow>(ctx.db, ctx.tenantId, input, {
     select: `select ${ROOM_COLUMNS} from rooms r`,
     orderBy: 'r.seq',
     keyOf: (row) => row.seq,
-    cursor: input.cursor,
-    limit: input.limit ?? 50,
     filters: (bind) => {
       const where: string[] = [];
       const onlyRoom = roomLimit(ctx.principal);
