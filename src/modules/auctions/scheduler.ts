@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
-import type { Clock, Timer } from '../../core/clock.ts';
+import type { Clock } from '../../core/clock.ts';
 import type { ServiceContext } from '../../core/context.ts';
 import { systemTx } from '../../core/db/tenant-tx.ts';
 import { traceFrom } from '../../core/http/request-id.ts';
 import { newId } from '../../core/ids.ts';
 import type { ModuleHost } from '../../core/modules/hooks.ts';
+import { WakeLoop } from '../../core/modules/wake-loop.ts';
 import { settleDue } from './verbs/settle-due.ts';
 
 export interface SchedulerOptions {
@@ -34,10 +35,7 @@ const ERROR_BACKOFF_MS = 1000;
  */
 export class AuctionScheduler {
   readonly instanceId: string;
-  private running = false;
-  private ticking: Promise<void> | undefined;
-  private again = false;
-  private timer: Timer | undefined;
+  private readonly loop: WakeLoop;
   private readonly clock: Clock;
   private readonly maxPollMs: number;
   private readonly batch: number;
@@ -53,54 +51,36 @@ export class AuctionScheduler {
     this.tenantSet = options.tenantIds;
     this.instanceId =
       options.instanceId ?? `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+    this.loop = new WakeLoop({
+      clock: this.clock,
+      tick: () => this.tick(),
+      failed: (error) =>
+        this.host.log.error({ err: error }, 'auction scheduler: settling due auctions failed'),
+      errorBackoffMs: ERROR_BACKOFF_MS,
+    });
   }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.wake();
+    this.loop.start();
   }
 
   async stop(): Promise<void> {
-    this.running = false;
-    this.timer?.cancel();
-    this.timer = undefined;
-    await this.ticking;
+    await this.loop.stop();
   }
 
   /** Look now (a start or end moved). Calls coalesce. */
   wake(): void {
-    if (!this.running) return;
-    this.again = true;
-    if (this.ticking === undefined) this.ticking = this.loop();
+    this.loop.wake();
   }
 
   /** A wake here is enough: every instance's scheduler finds the new times on its next look anyway. */
   hasCapacity(): boolean {
-    return this.running;
+    return this.loop.running;
   }
 
   /** Resolves once no look is under way (tests). */
   async idle(): Promise<void> {
-    while (this.ticking !== undefined) await this.ticking;
-  }
-
-  private async loop(): Promise<void> {
-    await Promise.resolve();
-    try {
-      while (this.again && this.running) {
-        this.again = false;
-        try {
-          await this.tick();
-        } catch (error) {
-          this.host.log.error({ err: error }, 'auction scheduler: settling due auctions failed');
-          this.sleep(ERROR_BACKOFF_MS);
-          return;
-        }
-      }
-    } finally {
-      this.ticking = undefined;
-    }
+    await this.loop.idle();
   }
 
   private async tick(): Promise<void> {
@@ -108,24 +88,24 @@ export class AuctionScheduler {
     const due = await this.dueAuctions(now);
     let busy = false;
     for (const { tenantId, id } of due) {
-      if (!this.running) return;
+      if (!this.loop.running) return;
       const settled = await settleDue(this.context(tenantId), id);
       if (settled === 'busy') busy = true;
     }
-    if (!this.running || this.again) return;
+    if (!this.loop.running || this.loop.woken) return;
     if (due.length >= this.batch) {
-      this.again = true;
+      this.loop.lookAgain();
       return;
     }
-    if (busy) return this.sleep(BUSY_RETRY_MS);
+    if (busy) return this.loop.sleep(BUSY_RETRY_MS);
     const next = await this.nextDueAt();
     const delay = next === undefined ? this.maxPollMs : next - this.clock.now();
     // Already due (the clock moved while this look ran): look again at once rather than sleep.
     if (delay <= 0) {
-      this.again = true;
+      this.loop.lookAgain();
       return;
     }
-    this.sleep(Math.min(this.maxPollMs, delay));
+    this.loop.sleep(Math.min(this.maxPollMs, delay));
   }
 
   /** Across tenants: what is due to start or end at `now`, oldest first. */
@@ -165,11 +145,6 @@ export class AuctionScheduler {
 
   private tenants(): string[] | null {
     return this.tenantSet === undefined ? null : [...this.tenantSet];
-  }
-
-  private sleep(ms: number): void {
-    this.timer?.cancel();
-    this.timer = this.running ? this.clock.setTimeout(() => this.wake(), ms) : undefined;
   }
 
   /** The verb context of the scheduler's work in one tenant: no principal, origin `system`. */

@@ -1,8 +1,9 @@
 import type { ModuleRoom, RealtimeHost, RealtimeRoom } from '../../../core/realtime/contributions.ts';
 import { encodeFrame } from '../../../core/realtime/contributions.ts';
 import type { JsonObject } from '../../../core/realtime/index.ts';
+import { OrderedStream } from '../../../core/realtime/ordered-stream.ts';
 import { readLog, roomAuctions } from './log.ts';
-import { AuctionStream, type LoggedFrame, streamOf } from './stream.ts';
+import { LOG_PAGE, type LoggedFrame, streamOf } from './stream.ts';
 
 /** Reads a channel payload back: only this service publishes on it, so its fields are checked, not parsed. */
 function readFrame(payload: JsonObject): { auctionId: string; logged: LoggedFrame } | undefined {
@@ -19,25 +20,32 @@ function readFrame(payload: JsonObject): { auctionId: string; logged: LoggedFram
  */
 export function auctionRoom(host: RealtimeHost, room: RealtimeRoom): ModuleRoom {
   const { tenantId, roomId } = room;
-  const streams = new Map<string, AuctionStream>();
+  /** Each auction's frames in seq order, whatever order they arrive in (see OrderedStream). */
+  const streams = new Map<string, OrderedStream<LoggedFrame>>();
   /** Where each auction stood when this instance subscribed; auctions created later start at 1. */
   let known = new Map<string, number>();
 
-  const streamFor = (auctionId: string): AuctionStream => {
+  const streamFor = (auctionId: string): OrderedStream<LoggedFrame> => {
     let stream = streams.get(auctionId);
     if (stream === undefined) {
       const name = streamOf(auctionId);
-      stream = new AuctionStream((known.get(auctionId) ?? 0) + 1, {
-        readFrom: (from, limit) => readLog(host.systemContext(tenantId), auctionId, from, limit),
-        deliver: ({ seq, frame }) => {
-          const encoded = encodeFrame(frame as { type: string });
-          for (const m of room.members)
-            if (m.connection.may('auctions', 'auctions:read')) m.deliverInOrder(name, seq, encoded);
+      stream = new OrderedStream<LoggedFrame>(
+        {
+          seqOf: (logged) => logged.seq,
+          readFrom: (from, limit) => readLog(host.systemContext(tenantId), auctionId, from, limit),
+          deliver: ({ seq, frame }) => {
+            const encoded = encodeFrame(frame as { type: string });
+            for (const m of room.members)
+              if (m.connection.may('auctions', 'auctions:read')) m.deliverInOrder(name, seq, encoded);
+          },
+          pageSize: LOG_PAGE,
+          gapWaitMs: host.limits.gapWaitMs,
+          clock: host.clock,
+          report: host.report,
+          reportContext: 'realtime auction catch-up',
         },
-        gapWaitMs: host.limits.gapWaitMs,
-        clock: host.clock,
-        report: host.report,
-      });
+        (known.get(auctionId) ?? 0) + 1,
+      );
       streams.set(auctionId, stream);
     }
     return stream;

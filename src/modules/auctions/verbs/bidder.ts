@@ -1,35 +1,21 @@
 import type { Static } from 'typebox';
-import { actorOf } from '../../../core/auth/principal.ts';
 import type { ServiceContext } from '../../../core/context.ts';
 import type { Queryable } from '../../../core/db/database.ts';
-import { InvalidRequest } from '../../../core/http/errors.ts';
+import { ACTOR_ROW, sessionOrNamedActor } from '../../../core/tenancy/acting-actor.ts';
 import type { ActorInputSchema } from '../../../core/tenancy/actors.ts';
 import type { Actor } from '../rules.ts';
 
 export type NamedActor = Static<typeof ActorInputSchema>;
-
-const ACTOR_ROW = 'id::text as id, type, external_id as "externalId"';
 
 /**
  * The checks that need no database: a session token bids as its own actor (and may not name another),
  * an API key must name the actor it bids for. Returns the session's actor, if any.
  */
 export function checkBidder(ctx: ServiceContext, named: NamedActor | undefined): Actor | undefined {
-  const own = actorOf(ctx.principal);
-  if (own !== undefined) {
-    if (named !== undefined && named.id !== own.externalId) {
-      throw new InvalidRequest('a session token bids as its own actor', [
-        { field: '/body/actor', message: 'must be omitted with a session token', code: 'unexpected_actor' },
-      ]);
-    }
-    return { id: own.id, type: own.type, externalId: own.externalId };
-  }
-  if (named === undefined) {
-    throw new InvalidRequest('name the actor this bid is placed for', [
-      { field: '/body/actor', message: 'is required with an API key', code: 'required' },
-    ]);
-  }
-  return undefined;
+  return sessionOrNamedActor(ctx.principal, named, {
+    sessionVerb: 'bids',
+    namedFor: 'this bid is placed for',
+  });
 }
 
 /** The actors a group's API keys name, once each: what `WANTED_ACTORS_CTE` binds. */

@@ -2,12 +2,13 @@ import type { Static } from 'typebox';
 import { hasScope } from '../../../core/auth/principal.ts';
 import { inTenant, type ServiceContext } from '../../../core/context.ts';
 import { AppError } from '../../../core/http/errors.ts';
-import { type AuctionView, lockAuction, saveState, toAuction } from '../auction-row.ts';
+import { type AuctionView, lockAuction, toAuction } from '../auction-row.ts';
 import { recordChanges } from '../changes.ts';
 import { canTransition } from '../rules.ts';
 import type { CancelInput } from '../schema.ts';
 import { wrongStatus } from './auction-rules.ts';
 import { readAuction } from './get-auction.ts';
+import { saveTransition } from './lifecycle.ts';
 
 /** The scope that may cancel a live auction with bids (its bids are kept). */
 export const DESTRUCTIVE_SCOPE = 'auctions:admin';
@@ -20,7 +21,8 @@ export async function cancelAuction(
   await readAuction(ctx, input.auctionId);
   const now = ctx.clock.now();
   const auction = await inTenant(ctx, async (tx, _emit, emitEach) => {
-    const { row, state } = await lockAuction(tx, input.auctionId);
+    const loaded = await lockAuction(tx, input.auctionId);
+    const { row, state } = loaded;
     if (!canTransition(state.status, 'cancelled')) throw wrongStatus(row.id, state.status, 'be cancelled');
     if (
       state.status === 'live' &&
@@ -32,10 +34,11 @@ export async function cancelAuction(
         `auction ${row.id} is live with ${state.bidCount} bids: cancelling it needs ${DESTRUCTIVE_SCOPE}`,
       );
     }
-    const before = state.seq;
-    state.status = 'cancelled';
-    state.seq += 1;
-    const saved = await saveState(tx, row.id, before, state, now, { endedAt: now });
+    const saved = await saveTransition(tx, loaded, now, () => {
+      state.status = 'cancelled';
+      state.seq += 1;
+      return { endedAt: now };
+    });
     const view = toAuction(saved, now);
     await recordChanges(tx, ctx.tenantId, emitEach, [
       {

@@ -27,19 +27,38 @@ export async function checkRoomCapacity(
   }
 }
 
-/** Makes a locked auction live now: it ends `durationSeconds` later. Returns its `auction.started`. */
-export async function goLive(
+/** A change of a locked auction's status: its saved row and the event that tells of it. */
+type Transition = (
   tx: Queryable,
   ctx: ServiceContext,
   loaded: LoadedAuction,
   now: number,
-): Promise<{ row: AuctionRow; change: AuctionChange }> {
-  const { row, state } = loaded;
+) => Promise<{ row: AuctionRow; change: AuctionChange }>;
+
+/**
+ * Applies `change` to a locked auction's state (which moves its seq on) and saves it, with the time stamps
+ * `change` returns.
+ */
+export async function saveTransition(
+  tx: Queryable,
+  { row, state }: LoadedAuction,
+  now: number,
+  change: (state: AuctionState) => { startedAt?: number; endedAt?: number },
+): Promise<AuctionRow> {
   const before = state.seq;
-  state.status = 'live';
-  state.endsAt = now + row.duration_seconds * 1000;
-  state.seq += 1;
-  const saved = await saveState(tx, row.id, before, state, now, { startedAt: now });
+  const stamps = change(state);
+  return saveState(tx, row.id, before, state, now, stamps);
+}
+
+/** Makes a locked auction live now: it ends `durationSeconds` later. Returns its `auction.started`. */
+export const goLive: Transition = async (tx, ctx, loaded, now) => {
+  const { row, state } = loaded;
+  const saved = await saveTransition(tx, loaded, now, () => {
+    state.status = 'live';
+    state.endsAt = now + row.duration_seconds * 1000;
+    state.seq += 1;
+    return { startedAt: now };
+  });
   const auction = toAuction(saved, now);
   return {
     row: saved,
@@ -56,7 +75,7 @@ export async function goLive(
       },
     },
   };
-}
+};
 
 /** The `auction.ended` of a state the rules just ended. */
 export function endedChange(
@@ -84,15 +103,10 @@ export function endedChange(
 }
 
 /** Ends a locked live auction whose end has passed (the caller checked): sold or unsold. */
-export async function endDue(
-  tx: Queryable,
-  ctx: ServiceContext,
-  loaded: LoadedAuction,
-  now: number,
-): Promise<{ row: AuctionRow; change: AuctionChange }> {
-  const { row, state } = loaded;
-  const before = state.seq;
-  endAuction(state);
-  const saved = await saveState(tx, row.id, before, state, now, { endedAt: now });
-  return { row: saved, change: endedChange(ctx, row, state, now) };
-}
+export const endDue: Transition = async (tx, ctx, loaded, now) => {
+  const saved = await saveTransition(tx, loaded, now, (state) => {
+    endAuction(state);
+    return { endedAt: now };
+  });
+  return { row: saved, change: endedChange(ctx, loaded.row, loaded.state, now) };
+};

@@ -1,20 +1,14 @@
 import type { Static } from 'typebox';
 import { inTenant, type ServiceContext } from '../../../core/context.ts';
 import { InvalidRequest } from '../../../core/http/errors.ts';
-import {
-  AUCTION_COLUMNS,
-  type AuctionRow,
-  type AuctionView,
-  lockAuction,
-  toAuction,
-} from '../auction-row.ts';
-import { recordChanges } from '../changes.ts';
+import { type AuctionView, lockAuction } from '../auction-row.ts';
 import { canTransition } from '../rules.ts';
 import type { ScheduleInput } from '../schema.ts';
 import { wrongStatus } from './auction-rules.ts';
 import { auctionsConfig } from './config.ts';
 import { readAuction } from './get-auction.ts';
 import { checkRoomCapacity } from './lifecycle.ts';
+import { saveUpdate } from './save-update.ts';
 
 /** draft -> scheduled: the scheduler starts it at `startsAt` (given here, or set on the auction before). */
 export async function scheduleAuction(
@@ -39,29 +33,18 @@ export async function scheduleAuction(
       ]);
     }
     await checkRoomCapacity(tx, ctx, row.room_id, maxLivePerRoom);
-    const seq = state.seq + 1;
-    const { rows } = await tx.query<AuctionRow>(
-      `update auctions set status = 'scheduled', starts_at = $3, seq = $4, updated_at = $5
-        where id = $1 and seq = $2 and status = 'draft' returning ${AUCTION_COLUMNS}`,
-      [row.id, state.seq, startsAt, seq, new Date(now).toISOString()],
-    );
-    const updated = rows[0];
-    if (updated === undefined) throw new Error(`auction ${row.id} changed under its lock`);
-    const view = toAuction(updated, now);
-    await recordChanges(tx, ctx.tenantId, emitEach, [
+    return saveUpdate(
+      tx,
+      ctx,
+      emitEach,
+      { row, state },
       {
-        by: ctx,
-        type: 'auction.updated',
-        data: {
-          auctionId: row.id,
-          roomId: row.room_id,
-          seq,
-          auction: view,
-          changes: { status: 'scheduled' },
-        },
+        set: { status: 'scheduled', starts_at: startsAt },
+        changes: { status: 'scheduled' },
+        now,
+        whileStatus: 'draft',
       },
-    ]);
-    return view;
+    );
   });
   ctx.workers.wake('auctions');
   return auction;

@@ -1,18 +1,12 @@
 import type { Static } from 'typebox';
 import { inTenant, type ServiceContext } from '../../../core/context.ts';
-import {
-  AUCTION_COLUMNS,
-  type AuctionRow,
-  type AuctionView,
-  lockAuction,
-  toAuction,
-} from '../auction-row.ts';
-import { recordChanges } from '../changes.ts';
+import { type AuctionView, lockAuction } from '../auction-row.ts';
 import { isEditable } from '../rules.ts';
 import type { UpdateAuctionInput } from '../schema.ts';
 import { checkTerms, wrongStatus } from './auction-rules.ts';
 import { auctionsConfig } from './config.ts';
 import { readAuction } from './get-auction.ts';
+import { saveUpdate } from './save-update.ts';
 
 /** Edits an auction in draft or scheduled; a null removes an optional term. Metadata merges by key. */
 export async function updateAuction(
@@ -46,43 +40,31 @@ export async function updateAuction(
     checkTerms(next);
     if (state.status === 'scheduled' && next.startsAt === null)
       throw wrongStatus(auctionId, state.status, 'lose its start time (schedule it again from draft)');
-    const seq = state.seq + 1;
-    const { rows } = await tx.query<AuctionRow>(
-      `update auctions set title = $3, description = $4, currency = $5, starting_price = $6, reserve_price = $7,
-          buy_now_price = $8, increments = $9, starts_at = $10, duration_seconds = $11, soft_close = $12,
-          sudden_death = $13, published = $14, metadata = $15, seq = $16, updated_at = $17
-        where id = $1 and seq = $2 returning ${AUCTION_COLUMNS}`,
-      [
-        auctionId,
-        state.seq,
-        next.title,
-        next.description,
-        next.currency,
-        next.startingPrice,
-        next.reservePrice,
-        next.buyNowPrice,
-        JSON.stringify(next.increments),
-        next.startsAt,
-        next.durationSeconds,
-        JSON.stringify(next.softClose),
-        next.suddenDeath,
-        next.published,
-        JSON.stringify(next.metadata),
-        seq,
-        new Date(now).toISOString(),
-      ],
-    );
-    const updated = rows[0];
-    if (updated === undefined) throw new Error(`auction ${auctionId} changed under its lock`);
-    const view = toAuction(updated, now);
-    await recordChanges(tx, ctx.tenantId, emitEach, [
+    return saveUpdate(
+      tx,
+      ctx,
+      emitEach,
+      { row, state },
       {
-        by: ctx,
-        type: 'auction.updated',
-        data: { auctionId, roomId: row.room_id, seq, auction: view, changes: patch },
+        set: {
+          title: next.title,
+          description: next.description,
+          currency: next.currency,
+          starting_price: next.startingPrice,
+          reserve_price: next.reservePrice,
+          buy_now_price: next.buyNowPrice,
+          increments: JSON.stringify(next.increments),
+          starts_at: next.startsAt,
+          duration_seconds: next.durationSeconds,
+          soft_close: JSON.stringify(next.softClose),
+          sudden_death: next.suddenDeath,
+          published: next.published,
+          metadata: JSON.stringify(next.metadata),
+        },
+        changes: patch,
+        now,
       },
-    ]);
-    return view;
+    );
   });
   // A new start time moves the scheduler's next wake-up.
   if (patch.startsAt !== undefined) ctx.workers.wake('auctions');

@@ -1,13 +1,10 @@
 import type { Static } from 'typebox';
-import { actorOf } from '../../../core/auth/principal.ts';
 import type { ServiceContext } from '../../../core/context.ts';
 import type { Queryable } from '../../../core/db/database.ts';
-import { InvalidRequest } from '../../../core/http/errors.ts';
+import { ACTOR_ROW, sessionOrNamedActor } from '../../../core/tenancy/acting-actor.ts';
 import type { ActorInput, ActorView } from '../schema.ts';
 
 export type Actor = Static<typeof ActorView>;
-
-const ACTOR_ROW = 'id::text as id, type, external_id as "externalId"';
 
 /**
  * The checks of `actingActor` that need no database: a session token may not name another actor, an API
@@ -17,21 +14,10 @@ export function checkActingActor(
   ctx: ServiceContext,
   named: Static<typeof ActorInput> | undefined,
 ): Actor | undefined {
-  const own = actorOf(ctx.principal);
-  if (own !== undefined) {
-    if (named !== undefined && named.id !== own.externalId) {
-      throw new InvalidRequest('a session token acts as its own actor', [
-        { field: '/body/actor', message: 'must be omitted with a session token', code: 'unexpected_actor' },
-      ]);
-    }
-    return { id: own.id, type: own.type, externalId: own.externalId };
-  }
-  if (named === undefined) {
-    throw new InvalidRequest('name the actor this change is made as', [
-      { field: '/body/actor', message: 'is required with an API key', code: 'required' },
-    ]);
-  }
-  return undefined;
+  return sessionOrNamedActor(ctx.principal, named, {
+    sessionVerb: 'acts',
+    namedFor: 'this change is made as',
+  });
 }
 
 /**

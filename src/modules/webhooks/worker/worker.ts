@@ -5,6 +5,7 @@ import os from 'node:os';
 import type { Config } from '../../../config.ts';
 import type { Clock, Timer } from '../../../core/clock.ts';
 import type { Database } from '../../../core/db/database.ts';
+import { WakeLoop } from '../../../core/modules/wake-loop.ts';
 import type { SecretEncryption } from '../../../core/secrets/encryption.ts';
 import { type DestinationPolicy, destinationPolicy } from '../destinations.ts';
 import { readSecret } from '../endpoint-secrets.ts';
@@ -84,10 +85,7 @@ interface InFlight {
  */
 export class WebhookWorker {
   readonly instanceId: string;
-  private running = false;
-  private ticking: Promise<void> | undefined;
-  private again = false;
-  private timer: Timer | undefined;
+  private readonly loop: WakeLoop;
   private readonly inFlight = new Map<string, InFlight>();
   /** Deliveries whose request was answered while their outcome is being recorded (see ClaimOptions). */
   private readonly answered = new Set<string>();
@@ -119,6 +117,12 @@ export class WebhookWorker {
     this.policy = destinationPolicy(options.config);
     this.db = options.db;
     this.recorder = this.recorderOn(options.db);
+    this.loop = new WakeLoop({
+      clock: options.clock,
+      tick: () => this.tick(),
+      failed: (error) => this.log.error({ err: error }, 'webhook worker: claiming deliveries failed'),
+      errorBackoffMs: ERROR_BACKOFF_MS,
+    });
     const lookup = guardedLookup(this.policy, options.resolve ?? systemResolver);
     this.agents = {
       http: new http.Agent({ keepAlive: true, lookup }),
@@ -140,9 +144,7 @@ export class WebhookWorker {
   }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.wake();
+    this.loop.start();
   }
 
   /** On PostgreSQL the first tick opens connections of the worker's own (see Database.dedicated). */
@@ -155,9 +157,7 @@ export class WebhookWorker {
 
   /** Look for due deliveries now (call after committing new ones). Cheap; calls coalesce. */
   wake(): void {
-    if (!this.running) return;
-    this.again = true;
-    if (this.ticking === undefined) this.ticking = this.loop();
+    this.loop.wake();
   }
 
   /**
@@ -165,7 +165,7 @@ export class WebhookWorker {
    * the workers of other instances too.
    */
   hasCapacity(): boolean {
-    return this.running && this.capacity() > 0;
+    return this.loop.running && this.capacity() > 0;
   }
 
   /**
@@ -180,8 +180,8 @@ export class WebhookWorker {
 
   /** Resolves once nothing is being claimed or sent (tests; a newly due retry starts new work). */
   async idle(): Promise<void> {
-    while (this.ticking !== undefined || this.inFlight.size > 0) {
-      await Promise.allSettled([this.ticking, ...[...this.inFlight.values()].map((f) => f.done)]);
+    while (this.loop.ticking !== undefined || this.inFlight.size > 0) {
+      await Promise.allSettled([this.loop.ticking, ...[...this.inFlight.values()].map((f) => f.done)]);
     }
   }
 
@@ -191,10 +191,7 @@ export class WebhookWorker {
    * another instance retries them without waiting for the lease to expire.
    */
   async stop(options: { graceMs?: number } = {}): Promise<void> {
-    this.running = false;
-    this.timer?.cancel();
-    this.timer = undefined;
-    await this.ticking;
+    await this.loop.stop();
     const graceMs = options.graceMs ?? this.options.config.webhookTimeoutMs + 1000;
     if (this.inFlight.size > 0) {
       const all = Promise.allSettled([...this.inFlight.values()].map((f) => f.done));
@@ -218,30 +215,10 @@ export class WebhookWorker {
     await own?.close();
   }
 
-  /** Runs ticks while wakes keep arriving; `ticking` is cleared with no await in between, so none is lost. */
-  private async loop(): Promise<void> {
-    // Start after the caller's synchronous work: a burst of wakes coalesces, a test clock finishes moving.
-    await Promise.resolve();
-    try {
-      while (this.again && this.running) {
-        this.again = false;
-        try {
-          await this.tick();
-        } catch (error) {
-          this.log.error({ err: error }, 'webhook worker: claiming deliveries failed');
-          this.sleep(ERROR_BACKOFF_MS);
-          return;
-        }
-      }
-    } finally {
-      this.ticking = undefined;
-    }
-  }
-
   private async tick(): Promise<void> {
     const capacity = this.capacity();
     // Full: every attempt that finishes wakes the loop, and the longest sleep still applies.
-    if (capacity <= 0) return this.sleep(this.maxPollMs);
+    if (capacity <= 0) return this.loop.sleep(this.maxPollMs);
     await this.useOwnConnections();
     const result = await claimDue(this.db, {
       owner: this.instanceId,
@@ -253,23 +230,18 @@ export class WebhookWorker {
       answeredIds: [...this.answered],
     });
     for (const delivery of result.claimed) this.launch(delivery);
-    if (!this.running) return;
+    if (!this.loop.running) return;
     // Attempts finished or work was queued while claiming: claim again at once.
-    if (this.again) return;
+    if (this.loop.woken) return;
     if (result.contended) {
       // Another instance is draining the same backlog; share it instead of sleeping until the next poll.
-      this.sleep(CONTENDED_RETRY_MS);
+      this.loop.sleep(CONTENDED_RETRY_MS);
       return;
     }
     // The claim's own snapshot says when the next retry or lease expiry falls due.
     const delay =
       result.nextDueAt === undefined ? this.maxPollMs : result.nextDueAt - this.options.clock.now();
-    this.sleep(Math.min(this.maxPollMs, Math.max(1, delay)));
-  }
-
-  private sleep(ms: number): void {
-    this.timer?.cancel();
-    this.timer = this.running ? this.options.clock.setTimeout(() => this.wake(), ms) : undefined;
+    this.loop.sleep(Math.min(this.maxPollMs, Math.max(1, delay)));
   }
 
   private launch(delivery: ClaimedDelivery): void {
