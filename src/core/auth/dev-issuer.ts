@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
@@ -29,7 +30,7 @@ export async function loadDevIssuer(
   if (!fs.existsSync(file)) {
     if (!options.create) return undefined;
     const { privateKey } = await generateKeyPair(ALG, { extractable: true });
-    const jwk = { ...(await exportJWK(privateKey)), kid: `dev-${Date.now().toString(36)}`, alg: ALG };
+    const jwk = { ...(await exportJWK(privateKey)), kid: `dev-${randomBytes(6).toString('hex')}`, alg: ALG };
     fs.mkdirSync(dataDir, { recursive: true });
     // wx: two processes starting at once must not overwrite each other's key.
     try {

@@ -38,7 +38,7 @@ export class Identity {
     const { config, db, clock } = deps;
     const keyRing = new SessionKeyRing(db, deps.encryption, clock);
     await keyRing.load();
-    const revocations = new RevocationList(db, config.revocationPollMs, deps.onError);
+    const revocations = new RevocationList(db, clock, config.revocationPollMs, deps.onError);
     const apiKeys = new ApiKeyVerifier(db, clock);
     revocations.onApiKeyRevoked((keyId) => apiKeys.evict(keyId));
     const identity = new Identity(

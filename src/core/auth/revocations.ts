@@ -1,3 +1,4 @@
+import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import { systemTx } from '../db/tenant-tx.ts';
 
@@ -39,6 +40,8 @@ export class RevocationList {
 
   constructor(
     private readonly db: Database,
+    /** Revocation rows are timed on the app's clock (`revoked_at`, `expires_at`), and so is this list. */
+    private readonly clock: Clock,
     private readonly pollMs: number,
     private readonly onError: (error: unknown) => void,
   ) {}
@@ -110,7 +113,7 @@ export class RevocationList {
   }
 
   private async poll(trackGaps: boolean): Promise<void> {
-    const now = Date.now();
+    const now = this.clock.now();
     this.prune(now);
     const { rows } = await systemTx(this.db, (tx) =>
       tx.query<{
@@ -122,9 +125,9 @@ export class RevocationList {
         expires_at: Date | null;
       }>(
         `select seq, kind, tenant_id, subject, revoked_at, expires_at from credential_revocations
-          where (seq > $1 or seq = any($2::bigint[])) and (expires_at is null or expires_at > now())
+          where (seq > $1 or seq = any($2::bigint[])) and (expires_at is null or expires_at > $3::timestamptz)
           order by seq limit 10000`,
-        [this.lastSeq, [...this.gaps.keys()]],
+        [this.lastSeq, [...this.gaps.keys()], new Date(now).toISOString()],
       ),
     );
     for (const row of rows) {

@@ -74,7 +74,7 @@ export async function runtimeRoutes(
   const ConnectBody = connectBody(registry.names);
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   // A revocation matters until every token it voids has expired (the same bound as its row's expires_at).
-  const retainUntil = () => Date.now() + (config.sessionTtlSeconds + 60) * 1000;
+  const retainFor = (config.sessionTtlSeconds + 60) * 1000;
 
   typed.post(
     '/v1/runtime/connect',
@@ -159,20 +159,22 @@ export async function runtimeRoutes(
       const body = request.body;
       if (body.actorId !== undefined) {
         const actorId = body.actorId;
+        const at = clock.now();
         await tenantTx(db, { tenantId }, async (tx) => {
           const { rows } = await tx.query('select 1 from actors where id = $1', [actorId]);
           if (rows.length === 0) throw new NotFound('actor', actorId);
-          await recordRevocation(tx, tenantId, 'actor_sessions', actorId, config.sessionTtlSeconds);
+          await recordRevocation(tx, tenantId, 'actor_sessions', actorId, at, retainFor);
         });
-        identity.revocations.apply('actor_sessions', tenantId, actorId, clock.now(), retainUntil());
+        identity.revocations.apply('actor_sessions', tenantId, actorId, at, at + retainFor);
       } else if (body.sessionId !== undefined) {
         const sessionId = body.sessionId;
+        const at = clock.now();
         await tenantTx(db, { tenantId }, async (tx) => {
           const { rows } = await tx.query('select 1 from issued_sessions where id = $1', [sessionId]);
           if (rows.length === 0) throw new NotFound('session', sessionId);
-          await recordRevocation(tx, tenantId, 'session', sessionId, config.sessionTtlSeconds);
+          await recordRevocation(tx, tenantId, 'session', sessionId, at, retainFor);
         });
-        identity.revocations.apply('session', tenantId, sessionId, clock.now(), retainUntil());
+        identity.revocations.apply('session', tenantId, sessionId, at, at + retainFor);
       } else {
         throw new AppError('invalid_request', 'send sessionId or actorId');
       }
@@ -194,10 +196,11 @@ export async function runtimeRoutes(
     },
     async (request) => {
       const { sessionId, tenantId } = sessionOf(request.principal);
+      const at = clock.now();
       await tenantTx(db, { tenantId }, (tx) =>
-        recordRevocation(tx, tenantId, 'session', sessionId, config.sessionTtlSeconds),
+        recordRevocation(tx, tenantId, 'session', sessionId, at, retainFor),
       );
-      identity.revocations.apply('session', tenantId, sessionId, clock.now(), retainUntil());
+      identity.revocations.apply('session', tenantId, sessionId, at, at + retainFor);
       return { revoked: true as const };
     },
   );
@@ -212,13 +215,15 @@ async function recordRevocation(
   tenantId: string,
   kind: 'session' | 'actor_sessions',
   subject: string,
-  ttlSeconds: number,
+  /** When (the app's clock), and for how long the row matters (ms): revocation times are all on it. */
+  at: number,
+  retainForMs: number,
 ): Promise<void> {
   await tx.query(
-    `insert into credential_revocations (tenant_id, kind, subject, expires_at)
-     values ($1, $2, $3, now() + make_interval(secs => $4))
+    `insert into credential_revocations (tenant_id, kind, subject, revoked_at, expires_at)
+     values ($1, $2, $3, $4::timestamptz, $5::timestamptz)
      on conflict (tenant_id, kind, subject) do update
        set seq = default, revoked_at = excluded.revoked_at, expires_at = excluded.expires_at`,
-    [tenantId, kind, subject, ttlSeconds + 60],
+    [tenantId, kind, subject, new Date(at).toISOString(), new Date(at + retainForMs).toISOString()],
   );
 }

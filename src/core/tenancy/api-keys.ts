@@ -111,18 +111,19 @@ export async function listApiKeys(ctx: TenantContext): Promise<ApiKeyRecord[]> {
 export async function revokeApiKey(ctx: TenantContext, { keyId }: { keyId: string }): Promise<ApiKeyRecord> {
   const { tenantId } = ctx;
   return tenantTx(ctx.db, { tenantId }, async (tx) => {
+    const at = new Date(ctx.clock.now());
     const { rows } = await tx.query<ApiKeyRow>(
-      `update api_keys set revoked_at = coalesce(revoked_at, now()) where id = $1 returning ${COLUMNS}`,
-      [keyId],
+      `update api_keys set revoked_at = coalesce(revoked_at, $2::timestamptz) where id = $1 returning ${COLUMNS}`,
+      [keyId, at.toISOString()],
     );
     const row = rows[0];
     if (row === undefined) throw new NotFound('api key', keyId);
     // Instances re-read a cached key within a minute anyway (ApiKeyVerifier's cache TTL); the row only has to
     // outlive that, so the table does not grow with every key ever revoked.
     await tx.query(
-      `insert into credential_revocations (tenant_id, kind, subject, expires_at)
-       values ($1, 'api_key', $2, now() + interval '10 minutes')`,
-      [tenantId, keyId],
+      `insert into credential_revocations (tenant_id, kind, subject, revoked_at, expires_at)
+       values ($1, 'api_key', $2, $3::timestamptz, $3::timestamptz + interval '10 minutes')`,
+      [tenantId, keyId, at.toISOString()],
     );
     return toApiKey(row);
   });
