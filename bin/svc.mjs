@@ -7,8 +7,9 @@ import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
 
+/** The newest modification under `dir`, folders included (a deleted file changes its folder's time). */
 function newestChange(dir) {
-  let newest = 0;
+  let newest = fs.statSync(dir).mtimeMs;
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
     const changed = entry.isDirectory() ? newestChange(full) : fs.statSync(full).mtimeMs;
