@@ -55,7 +55,7 @@ async function run(label: string, env: Record<string, string | undefined>) {
     const inserts = await bareLoop(db, settings.connections, () =>
       db.query('insert into rooms (tenant_id, id, name, metadata) values ($1, $2, $3, $4)', [
         tenantId,
-        newId('room'),
+        newId('room', Date.now()),
         null,
         '{}',
       ]),

@@ -18,6 +18,7 @@ import { fork } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { systemClock } from '../src/core/clock.ts';
 import type { Database } from '../src/core/db/database.ts';
 import type { PacedResult, PacedRun } from './lib/paced-load.ts';
 import { withThrowawayDatabase } from './lib/throwaway-db.ts';
@@ -259,7 +260,8 @@ async function main(): Promise<void> {
     // Development settings: outside production loopback receivers are allowed (SSRF rules are off).
     const service = await startService({ SVC_ENV: 'development', ...env });
     try {
-      const owner = await resolveHostedUser(service.db, {
+      const system = { db: service.db, clock: systemClock };
+      const owner = await resolveHostedUser(system, {
         provider: DEV_ISSUER,
         subject: `bench-${Date.now()}`,
         email: undefined,
@@ -267,7 +269,7 @@ async function main(): Promise<void> {
         name: undefined,
       });
       const tenant = await createTenant(
-        service.db,
+        system,
         { name: 'bench', workspaceType: 'sandbox', ownerUserId: owner.id },
         tenantSetup(),
       );
@@ -301,7 +303,7 @@ async function main(): Promise<void> {
             await enqueueDeliveries(
               tx,
               {
-                id: newId('event'),
+                id: newId('event', Date.now()),
                 tenantId: tenant.id,
                 type: 'app.bench.backlog',
                 data: { n: done + k },

@@ -93,8 +93,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const modules = deps.modules ?? MODULES;
   // Checked before anything opens: SVC_RETENTION naming no declared rule stops start-up.
   const retention = activeRetention(retentionRules(modules), config.retention);
-  const app = createServer(config);
-  const encryption = deps.encryption ?? openEncryption(config);
+  const app = createServer(config, clock);
+  const encryption = deps.encryption ?? openEncryption(config, clock);
   // Before anything reads a stored secret: plain values (rows from before encryption) and values under
   // a rotated-out key are written again under the current key.
   const { encrypted } = await reencryptStoredSecrets(db, encryption, encryptedColumns(modules));

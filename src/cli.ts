@@ -2,6 +2,7 @@
 // database on its own thread while this one loads the service (see `main`).
 import path from 'node:path';
 import { type Config, ConfigError, DEFAULT_DATA_DIR, loadConfig } from './config.ts';
+import { systemClock } from './core/clock.ts';
 import type { Database } from './core/db/database.ts';
 import { migrate } from './core/db/migrations.ts';
 import { activeRetention, retentionRules } from './core/retention/rules.ts';
@@ -184,7 +185,12 @@ async function printOpenApi(config: Config): Promise<number> {
   const { createRuntime } = await import('./runtime.ts');
   // A throwaway database and a throwaway key: nothing is written to SVC_DATA_DIR.
   const runtime = await createRuntime(
-    { ...config, logLevel: 'silent', databaseUrl: undefined, encryptionKeys: parseKeyList(newKeyEntry()) },
+    {
+      ...config,
+      logLevel: 'silent',
+      databaseUrl: undefined,
+      encryptionKeys: parseKeyList(newKeyEntry(systemClock.now())),
+    },
     { inMemory: true },
   );
   try {
@@ -204,7 +210,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   // Needs no configuration: making the key production requires must work before it is set.
   if (command === 'encryption-key') {
-    process.stdout.write(`${newKeyEntry()}\n`);
+    process.stdout.write(`${newKeyEntry(systemClock.now())}\n`);
     return 0;
   }
   let config: Config;

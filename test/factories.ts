@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { tenantSetup } from '../src/app.ts';
 import { DEV_ISSUER, signDevToken } from '../src/core/auth/dev-issuer.ts';
+import { systemClock } from '../src/core/clock.ts';
 import type { Database } from '../src/core/db/database.ts';
 import { createApiKey as createKeyVerb } from '../src/core/tenancy/api-keys.ts';
 import type { WorkspaceType } from '../src/core/tenancy/roles.ts';
@@ -34,7 +35,8 @@ export async function createTestTenant(
   options: { workspaceType?: WorkspaceType; name?: string } = {},
 ): Promise<TestTenant> {
   const ownerSub = `owner-${randomUUID()}`;
-  const owner = await resolveHostedUser(t.db, {
+  const system = { db: t.db, clock: t.app.services.clock };
+  const owner = await resolveHostedUser(system, {
     provider: DEV_ISSUER,
     subject: ownerSub,
     email: `${ownerSub}@example.test`,
@@ -42,7 +44,7 @@ export async function createTestTenant(
     name: 'Owner',
   });
   const tenant = await createTenant(
-    t.db,
+    system,
     {
       name: options.name ?? 'Test tenant',
       workspaceType: options.workspaceType ?? 'sandbox',
@@ -119,7 +121,8 @@ export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
  */
 export async function createTenantOn(db: Database, name = 'test tenant'): Promise<string> {
   const subject = `owner-${randomUUID()}`;
-  const owner = await resolveHostedUser(db, {
+  const system = { db, clock: systemClock };
+  const owner = await resolveHostedUser(system, {
     provider: 'tests',
     subject,
     email: `${subject}@example.test`,
@@ -127,7 +130,7 @@ export async function createTenantOn(db: Database, name = 'test tenant'): Promis
     name: 'Owner',
   });
   const tenant = await createTenant(
-    db,
+    system,
     { name, workspaceType: 'sandbox', ownerUserId: owner.id },
     tenantSetup(),
   );

@@ -36,7 +36,7 @@ export async function startService(env: Record<string, string | undefined> = {})
   const config = loadConfig({
     SVC_ENV: 'production',
     LOG_LEVEL: 'warn',
-    SVC_ENCRYPTION_KEY: newKeyEntry(),
+    SVC_ENCRYPTION_KEY: newKeyEntry(Date.now()),
     ...env,
     HOST: '127.0.0.1',
     PORT: '0',

@@ -8,7 +8,8 @@ import { resolveHostedUser } from '../../src/core/tenancy/users.ts';
 
 /** A fresh tenant with every module enabled and an all-scopes API key, made through the real verbs. */
 export async function createBenchTenant(db: Database): Promise<{ tenantId: string; apiKey: string }> {
-  const owner = await resolveHostedUser(db, {
+  const system = { db, clock: systemClock };
+  const owner = await resolveHostedUser(system, {
     provider: DEV_ISSUER,
     subject: `bench-${Date.now()}-${Math.random().toString(36).slice(2)}`,
     email: undefined,
@@ -16,7 +17,7 @@ export async function createBenchTenant(db: Database): Promise<{ tenantId: strin
     name: undefined,
   });
   const tenant = await createTenant(
-    db,
+    system,
     { name: 'bench', workspaceType: 'sandbox', ownerUserId: owner.id },
     tenantSetup(),
   );

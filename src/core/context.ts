@@ -38,6 +38,9 @@ export interface Services {
 /** What core's tenant-scoped verbs (keys, team) need of a context: a `ServiceContext` fits as it is. */
 export type TenantContext = Pick<ServiceContext, 'db' | 'tenantId' | 'clock'>;
 
+/** What core's verbs outside any tenant (creating a tenant, resolving a console user) need. */
+export type SystemContext = Pick<ServiceContext, 'db' | 'clock'>;
+
 export type Origin = 'api' | 'console' | 'realtime' | 'mcp' | 'system';
 
 /** One call of a verb: who, for which tenant, from where. */

@@ -68,7 +68,8 @@ function encode(time: number, random: Uint8Array): string {
   return out;
 }
 
-export function newIdSuffix(now: number = Date.now()): string {
+/** The id's time part is `now`, the caller's clock (the app's injectable one): ids never read the wall clock. */
+export function newIdSuffix(now: number): string {
   if (now <= lastTime && incrementRandom(lastRandom)) {
     return encode(lastTime, lastRandom);
   }
@@ -77,7 +78,7 @@ export function newIdSuffix(now: number = Date.now()): string {
   return encode(lastTime, lastRandom);
 }
 
-export function newId(kind: IdKind, now?: number): string {
+export function newId(kind: IdKind, now: number): string {
   return `${ID_PREFIXES[kind]}_${newIdSuffix(now)}`;
 }
 

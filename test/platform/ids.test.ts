@@ -7,7 +7,7 @@ const KINDS = Object.keys(ID_PREFIXES) as IdKind[];
 describe('prefix ids', () => {
   test('format: <prefix>_<26 lowercase Crockford base32>, URL-safe', () => {
     for (const kind of KINDS) {
-      const id = newId(kind);
+      const id = newId(kind, Date.now());
       assert.match(id, new RegExp(`^${ID_PREFIXES[kind]}_[0-9a-hjkmnp-tv-z]{26}$`));
       assert.equal(encodeURIComponent(id), id);
       assert.ok(isId(kind, id), `${id} is a valid ${kind} id`);
@@ -21,7 +21,7 @@ describe('prefix ids', () => {
   });
 
   test('validation refuses wrong prefix, length, alphabet and overflow', () => {
-    const good = newId('tenant');
+    const good = newId('tenant', Date.now());
     const suffix = good.slice('ten_'.length);
     const refused: unknown[] = [
       `usr_${suffix}`,
@@ -78,7 +78,7 @@ describe('prefix ids', () => {
   test('unique over many', () => {
     const count = 100_000;
     const seen = new Set<string>();
-    for (let i = 0; i < count; i++) seen.add(newId('webhookDelivery'));
+    for (let i = 0; i < count; i++) seen.add(newId('webhookDelivery', Date.now()));
     assert.equal(seen.size, count);
   });
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { Ajv } from 'ajv';
+import { systemClock } from '../../src/core/clock.ts';
 import { createServer } from '../../src/core/http/server.ts';
 import { testConfig } from '../helper.ts';
 
@@ -17,7 +18,7 @@ after(() => {
 });
 
 test('a route’s schemas compile on its first request, not at start-up, and then validate and serialize as declared', async () => {
-  const app = createServer(testConfig({ logLevel: 'silent' }));
+  const app = createServer(testConfig({ logLevel: 'silent' }), systemClock);
   const schema = {
     querystring: { type: 'object', properties: { n: { type: 'integer' } }, additionalProperties: false },
     response: { 200: { type: 'object', properties: { n: { type: 'integer' } } } },

@@ -96,14 +96,14 @@ describe('row-level security guard', () => {
     await assert.rejects(
       tenantTx(db, { tenantId: a }, (tx) =>
         tx.query(`insert into tenants (id, name, workspace_type) values ($1, 'forged', 'sandbox')`, [
-          newId('tenant'),
+          newId('tenant', Date.now()),
         ]),
       ),
       /row-level security/,
     );
     await assert.rejects(
       tenantTx(db, { tenantId: a }, (tx) =>
-        tx.query(`update tenants set id = $1 where id = $2`, [newId('tenant'), a]),
+        tx.query(`update tenants set id = $1 where id = $2`, [newId('tenant', Date.now()), a]),
       ),
       /row-level security/,
     );

@@ -80,4 +80,22 @@ describe('module seams', () => {
     }
     assert.deepEqual(casts, []);
   });
+
+  test('time comes from the injectable clock: no wall-clock reads in src outside core/clock.ts', () => {
+    const reads: string[] = [];
+    for (const file of sourceFiles(SRC)) {
+      if (
+        relative(file) === path.join('core', 'clock.ts') ||
+        file.includes(`${path.sep}__tests__${path.sep}`)
+      )
+        continue;
+      const lines = fs.readFileSync(file, 'utf8').split('\n');
+      for (const [i, line] of lines.entries()) {
+        if (/\bDate\.now\(|new Date\(\)|performance\.timeOrigin/.test(line)) {
+          reads.push(`${relative(file)}:${i + 1}: ${line.trim()}`);
+        }
+      }
+    }
+    assert.deepEqual(reads, []);
+  });
 });

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { decodeProtectedHeader, exportJWK, generateKeyPair, jwtVerify } from 'jose';
 import { SIGNING_KEY_SECRET } from '../../src/core/auth/signing-keys.ts';
+import { systemClock } from '../../src/core/clock.ts';
 import {
   AesGcmEncryption,
   openEncryption,
@@ -99,20 +100,20 @@ describe('encryption of secrets at rest (AES-256-GCM, key ids, rotation)', () =>
   test('outside production without SVC_ENCRYPTION_KEY: one key generated in SVC_DATA_DIR (0600) and reused', () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-key-'));
     try {
-      const first = openEncryption({ env: 'development', dataDir, encryptionKeys: undefined });
+      const first = openEncryption({ env: 'development', dataDir, encryptionKeys: undefined }, systemClock);
       const file = path.join(dataDir, DATA_DIR_KEY_FILE);
       assert.equal(fs.statSync(file).mode & 0o777, 0o600, 'only the owner reads the key file');
       const stored = first.encrypt('kept', context);
-      const again = openEncryption({ env: 'development', dataDir, encryptionKeys: undefined });
+      const again = openEncryption({ env: 'development', dataDir, encryptionKeys: undefined }, systemClock);
       assert.equal(again.currentKeyId, first.currentKeyId);
       assert.equal(again.decrypt(stored, context), 'kept', 'the next start reads what the last one wrote');
       assert.throws(
-        () => openEncryption({ env: 'production', dataDir, encryptionKeys: undefined }),
+        () => openEncryption({ env: 'production', dataDir, encryptionKeys: undefined }, systemClock),
         /SVC_ENCRYPTION_KEY is required when SVC_ENV=production/,
       );
       // Tests get their key from the configuration: no file.
       const testsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-key-'));
-      openEncryption(testConfig({ dataDir: testsDir }));
+      openEncryption(testConfig({ dataDir: testsDir }), systemClock);
       assert.deepEqual(fs.readdirSync(testsDir), []);
       fs.rmSync(testsDir, { recursive: true, force: true });
     } finally {

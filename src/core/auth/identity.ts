@@ -1,5 +1,6 @@
 import type { Config } from '../../config.ts';
 import type { Clock } from '../clock.ts';
+import type { SystemContext } from '../context.ts';
 import type { Database } from '../db/database.ts';
 import { AppError } from '../http/errors.ts';
 import type { PubSub } from '../realtime/index.ts';
@@ -22,7 +23,7 @@ export class Identity {
     readonly keyRing: SessionKeyRing,
     readonly revocations: RevocationList,
     readonly failures: FailureLimiter,
-    private readonly db: Database,
+    private readonly system: SystemContext,
   ) {}
 
   static async create(deps: {
@@ -53,7 +54,7 @@ export class Identity {
         clock,
         deps.sharedFailures === undefined ? undefined : { ...deps.sharedFailures, report: deps.onError },
       ),
-      db,
+      { db, clock },
     );
     await revocations.start();
     await identity.failures.start();
@@ -76,7 +77,7 @@ export class Identity {
         return this.sessions.verify(credential);
       case 'hosted_user': {
         const verified = await this.hosted.verify(credential);
-        const user = await resolveHostedUser(this.db, verified);
+        const user = await resolveHostedUser(this.system, verified);
         return { kind: 'hosted_user', tenantId: undefined, userId: user.id, scopes: [] };
       }
       case 'product':

@@ -106,7 +106,7 @@ export async function runtimeRoutes(
       await enablement.assertEnabled(tenantId, body.modules);
       // The session is recorded with its actor in one transaction, so only ids this tenant issued can be
       // revoked by id; the token is signed after.
-      const sessionId = newId('session');
+      const sessionId = newId('session', clock.now());
       const expiresAt = Math.floor(clock.now() / 1000) + config.sessionTtlSeconds;
       const actor = await tenantTx(db, { tenantId }, async (tx) => {
         const upserted = await upsertActor(tx, tenantId, body.actor);

@@ -117,8 +117,8 @@ export class SessionTokens {
 
   async mint(grant: SessionGrant): Promise<MintedSession> {
     const key = this.keys.signingKey();
-    const jti = grant.jti ?? newId('session');
     const issuedAtMs = this.clock.now();
+    const jti = grant.jti ?? newId('session', issuedAtMs);
     const issuedAt = Math.floor(issuedAtMs / 1000);
     const expiresAt = issuedAt + grant.ttlSeconds;
     const claims: SessionClaims = {

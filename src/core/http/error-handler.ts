@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
+import type { Clock } from '../clock.ts';
 import { newId } from '../ids.ts';
 import { AppError, type ErrorDetail } from './errors.ts';
 
@@ -87,28 +88,30 @@ export function errorBody(error: AppError, requestId: string) {
  * Requests Node's HTTP parser refuses before any route runs (headers over the limit, a malformed request
  * line, a request that took too long to arrive) get the API's error body too, then the connection closes.
  */
-export function clientErrorHandler(error: Error & { code?: string }, socket: Duplex): void {
-  if (error.code === 'ECONNRESET' || !socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const refusal =
-    error.code === 'HPE_HEADER_OVERFLOW'
-      ? new AppError('headers_too_large', 'the request headers are larger than the server accepts (16 KiB)')
-      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? new AppError('request_timeout', 'the request did not arrive in time')
-        : new AppError('invalid_request', 'the request is not valid HTTP');
-  const requestId = newId('request');
-  const body = JSON.stringify(errorBody(refusal, requestId));
-  socket.end(
-    `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status] ?? 'Error'}\r\n` +
-      'Content-Type: application/json; charset=utf-8\r\n' +
-      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-      `x-request-id: ${requestId}\r\n` +
-      'Connection: close\r\n\r\n' +
-      body,
-  );
-}
+export const clientErrorHandler =
+  (clock: Clock) =>
+  (error: Error & { code?: string }, socket: Duplex): void => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const refusal =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? new AppError('headers_too_large', 'the request headers are larger than the server accepts (16 KiB)')
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? new AppError('request_timeout', 'the request did not arrive in time')
+          : new AppError('invalid_request', 'the request is not valid HTTP');
+    const requestId = newId('request', clock.now());
+    const body = JSON.stringify(errorBody(refusal, requestId));
+    socket.end(
+      `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status] ?? 'Error'}\r\n` +
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        `x-request-id: ${requestId}\r\n` +
+        'Connection: close\r\n\r\n' +
+        body,
+    );
+  };
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
   if (error.status >= 500) request.log.error({ err: error.cause ?? error }, 'request failed');

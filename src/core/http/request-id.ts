@@ -3,10 +3,10 @@ import { randomHex } from '../random.ts';
 
 const ACCEPTABLE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Keep a caller's X-Request-Id when it is sane, else mint `req_...`. */
-export function requestIdFrom(header: string | string[] | undefined): string {
+/** Keep a caller's X-Request-Id when it is sane, else mint `req_...` at `now`. */
+export function requestIdFrom(header: string | string[] | undefined, now: number): string {
   const value = Array.isArray(header) ? header[0] : header;
-  return value !== undefined && ACCEPTABLE_REQUEST_ID.test(value) ? value : newId('request');
+  return value !== undefined && ACCEPTABLE_REQUEST_ID.test(value) ? value : newId('request', now);
 }
 
 export interface TraceContext {

@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
 import type { Config } from '../../config.ts';
+import type { Clock } from '../clock.ts';
 import { clientErrorHandler, sendError, toAppError } from './error-handler.ts';
 import { InvalidRequest, ServiceUnavailable } from './errors.ts';
 import { jsonProblem, textProblem } from './json-safety.ts';
@@ -60,13 +61,13 @@ function installStorableInput(app: FastifyInstance): void {
  * The Fastify instance every route is registered on: request ids, JSON-only bodies, trace context on
  * demand, and the service's 503 for requests that arrive while it shuts down.
  */
-export function createServer(config: Config): FastifyInstance {
+export function createServer(config: Config, clock: Clock): FastifyInstance {
   const app = Fastify({
     logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
     bodyLimit: config.bodyLimitBytes,
     // `request.ip` is the X-Forwarded-For client only behind the proxies SVC_TRUST_PROXY names.
     trustProxy: config.trustProxy.length === 0 ? false : config.trustProxy,
-    genReqId: (req) => requestIdFrom(req.headers['x-request-id']),
+    genReqId: (req) => requestIdFrom(req.headers['x-request-id'], clock.now()),
     logController: new LogController({
       requestIdLogLabel: 'requestId',
       disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace',
@@ -74,7 +75,7 @@ export function createServer(config: Config): FastifyInstance {
     // Refused during shutdown by the hook below, so the 503 has the service's error shape.
     return503OnClosing: false,
     schemaController: { compilersFactory: { buildSerializer: serializeOnFirstUse } },
-    clientErrorHandler,
+    clientErrorHandler: clientErrorHandler(clock),
     // Errors of the router itself (a bad percent-encoding, an over-long path segment) in the API's shape.
     frameworkErrors: (error, request, reply) => {
       sendError(request, reply, toAppError(error));

@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Config } from '../../config.ts';
+import type { Clock } from '../clock.ts';
 import { DATA_DIR_KEY_FILE, dataDirKeys, type EncryptionKey } from './keys.ts';
 
 /**
@@ -104,10 +105,16 @@ function additionalData(keyId: string, context: string): Buffer {
  * The app's encryption: `SVC_ENCRYPTION_KEY` when set (production requires it; `loadConfig` refuses to start
  * without), otherwise the key kept in `SVC_DATA_DIR/encryption-key`, created on first start.
  */
-export function openEncryption(config: Pick<Config, 'env' | 'dataDir' | 'encryptionKeys'>): AesGcmEncryption {
+export function openEncryption(
+  config: Pick<Config, 'env' | 'dataDir' | 'encryptionKeys'>,
+  clock: Clock,
+): AesGcmEncryption {
   if (config.encryptionKeys !== undefined) return new AesGcmEncryption(config.encryptionKeys);
   if (config.env === 'production') {
     throw new Error('SVC_ENCRYPTION_KEY is required when SVC_ENV=production');
   }
-  return new AesGcmEncryption(dataDirKeys(config.dataDir), path.join(config.dataDir, DATA_DIR_KEY_FILE));
+  return new AesGcmEncryption(
+    dataDirKeys(config.dataDir, clock.now()),
+    path.join(config.dataDir, DATA_DIR_KEY_FILE),
+  );
 }

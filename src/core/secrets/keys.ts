@@ -50,9 +50,9 @@ export function parseKeyList(raw: string): EncryptionKey[] {
   return keys;
 }
 
-/** A new key as one list entry: `k<yyyymmdd>-<4 hex>:<base64>`. */
-export function newKeyEntry(now: Date = new Date()): string {
-  const day = now.toISOString().slice(0, 10).replace(/-/g, '');
+/** A new key as one list entry: `k<yyyymmdd>-<4 hex>:<base64>`, dated `now` (ms). */
+export function newKeyEntry(now: number): string {
+  const day = new Date(now).toISOString().slice(0, 10).replace(/-/g, '');
   return `k${day}-${randomBytes(2).toString('hex')}:${randomBytes(32).toString('base64')}`;
 }
 
@@ -63,14 +63,14 @@ export const DATA_DIR_KEY_FILE = 'encryption-key';
  * 0600), written on first use and read on every later start. The file takes the variable's format, so a
  * developer can rotate by editing it.
  */
-export function dataDirKeys(dataDir: string): EncryptionKey[] {
+export function dataDirKeys(dataDir: string, now: number): EncryptionKey[] {
   const file = path.join(dataDir, DATA_DIR_KEY_FILE);
   if (!fs.existsSync(file)) {
     fs.mkdirSync(dataDir, { recursive: true });
     // Written whole beside it, then linked into place: two processes starting at once agree on one key,
     // and neither can read a half-written file.
     const draft = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
-    fs.writeFileSync(draft, `${newKeyEntry()}\n`, { mode: 0o600, flag: 'wx' });
+    fs.writeFileSync(draft, `${newKeyEntry(now)}\n`, { mode: 0o600, flag: 'wx' });
     try {
       fs.linkSync(draft, file);
     } catch (error) {

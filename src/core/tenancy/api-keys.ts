@@ -82,7 +82,7 @@ export async function createApiKey(
       `insert into api_keys (id, tenant_id, name, prefix, secret_hash, scopes, created_by, expires_at)
        values ($1, $2, $3, $4, $5, $6, $7, $8) returning ${COLUMNS}`,
       [
-        newId('apiKey'),
+        newId('apiKey', now),
         tenantId,
         input.name,
         prefix,

@@ -40,15 +40,18 @@ export async function ensureDemoTenant(
       : undefined;
     return { credentials, created: false };
   }
-  const owner = await resolveHostedUser(db, {
-    provider: DEV_ISSUER,
-    subject: DEV_OWNER_SUB,
-    email: DEV_OWNER_EMAIL,
-    emailVerified: true,
-    name: 'Demo Owner',
-  });
+  const owner = await resolveHostedUser(
+    { db, clock },
+    {
+      provider: DEV_ISSUER,
+      subject: DEV_OWNER_SUB,
+      email: DEV_OWNER_EMAIL,
+      emailVerified: true,
+      name: 'Demo Owner',
+    },
+  );
   const tenant = await createTenant(
-    db,
+    { db, clock },
     { name: 'Demo', workspaceType: 'commerce', ownerUserId: owner.id },
     setupSteps,
   );

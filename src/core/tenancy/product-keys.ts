@@ -37,7 +37,7 @@ export async function createProductKey(
     tx.query<Row>(
       `insert into product_keys (id, tenant_id, name, key) values ($1, $2, $3, $4)
        returning id, name, key, created_at, revoked_at`,
-      [newId('productKey'), tenantId, name, generateProductKey('live')],
+      [newId('productKey', ctx.clock.now()), tenantId, name, generateProductKey('live')],
     ),
   );
   const row = rows[0];

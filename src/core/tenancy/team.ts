@@ -76,7 +76,7 @@ export async function inviteMember(
     try {
       const { rows } = await tx.query<{ id: string; created_at: Date }>(
         'insert into invitations (id, tenant_id, email, role, invited_by) values ($1, $2, $3, $4, $5) returning id, created_at',
-        [newId('invitation'), tenantId, email, input.role, input.invitedBy],
+        [newId('invitation', ctx.clock.now()), tenantId, email, input.role, input.invitedBy],
       );
       const row = rows[0];
       if (row === undefined) throw new Error('invitation insert returned nothing');

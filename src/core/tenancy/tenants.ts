@@ -1,3 +1,4 @@
+import type { SystemContext } from '../context.ts';
 import type { Database } from '../db/database.ts';
 import { systemTx, tenantRead, tenantTx } from '../db/tenant-tx.ts';
 import { newId } from '../ids.ts';
@@ -30,11 +31,11 @@ export function toTenant(row: TenantRow): TenantRecord {
 export type TenantSetupStep = (tx: import('../db/database.ts').Queryable, tenantId: string) => Promise<void>;
 
 export async function createTenant(
-  db: Database,
+  { db, clock }: SystemContext,
   input: { name: string; workspaceType: WorkspaceType; ownerUserId: string },
   setupSteps: readonly TenantSetupStep[] = [],
 ): Promise<TenantRecord> {
-  const id = newId('tenant');
+  const id = newId('tenant', clock.now());
   return tenantTx(db, { tenantId: id }, async (tx) => {
     const { rows } = await tx.query<TenantRow>(
       'insert into tenants (id, name, workspace_type) values ($1, $2, $3) returning id, name, workspace_type, created_at',

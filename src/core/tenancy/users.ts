@@ -1,4 +1,5 @@
 import type { HostedIdentity } from '../auth/hosted-jwt.ts';
+import type { SystemContext } from '../context.ts';
 import type { Database, Queryable } from '../db/database.ts';
 import { systemTx } from '../db/tenant-tx.ts';
 import { newId } from '../ids.ts';
@@ -50,7 +51,10 @@ async function acceptInvitations(tx: Queryable, userId: string, email: string): 
 }
 
 /** The provider's user id maps to one internal user, created on first sight. */
-export async function resolveHostedUser(db: Database, identity: HostedIdentity): Promise<UserRecord> {
+export async function resolveHostedUser(
+  { db, clock }: SystemContext,
+  identity: HostedIdentity,
+): Promise<UserRecord> {
   return systemTx(db, async (tx) => {
     // Written only when the user is new or its email or name changed: a console request of a known user
     // with the same claims reads its row and writes nothing.
@@ -67,7 +71,13 @@ export async function resolveHostedUser(db: Database, identity: HostedIdentity):
        union all
        select id, identity_provider, provider_user_id, email, name, created_at from users
         where identity_provider = $2 and provider_user_id = $3 and not exists (select 1 from upserted)`,
-      [newId('user'), identity.provider, identity.subject, identity.email ?? null, identity.name ?? null],
+      [
+        newId('user', clock.now()),
+        identity.provider,
+        identity.subject,
+        identity.email ?? null,
+        identity.name ?? null,
+      ],
     );
     const row = rows[0];
     if (row === undefined) throw new Error('user upsert returned nothing');

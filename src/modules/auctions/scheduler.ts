@@ -154,7 +154,7 @@ export class AuctionScheduler {
       clock: this.clock,
       tenantId,
       principal: undefined,
-      requestId: newId('request'),
+      requestId: newId('request', this.clock.now()),
       trace: traceFrom(undefined),
       origin: 'system',
     };

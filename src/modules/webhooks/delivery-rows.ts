@@ -30,7 +30,7 @@ export async function insertDelivery(
   item: NewDelivery,
   dueAt: number,
 ): Promise<string | undefined> {
-  const id = newId('webhookDelivery');
+  const id = newId('webhookDelivery', dueAt);
   const body = JSON.stringify({ id, type: item.eventType, created_at: item.eventCreatedAt, data: item.data });
   const { rows } = await tx.query<{ id: string }>(
     `insert into webhook_deliveries

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { hostedUser } from '../../core/auth/principal.ts';
+import type { Clock } from '../../core/clock.ts';
 import type { Database } from '../../core/db/database.ts';
 import { NotFound } from '../../core/http/errors.ts';
 import type { WorkspaceType } from '../../core/tenancy/roles.ts';
@@ -21,7 +22,7 @@ const CreateTenant = Type.Object(
 
 export async function tenantRoutes(
   app: FastifyInstance,
-  { db, setupSteps }: { db: Database; setupSteps: readonly TenantSetupStep[] },
+  { db, clock, setupSteps }: { db: Database; clock: Clock; setupSteps: readonly TenantSetupStep[] },
 ) {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   typed.post(
@@ -41,7 +42,7 @@ export async function tenantRoutes(
       const body = request.body;
       const { userId } = hostedUser(request.principal);
       const tenant = await createTenant(
-        db,
+        { db, clock },
         { name: body.name, workspaceType: body.workspaceType as WorkspaceType, ownerUserId: userId },
         setupSteps,
       );

@@ -212,7 +212,7 @@ export class Gateway implements RealtimeHost {
       log,
       tenantId: connection.session.tenantId,
       principal: connection.session.principal,
-      requestId: newId('request'),
+      requestId: newId('request', this.services.clock.now()),
       trace: traceFrom(undefined),
       origin: 'realtime',
     };
@@ -267,7 +267,7 @@ export class Gateway implements RealtimeHost {
       log: this.deps.log,
       tenantId,
       principal: undefined,
-      requestId: newId('request'),
+      requestId: newId('request', this.services.clock.now()),
       trace: traceFrom(undefined),
       origin: 'realtime',
     };

@@ -73,7 +73,7 @@ export async function createRoom(
   const { maxRooms } = await roomsConfig(ctx);
   const at = new Date(ctx.clock.now()).toISOString();
   const room: NewRoom = {
-    id: input.id ?? newId('room'),
+    id: input.id ?? newId('room', ctx.clock.now()),
     name: input.name ?? null,
     metadata: input.metadata ?? {},
     createdAt: at,

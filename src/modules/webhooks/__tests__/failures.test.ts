@@ -187,7 +187,7 @@ describe('webhook failures, retries and dead letters', () => {
       );
       emitted.push({ tenantId: eventTenant, type, data, scope: rows[0] });
       await enqueueDeliveries(tx, {
-        id: newId('event'),
+        id: newId('event', Date.now()),
         tenantId: eventTenant,
         type,
         data,

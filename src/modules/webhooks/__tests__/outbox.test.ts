@@ -12,7 +12,7 @@ const SECRET = 'a-secret-of-at-least-16';
 
 function event(tenantId: string, type: string, data: Record<string, unknown>): TenantEvent {
   return {
-    id: newId('event'),
+    id: newId('event', Date.now()),
     tenantId,
     type,
     data,

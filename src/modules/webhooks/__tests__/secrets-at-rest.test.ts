@@ -122,7 +122,7 @@ describe('webhook endpoint secrets at rest', () => {
   test('rows stored plain before encryption: still signed with, then encrypted at start without loss', async () => {
     const config = withKeys(KEY_A);
     const tenantId = await createTenant(db);
-    const id = newId('webhookEndpoint');
+    const id = newId('webhookEndpoint', Date.now());
     const now = new Date(futureClock.now());
     // What the previous version wrote.
     await db.query(

@@ -9,7 +9,7 @@ import { testConfig } from '../../../../test/helper.ts';
 import { eventually } from '../../../../test/support/eventually.ts';
 import { appMigrations, MODULES } from '../../../app.ts';
 import type { Config } from '../../../config.ts';
-import { type Clock, ManualClock, type Timer } from '../../../core/clock.ts';
+import { type Clock, ManualClock, systemClock, type Timer } from '../../../core/clock.ts';
 import type { ServiceContext } from '../../../core/context.ts';
 import type { Database } from '../../../core/db/database.ts';
 import { GroupCommits } from '../../../core/db/group-commit.ts';
@@ -79,11 +79,11 @@ export function ctxFor(
     enablement: new ModuleEnablement(db, clock),
     workers,
     groupCommit: new GroupCommits(),
-    encryption: openEncryption(config),
+    encryption: openEncryption(config, systemClock),
     log: pino({ level: 'silent' }),
     tenantId,
     principal: undefined,
-    requestId: newId('request'),
+    requestId: newId('request', Date.now()),
     trace: traceFrom(undefined),
     origin: 'system',
   };
@@ -104,7 +104,7 @@ export async function publishEvent(
   data: Record<string, unknown>,
   clock: Clock = futureClock,
 ): Promise<{ eventId: string; deliveryIds: string[] }> {
-  const eventId = newId('event');
+  const eventId = newId('event', clock.now());
   const deliveryIds = await tenantTx(db, { tenantId }, (tx) =>
     enqueueDeliveries(tx, { id: eventId, tenantId, type, data, createdAt: new Date(clock.now()) }),
   );
@@ -228,7 +228,7 @@ export function startWorker(
     Partial<Pick<WebhookWorkerOptions, 'encryption'>> & { config?: Config },
 ): WebhookWorker {
   const config = options.config ?? webhookConfig();
-  const worker = new WebhookWorker({ encryption: openEncryption(config), ...options, config });
+  const worker = new WebhookWorker({ encryption: openEncryption(config, systemClock), ...options, config });
   worker.start();
   return worker;
 }

@@ -31,7 +31,7 @@ export async function createEndpoint(
     if ((counted[0]?.n ?? 0) >= MAX_ENDPOINTS_PER_TENANT) {
       throw new Conflict(`a tenant can have at most ${MAX_ENDPOINTS_PER_TENANT} webhook endpoints`);
     }
-    const id = newId('webhookEndpoint');
+    const id = newId('webhookEndpoint', ctx.clock.now());
     const { rows } = await tx.query<EndpointRow>(
       `insert into webhook_endpoints
          (id, tenant_id, url, secret_encrypted, event_types, enabled, created_at, updated_at)

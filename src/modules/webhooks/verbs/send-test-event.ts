@@ -26,7 +26,7 @@ export async function sendTestEvent(
       {
         tenantId: ctx.tenantId,
         endpointId: endpoint.id,
-        eventId: newId('event'),
+        eventId: newId('event', now),
         eventType: TEST_EVENT,
         data: { endpointId: endpoint.id, message: 'A test event sent from svc to check this endpoint.' },
         eventCreatedAt: new Date(now).toISOString(),
