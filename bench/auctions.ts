@@ -6,11 +6,14 @@
 // BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres); skipped with a note when unreachable.
 //
 // Settings: BENCH_CONNECTIONS (concurrent bidders, default 50), BENCH_DURATION_S (default 5),
-// BENCH_WATCHERS (sockets in the hot room, default 100), BENCH_ONLY (embedded | postgres).
+// BENCH_WATCHERS (sockets in the hot room, default 100), BENCH_ONLY (embedded | postgres), BENCH_PROFILE
+// (a file: the service's CPU profile of the hot run).
 // The bidders and the watching sockets run in a child process (`clients`), so the service shares no
 // event loop with its load.
 
 import { fork } from 'node:child_process';
+import fs from 'node:fs';
+import inspector from 'node:inspector';
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { machineLine } from './lib/compare.ts';
@@ -146,6 +149,8 @@ interface ClientJob {
 
 interface ClientReport {
   accepted: number;
+  /** Accepted during warm-up and the measured run. */
+  acceptedAll: number;
   refused: number;
   errors: number;
   latencies: number[];
@@ -156,7 +161,8 @@ interface ClientReport {
 async function runClients(job: ClientJob): Promise<ClientReport> {
   const watchers =
     job.watchers > 0 ? await watch(job.baseUrl, job.apiKey, job.watchRoom, job.watchers) : undefined;
-  await bidFor(job.baseUrl, job.apiKey, job.auctionIds, settings.warmupSeconds);
+  process.send?.('ready');
+  const warmup = await bidFor(job.baseUrl, job.apiKey, job.auctionIds, settings.warmupSeconds);
   const run = await bidFor(job.baseUrl, job.apiKey, job.auctionIds, settings.durationSeconds);
   // Let the last frames arrive before reading the latencies.
   await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -172,11 +178,42 @@ async function runClients(job: ClientJob): Promise<ClientReport> {
     }
     watchers.close();
   }
-  return { accepted: run.accepted, refused: run.refused, errors: run.errors, latencies, missing };
+  return {
+    accepted: run.accepted,
+    acceptedAll: warmup.accepted + run.accepted,
+    refused: run.refused,
+    errors: run.errors,
+    latencies,
+    missing,
+  };
 }
 
-/** Runs a job in a child process of its own. */
-async function inChild(job: ClientJob): Promise<ClientReport> {
+/**
+ * With BENCH_PROFILE=<file>, a CPU profile of the service (this process) from the watchers' join to the
+ * end of the hot run, for `chrome://inspect` or any .cpuprofile reader.
+ */
+async function profiler(file: string | undefined) {
+  if (file === undefined) return { start() {}, async stop() {} };
+  const session = new inspector.Session();
+  session.connect();
+  const post = (method: string) =>
+    new Promise<unknown>((resolve, reject) =>
+      session.post(method, (error, result) => (error ? reject(error) : resolve(result))),
+    );
+  await post('Profiler.enable');
+  return {
+    start: () => void post('Profiler.start'),
+    async stop() {
+      const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+      fs.writeFileSync(file, JSON.stringify(profile));
+      session.disconnect();
+      process.stdout.write(`  profile of the hot run written to ${file}\n`);
+    },
+  };
+}
+
+/** Runs a job in a child process of its own; `onReady` runs once its watchers joined. */
+async function inChild(job: ClientJob, onReady?: () => void): Promise<ClientReport> {
   const child = fork(import.meta.filename, ['clients'], {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -184,8 +221,12 @@ async function inChild(job: ClientJob): Promise<ClientReport> {
   return new Promise<ClientReport>((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`the clients exited (${code})`)));
-    child.once('message', (report: ClientReport) => {
-      resolve(report);
+    child.on('message', (message: ClientReport | 'ready') => {
+      if (message === 'ready') {
+        onReady?.();
+        return;
+      }
+      resolve(message);
       child.kill();
     });
     child.send(job);
@@ -222,13 +263,23 @@ async function run(label: string, env: Record<string, string | undefined>) {
     const { baseUrl } = service;
     const stamp = Date.now().toString(36);
     const hot = await liveAuction(baseUrl, apiKey, `hot-${stamp}`);
-    const one = await inChild({
-      baseUrl,
-      apiKey,
-      auctionIds: [hot],
-      watchers: WATCHERS,
-      watchRoom: `hot-${stamp}`,
-    });
+    // The service's own CPU from the watchers' join to the end (warm-up, bids and the frames' tail).
+    let cpuBefore = process.cpuUsage();
+    let groupsBefore = service.app.services.groupCommit.written('auctions.bid');
+    const profile = await profiler(process.env.BENCH_PROFILE);
+    const one = await inChild(
+      { baseUrl, apiKey, auctionIds: [hot], watchers: WATCHERS, watchRoom: `hot-${stamp}` },
+      () => {
+        cpuBefore = process.cpuUsage();
+        groupsBefore = service.app.services.groupCommit.written('auctions.bid');
+        profile.start();
+      },
+    );
+    const cpu = process.cpuUsage(cpuBefore);
+    await profile.stop();
+    const groupsAfter = service.app.services.groupCommit.written('auctions.bid');
+    const groups = groupsAfter.groups - groupsBefore.groups;
+    const perGroup = (groupsAfter.items - groupsBefore.items) / Math.max(1, groups);
     const { latencies, missing } = one;
     latencies.sort((x, y) => x - y);
 
@@ -245,6 +296,7 @@ async function run(label: string, env: Record<string, string | undefined>) {
         `\n${label}  (${settings.connections} concurrent bidders over HTTP, ${settings.durationSeconds} s each, ${WATCHERS} sockets watching the hot auction)`,
         `  one hot auction     ${fmt(perSecond(one))} accepted bids/s  (refused ${one.refused}, errors ${one.errors})`,
         `    bid -> frame at ${WATCHERS} watchers: p50 ${ms(percentile(latencies, 50))} ms  p99 ${ms(percentile(latencies, 99))} ms  (${latencies.length} deliveries, ${missing} missing)`,
+        `    service CPU ${ms((cpu.user + cpu.system) / 1000)} ms for ${one.acceptedAll} accepted bids (warm-up included): ${((cpu.user + cpu.system) / Math.max(1, one.acceptedAll)).toFixed(0)} µs a bid, ${((100 * cpu.system) / Math.max(1, cpu.user + cpu.system)).toFixed(0)}% in the kernel; ${groups} transactions, ${perGroup.toFixed(1)} bids each`,
         `  ${AUCTIONS} auctions at once  ${fmt(perSecond(spread))} accepted bids/s  (refused ${spread.refused}, errors ${spread.errors})`,
         `  bare UPDATE ... WHERE price < $1   ${fmt(bare)} rows/s (same driver, ${settings.connections} concurrent loops, one row)`,
         `  ratio one hot auction / bare UPDATE = ${(perSecond(one) / bare).toFixed(2)}`,

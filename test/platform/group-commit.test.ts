@@ -33,13 +33,16 @@ function gatedWriter(options: Partial<GroupWriter<string, string>> = {}) {
 describe('group commit', () => {
   test('writes arriving while a key commits go together, in arrival order; keys are independent', async () => {
     const { writer, groups, releaseAll } = gatedWriter();
-    const queue = new GroupCommits().queue('test.write', writer);
+    const commits = new GroupCommits();
+    assert.deepEqual(commits.written('test.write'), { groups: 0, items: 0 });
+    const queue = commits.queue('test.write', writer);
     const first = queue.submit('a', 'a1');
     const rest = ['a2', 'a3', 'a4'].map((item) => queue.submit('a', item));
     const other = queue.submit('b', 'b1');
     await releaseAll();
     assert.deepEqual(await Promise.all([first, ...rest, other]), ['a1!', 'a2!', 'a3!', 'a4!', 'b1!']);
     assert.deepEqual(groups, [['a1'], ['b1'], ['a2', 'a3', 'a4']]);
+    assert.deepEqual(commits.written('test.write'), { groups: 3, items: 5 });
   });
 
   test('a group that fails on one item is written item by item, so only that item gets the error', async () => {

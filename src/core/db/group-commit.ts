@@ -30,6 +30,8 @@ interface Pending<Item, Result> {
 /** One kind of hot write: its queues per key, drained by one writer at a time per key. */
 export class GroupCommitQueue<Item, Result> {
   private readonly queues = new Map<string, Pending<Item, Result>[]>();
+  /** Groups formed and the items they carried, since start (for benches and operators). */
+  readonly written = { groups: 0, items: 0 };
 
   constructor(private readonly writer: GroupWriter<Item, Result>) {}
 
@@ -59,6 +61,8 @@ export class GroupCommitQueue<Item, Result> {
     try {
       while (queue.length > 0) {
         const group = queue.splice(0, max);
+        this.written.groups += 1;
+        this.written.items += group.length;
         if (group.length > 1 && (await this.writeTogether(group))) continue;
         for (const pending of group)
           await this.writeAlone(pending.item).then(pending.resolve, pending.reject);
@@ -108,6 +112,11 @@ export class GroupCommits {
       this.queues.set(name, queue);
     }
     return queue as unknown as GroupCommitQueue<Item, Result>;
+  }
+
+  /** Groups and items written so far by the queue named `name` (zeros before its first write). */
+  written(name: string): { groups: number; items: number } {
+    return { ...(this.queues.get(name)?.written ?? { groups: 0, items: 0 }) };
   }
 
   /** How many writes of kind `name` to `key` wait for the key's transaction in flight. */
