@@ -114,7 +114,9 @@ export const clientErrorHandler =
   };
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
-  if (error.status >= 500) request.log.error({ err: error.cause ?? error }, 'request failed');
+  if (error.status >= 500 && !error.expected)
+    request.log.error({ err: error.cause ?? error }, 'request failed');
+  else if (error.status >= 500) request.log.info({ code: error.code }, error.message);
   return reply
     .status(error.status)
     .headers(error.headers)

@@ -39,12 +39,18 @@ export interface AppErrorOptions {
   details?: ErrorDetail[];
   headers?: Record<string, string>;
   cause?: unknown;
+  /**
+   * A 5xx the service answers by design (it is shutting down), not a fault: logged at info, not error,
+   * so an operator's error alerts stay for faults.
+   */
+  expected?: boolean;
 }
 
 export class AppError extends Error {
   readonly status: number;
   readonly details: ErrorDetail[] | undefined;
   readonly headers: Record<string, string>;
+  readonly expected: boolean;
 
   constructor(
     readonly code: ErrorCode,
@@ -56,6 +62,7 @@ export class AppError extends Error {
     this.status = ERROR_STATUS[code];
     this.details = options.details;
     this.headers = options.headers ?? {};
+    this.expected = options.expected ?? false;
   }
 }
 
@@ -92,7 +99,7 @@ export class RateLimited extends AppError {
 }
 
 export class ServiceUnavailable extends AppError {
-  constructor(message: string, options: { cause?: unknown } = {}) {
+  constructor(message: string, options: { cause?: unknown; expected?: boolean } = {}) {
     super('service_unavailable', message, options);
   }
 }

@@ -102,7 +102,9 @@ export function createServer(config: Config, clock: Clock): FastifyInstance {
     reply.header('x-request-id', request.id);
     if (!closing) return done();
     reply.header('connection', 'close');
-    done(new ServiceUnavailable('the service is shutting down; retry on another instance'));
+    done(
+      new ServiceUnavailable('the service is shutting down; retry on another instance', { expected: true }),
+    );
   });
   return app;
 }
