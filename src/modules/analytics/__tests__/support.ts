@@ -55,3 +55,17 @@ export async function query(t: TestApp, apiKey: string, payload: object): Promis
 export function eventsAt(event: string, times: readonly string[], actor?: string): object[] {
   return times.map((timestamp, i) => ({ event, actorId: actor ?? `test:u${i}`, timestamp }));
 }
+
+import type { ServiceContext } from '../../../core/context.ts';
+import type { ModuleHost } from '../../../core/modules/hooks.ts';
+import { systemContext } from '../hooks.ts';
+
+/** The module's host in a test app (what its hooks are built from). */
+export function hostOf(t: TestApp): ModuleHost {
+  return { ...t.app.services, log: t.app.log };
+}
+
+/** A verb context in a tenant of a test app, as the module's own work gets one. */
+export function contextIn(t: TestApp, tenantId: string): ServiceContext {
+  return systemContext(hostOf(t), tenantId);
+}
