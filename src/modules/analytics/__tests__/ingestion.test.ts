@@ -178,6 +178,31 @@ describe('analytics ingestion', () => {
     assert.equal(await count('Raced'), 50);
   });
 
+  test('two instances on one database, the same messageIds at once: each event recorded once', async () => {
+    const second = await buildTestApp({ clock, db: t.db });
+    try {
+      const batch = Array.from({ length: 100 }, (_, i) => ({
+        event: 'Raced Instances',
+        actorId: 'test:a',
+        messageId: `instances-${i}`,
+      }));
+      const answers = await Promise.all(
+        [t, second, t, second].map((app) => ingest(app, keyOf(tenant.apiKey), { batch })),
+      );
+      assert.equal(
+        answers.reduce((n, a) => n + a.accepted, 0),
+        100,
+      );
+      assert.equal(
+        answers.reduce((n, a) => n + a.duplicates, 0),
+        300,
+      );
+      assert.equal(await count('Raced Instances'), 100);
+    } finally {
+      await second.close();
+    }
+  });
+
   test('receivedAt is recorded; a timestamp far ahead is clamped to it; one past retention is refused', async () => {
     const now = clock.now();
     const answer = await ingest(t, keyOf(tenant.apiKey), {
