@@ -31,6 +31,7 @@ import { RETENTION_WORKER, RetentionWorker } from './core/retention/worker.ts';
 import { openEncryption, type SecretEncryption } from './core/secrets/encryption.ts';
 import { type EncryptedColumn, reencryptStoredSecrets } from './core/secrets/stored-secrets.ts';
 import type { TenantSetupStep } from './core/tenancy/tenants.ts';
+import { analyticsModule } from './modules/analytics/manifest.ts';
 import { auctionsModule } from './modules/auctions/manifest.ts';
 import { chatModule } from './modules/chat/manifest.ts';
 import { presenceModule } from './modules/presence/manifest.ts';
@@ -48,6 +49,7 @@ export const MODULES: readonly ModuleManifest[] = [
   chatModule,
   webhooksModule,
   auctionsModule,
+  analyticsModule,
 ];
 
 /** Every migration the service applies: core's, then each module's own folder. */

@@ -20,6 +20,7 @@ export const ID_PREFIXES = {
   bid: 'bid',
   payment: 'pay',
   event: 'evt',
+  analyticsEvent: 'aev',
   webhookEndpoint: 'whe',
   webhookDelivery: 'whd',
   request: 'req',

@@ -392,6 +392,77 @@ describe('tenant isolation', () => {
     assert.equal(revoked?.revokedAt, null);
   });
 
+  /** Analytics: A's queries, funnels and actions count none of B's events; B's messageIds do not dedupe A's. */
+  async function analyticsCannotCross(): Promise<void> {
+    const bKey = { 'x-api-key': b.apiKey };
+    const marker = fixture.secretMarker;
+    const sent = await call(t.app, {
+      method: 'POST',
+      url: '/v1/analytics/events',
+      headers: bKey,
+      payload: {
+        batch: [
+          {
+            event: marker,
+            actorId: `b:${marker}`,
+            messageId: marker,
+            roomId: marker,
+            properties: { marker },
+          },
+          { event: 'shared', actorId: 'b:viewer', properties: { marker } },
+        ],
+      },
+    });
+    assert.equal(sent.json<{ accepted: number }>().accepted, 2, sent.body);
+    const range = { preset: 'today' };
+    for (const payload of [
+      { dateRange: range, metrics: ['events', 'uniques'] },
+      { dateRange: range, event: [marker, 'shared'], interval: 'hour' },
+      { dateRange: range, breakdown: 'marker' },
+      { dateRange: range, breakdown: 'roomId' },
+      { dateRange: range, filters: [{ property: 'marker', op: 'eq', value: marker }] },
+    ]) {
+      const res = await call(t.app, {
+        method: 'POST',
+        url: '/v1/analytics/query',
+        headers: asA.key(),
+        payload,
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.doesNotMatch(res.body, new RegExp(marker));
+      assert.equal(res.json<{ totals: { events: number } }>().totals.events, 0, JSON.stringify(payload));
+    }
+    const funnel = await call(t.app, {
+      method: 'POST',
+      url: '/v1/analytics/funnel',
+      headers: asA.key(),
+      payload: { steps: [{ event: marker }, { event: 'shared' }], dateRange: range },
+    });
+    assert.deepEqual(
+      funnel.json<{ steps: { actors: number }[] }>().steps.map((s) => s.actors),
+      [0, 0],
+    );
+    const action = await call(t.app, {
+      method: 'POST',
+      url: '/v1/actions/analytics_query',
+      headers: asA.key(),
+      payload: { arguments: { dateRange: range, event: marker } },
+    });
+    assert.equal(action.statusCode, 200, action.body);
+    assert.equal(
+      action.json<{ result: { totals: { events: number } } }>().result.totals.events,
+      0,
+      action.body,
+    );
+    const mine = await call(t.app, {
+      method: 'POST',
+      url: '/v1/analytics/events',
+      headers: asA.key(),
+      payload: { event: 'mine', actorId: 'a:viewer', messageId: marker },
+    });
+    assert.equal(mine.json<{ accepted: number }>().accepted, 1, "B's messageId is not A's");
+  }
+
   test("lists and actions under A's credentials never include B's rows", async () => {
     const sameId = await call(t.app, {
       method: 'POST',
@@ -422,6 +493,7 @@ describe('tenant isolation', () => {
       payload: { arguments: { roomId: fixture.roomId } },
     });
     assert.doesNotMatch(action.body, new RegExp(fixture.secretMarker));
+    await analyticsCannotCross();
     const stranger = await hostedToken(t);
     const mine = await call(t.app, { method: 'GET', url: '/api/console/tenants', headers: bearer(stranger) });
     assert.deepEqual(mine.json(), { data: [] });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { MODULES } from '../../src/app.ts';
+import { security as analytics } from '../../src/modules/analytics/__tests__/security.ts';
 import { security as auctions } from '../../src/modules/auctions/__tests__/security.ts';
 import { security as chat } from '../../src/modules/chat/__tests__/security.ts';
 import { security as presence } from '../../src/modules/presence/__tests__/security.ts';
@@ -13,6 +14,7 @@ import { coveredOperations } from '../support/security-suite.ts';
 
 /** Every module's registration with the shared security suite, the fixture's included. */
 const REGISTRATIONS = new Map([
+  ['analytics', coveredOperations(analytics)],
   ['auctions', coveredOperations(auctions)],
   ['chat', coveredOperations(chat)],
   ['presence', coveredOperations(presence)],

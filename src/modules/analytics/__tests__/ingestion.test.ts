@@ -1,0 +1,271 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { bearer, connectSession, createTestTenant, type TestTenant } from '../../../../test/factories.ts';
+import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
+import { ManualClock } from '../../../core/clock.ts';
+import { LIMITS } from '../schema.ts';
+import { ingest, keyOf, query } from './support.ts';
+
+const NOW = Date.UTC(2026, 5, 15, 12, 0, 0);
+
+describe('analytics ingestion', () => {
+  let t: TestApp;
+  let tenant: TestTenant;
+  const clock = new ManualClock(NOW);
+
+  before(async () => {
+    t = await buildTestApp({ clock });
+    tenant = await createTestTenant(t);
+  });
+  after(() => t.close());
+
+  const count = async (event: string) =>
+    (
+      await query(t, tenant.apiKey, {
+        event,
+        dateRange: { from: '2025-06-01T00:00:00Z', to: '2026-07-01T00:00:00Z' },
+      })
+    ).totals.events;
+
+  test('one event: 202 with one accepted, then counted', async () => {
+    const answer = await ingest(t, keyOf(tenant.apiKey), { event: 'Show Watched', actorId: 'test:ann' });
+    assert.deepEqual(
+      { accepted: answer.accepted, duplicates: answer.duplicates, rejected: answer.rejected },
+      { accepted: 1, duplicates: 0, rejected: 0 },
+    );
+    assert.equal(await count('Show Watched'), 1);
+  });
+
+  test('a batch is not all-or-nothing: each rejection has its index and reason', async () => {
+    const answer = await ingest(t, keyOf(tenant.apiKey), {
+      batch: [
+        { event: 'Partial', actorId: 'test:a' },
+        { event: 'Partial' },
+        { event: 'Partial', anonymousId: 'anon-1', properties: { n: 1 } },
+        { event: '', actorId: 'test:a' },
+        { event: '$room.created', actorId: 'test:a' },
+        {
+          event: 'Partial',
+          actorId: 'test:a',
+          properties: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, i])),
+        },
+        {
+          event: 'Partial',
+          actorId: 'test:a',
+          properties: { long: 'x'.repeat(LIMITS.propertyStringChars + 1) },
+        },
+        { event: 'Partial', actorId: 'test:a', properties: { ['k'.repeat(201)]: 1 } },
+        { event: 'Partial', actorId: 'test:a', properties: { blob: 'y'.repeat(LIMITS.eventBytes) } },
+        'not an object',
+        { event: 'Partial', actorId: 'test:a', unknownField: true },
+      ],
+    });
+    assert.equal(answer.accepted, 2);
+    assert.equal(answer.rejected, 9);
+    assert.deepEqual(
+      answer.rejections.map((r) => [r.index, r.reason]),
+      [
+        [1, 'missing_identity'],
+        [3, 'invalid_event'],
+        [4, 'reserved_event_name'],
+        [5, 'too_many_properties'],
+        [6, 'property_too_long'],
+        [7, 'invalid_property_key'],
+        [8, 'event_too_large'],
+        [9, 'invalid_event'],
+        [10, 'invalid_event'],
+      ],
+    );
+    for (const r of answer.rejections) assert.ok(r.message.length > 10, r.message);
+    assert.equal(await count('Partial'), 2);
+  });
+
+  test('a batch over 500 events is a 400; a body over 512 KiB a 413; nothing is recorded', async () => {
+    const many = Array.from({ length: LIMITS.batchEvents + 1 }, () => ({
+      event: 'Too Many',
+      actorId: 'test:a',
+    }));
+    const res = await call(t.app, {
+      method: 'POST',
+      url: '/v1/analytics/events',
+      headers: keyOf(tenant.apiKey),
+      payload: { batch: many },
+    });
+    assert.equal(res.statusCode, 400, res.body);
+    assert.equal(res.json<{ details: { code: string }[] }>().details[0]?.code, 'batch_too_large');
+    const big = Array.from({ length: 40 }, () => ({
+      event: 'Too Big',
+      actorId: 'test:a',
+      properties: { a: 'z'.repeat(4000), b: 'z'.repeat(4000), c: 'z'.repeat(4000), d: 'z'.repeat(4000) },
+    }));
+    const large = await call(t.app, {
+      method: 'POST',
+      url: '/v1/analytics/events',
+      headers: keyOf(tenant.apiKey),
+      payload: { batch: big },
+    });
+    assert.equal(large.statusCode, 413, large.body);
+    assert.equal(large.json<{ error: string }>().error, 'payload_too_large');
+    const exactly = await ingest(t, keyOf(tenant.apiKey), {
+      batch: Array.from({ length: LIMITS.batchEvents }, () => ({ event: 'Full Batch', actorId: 'test:a' })),
+    });
+    assert.equal(exactly.accepted, LIMITS.batchEvents);
+    assert.equal(await count('Too Many'), 0);
+    assert.equal(await count('Too Big'), 0);
+  });
+
+  test('a single invalid event is a 400 naming the problem', async () => {
+    const res = await call(t.app, {
+      method: 'POST',
+      url: '/v1/analytics/events',
+      headers: keyOf(tenant.apiKey),
+      payload: { event: 'No One' },
+    });
+    assert.equal(res.statusCode, 400, res.body);
+    assert.match(res.json<{ message: string }>().message, /actorId or anonymousId/);
+    const both = await call(t.app, {
+      method: 'POST',
+      url: '/v1/analytics/events',
+      headers: keyOf(tenant.apiKey),
+      payload: { event: 'x', actorId: 'test:a', batch: [{ event: 'x', actorId: 'test:a' }] },
+    });
+    assert.equal(both.statusCode, 400, both.body);
+  });
+
+  test('messageId dedupes in the same batch and in a later one', async () => {
+    const first = await ingest(t, keyOf(tenant.apiKey), {
+      batch: [
+        { event: 'Deduped', actorId: 'test:a', messageId: 'm-1' },
+        { event: 'Deduped', actorId: 'test:a', messageId: 'm-1' },
+        { event: 'Deduped', actorId: 'test:a', messageId: 'm-2' },
+      ],
+    });
+    assert.deepEqual([first.accepted, first.duplicates], [2, 1]);
+    clock.advance(6 * 86_400_000);
+    const later = await ingest(t, keyOf(tenant.apiKey), {
+      batch: [
+        { event: 'Deduped', actorId: 'test:a', messageId: 'm-2' },
+        { event: 'Deduped', actorId: 'test:a', messageId: 'm-3' },
+      ],
+    });
+    assert.deepEqual([later.accepted, later.duplicates], [1, 1]);
+    assert.equal(await count('Deduped'), 3);
+    // Another tenant's messageIds are its own.
+    const other = await createTestTenant(t);
+    const theirs = await ingest(t, keyOf(other.apiKey), {
+      event: 'Deduped',
+      actorId: 'test:a',
+      messageId: 'm-1',
+    });
+    assert.equal(theirs.accepted, 1);
+  });
+
+  test('two requests with the same messageIds at once record each event once', async () => {
+    const batch = Array.from({ length: 50 }, (_, i) => ({
+      event: 'Raced',
+      actorId: 'test:a',
+      messageId: `race-${i}`,
+    }));
+    const answers = await Promise.all([1, 2, 3].map(() => ingest(t, keyOf(tenant.apiKey), { batch })));
+    assert.equal(
+      answers.reduce((n, a) => n + a.accepted, 0),
+      50,
+    );
+    assert.equal(
+      answers.reduce((n, a) => n + a.duplicates, 0),
+      100,
+    );
+    assert.equal(await count('Raced'), 50);
+  });
+
+  test('two instances on one database, the same messageIds at once: each event recorded once', async () => {
+    const second = await buildTestApp({ clock, db: t.db });
+    try {
+      const batch = Array.from({ length: 100 }, (_, i) => ({
+        event: 'Raced Instances',
+        actorId: 'test:a',
+        messageId: `instances-${i}`,
+      }));
+      const answers = await Promise.all(
+        [t, second, t, second].map((app) => ingest(app, keyOf(tenant.apiKey), { batch })),
+      );
+      assert.equal(
+        answers.reduce((n, a) => n + a.accepted, 0),
+        100,
+      );
+      assert.equal(
+        answers.reduce((n, a) => n + a.duplicates, 0),
+        300,
+      );
+      assert.equal(await count('Raced Instances'), 100);
+    } finally {
+      await second.close();
+    }
+  });
+
+  test('receivedAt is recorded; a timestamp far ahead is clamped to it; one past retention is refused', async () => {
+    const now = clock.now();
+    const answer = await ingest(t, keyOf(tenant.apiKey), {
+      batch: [
+        { event: 'Clocked', actorId: 'test:a', timestamp: new Date(now + 86_400_000 * 30).toISOString() },
+        { event: 'Clocked', actorId: 'test:a', timestamp: new Date(now - 3_600_000).toISOString() },
+        { event: 'Clocked', actorId: 'test:a', timestamp: new Date(now - 401 * 86_400_000).toISOString() },
+      ],
+    });
+    assert.equal(answer.accepted, 2);
+    assert.deepEqual(
+      answer.rejections.map((r) => r.reason),
+      ['timestamp_too_old'],
+    );
+    const { rows } = await t.db.query<{ ts: Date; received_at: Date; clamped: boolean }>(
+      `select ts, received_at, clamped from analytics_events where tenant_id = $1 and event = 'Clocked' order by ts`,
+      [tenant.tenantId],
+    );
+    assert.deepEqual(
+      rows.map((r) => [new Date(r.ts).getTime(), new Date(r.received_at).getTime(), r.clamped]),
+      [
+        [now - 3_600_000, now, false],
+        [now, now, true],
+      ],
+    );
+  });
+
+  test('a session token writes only as its own actor', async () => {
+    const session = await connectSession(t, tenant.apiKey, { modules: ['analytics'], actorId: 'test:self' });
+    const own = await ingest(t, bearer(session.token), {
+      batch: [
+        { event: 'By Session' },
+        { event: 'By Session', actorId: 'test:self' },
+        { event: 'By Session', actorId: 'test:someone-else' },
+      ],
+    });
+    assert.equal(own.accepted, 2);
+    assert.deepEqual(
+      own.rejections.map((r) => [r.index, r.reason]),
+      [[2, 'actor_mismatch']],
+    );
+    const single = await call(t.app, {
+      method: 'POST',
+      url: '/v1/analytics/events',
+      headers: bearer(session.token),
+      payload: { event: 'By Session', actorId: 'test:someone-else' },
+    });
+    assert.equal(single.statusCode, 403, single.body);
+    assert.equal(single.json<{ error: string }>().error, 'forbidden');
+    const { rows } = await t.db.query<{ actor_id: string }>(
+      `select distinct actor_id from analytics_events where tenant_id = $1 and event = 'By Session'`,
+      [tenant.tenantId],
+    );
+    assert.deepEqual(
+      rows.map((r) => r.actor_id),
+      ['test:self'],
+    );
+    const read = await call(t.app, {
+      method: 'POST',
+      url: '/v1/analytics/query',
+      headers: bearer(session.token),
+      payload: { dateRange: { preset: 'today' } },
+    });
+    assert.equal(read.statusCode, 401, 'queries are for API keys');
+  });
+});

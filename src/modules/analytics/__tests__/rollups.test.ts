@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createTestTenant, type TestTenant } from '../../../../test/factories.ts';
+import { buildTestApp, type TestApp } from '../../../../test/helper.ts';
+import { ManualClock } from '../../../core/clock.ts';
+import { postgresStore } from '../postgres-store.ts';
+import { seriesQuery } from '../verbs/query-analytics.ts';
+import { contextIn, ingest, keyOf } from './support.ts';
+
+const START = Date.UTC(2026, 8, 1);
+
+/** Rollups answer counts over long ranges: the same queries on raw rows must give the same numbers. */
+describe('analytics hourly rollups', () => {
+  let t: TestApp;
+  let tenant: TestTenant;
+
+  before(async () => {
+    t = await buildTestApp({ clock: new ManualClock(Date.UTC(2026, 10, 20)) });
+    tenant = await createTestTenant(t);
+    let seed = 7;
+    const next = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    const rooms = ['room-a', 'room-b', 'room-c', 'room-d', 'room-e'];
+    for (let batch = 0; batch < 6; batch++) {
+      const answer = await ingest(t, keyOf(tenant.apiKey), {
+        batch: Array.from({ length: 400 }, () => {
+          const room = next() < 0.15 ? undefined : rooms[Math.floor(next() ** 2 * rooms.length)];
+          return {
+            event: next() < 0.7 ? 'Watched' : 'Bid',
+            actorId: `test:u${Math.floor(next() * 50)}`,
+            timestamp: new Date(START + Math.floor(next() * 60 * 86_400) * 1000).toISOString(),
+            ...(room === undefined ? {} : { roomId: room }),
+          };
+        }),
+      });
+      assert.equal(answer.accepted, 400);
+    }
+  });
+  after(() => t.close());
+
+  const cases: [string, Record<string, unknown>][] = [
+    ['days in Berlin over a DST change', { interval: 'day', timezone: 'Europe/Berlin' }],
+    ['hours in New York', { interval: 'hour', timezone: 'America/New_York' }],
+    ['weeks, two events', { interval: 'week', event: ['Watched', 'Bid'] }],
+    ['months, one event', { interval: 'month', event: 'Bid', timezone: 'Europe/Berlin' }],
+    ['a total', {}],
+    ['rooms, top 3 and other, by day', { interval: 'day', breakdown: 'roomId', breakdownLimit: 3 }],
+  ];
+  for (const [name, extra] of cases) {
+    test(`${name}: rollups equal raw rows`, async () => {
+      const ctx = contextIn(t, tenant.tenantId);
+      const query = seriesQuery(ctx, {
+        metrics: ['events'],
+        dateRange: { from: '2026-09-01T00:00:00Z', to: '2026-11-01T00:00:00Z' },
+        timezone: 'UTC',
+        breakdownLimit: 10,
+        ...extra,
+      });
+      const rolled = await postgresStore.series(ctx, query);
+      const raw = await postgresStore.series(ctx, query, { source: 'raw' });
+      assert.equal(rolled.source, 'rollup');
+      assert.equal(raw.source, 'raw');
+      assert.deepEqual(rolled, { ...raw, source: 'rollup' });
+      assert.ok((raw.totals.events ?? 0) > 0);
+    });
+  }
+
+  test('a zone with a half-hour offset reads raw rows for hour buckets, and agrees with the rollups by day', async () => {
+    const ctx = contextIn(t, tenant.tenantId);
+    const hours = seriesQuery(ctx, {
+      metrics: ['events'],
+      dateRange: { from: '2026-09-01T00:00:00Z', to: '2026-09-03T00:00:00Z' },
+      timezone: 'Asia/Kolkata',
+      interval: 'hour',
+      breakdownLimit: 10,
+    });
+    assert.equal((await postgresStore.series(ctx, hours)).source, 'raw');
+    const days = seriesQuery(ctx, {
+      metrics: ['events'],
+      dateRange: { from: '2026-09-01T00:00:00Z', to: '2026-10-01T00:00:00Z' },
+      timezone: 'Europe/London',
+      interval: 'day',
+      breakdownLimit: 10,
+    });
+    const rolled = await postgresStore.series(ctx, days);
+    assert.equal(rolled.source, 'rollup');
+    assert.deepEqual(rolled, {
+      ...(await postgresStore.series(ctx, days, { source: 'raw' })),
+      source: 'rollup',
+    });
+  });
+});

@@ -1,0 +1,60 @@
+import type { ServiceContext } from '../../core/context.ts';
+import type { TenantEvent } from '../../core/events/types.ts';
+import { LIMITS } from './schema.ts';
+import type { StoredEvent } from './store.ts';
+
+/** The actor a platform event is about: its trace's runtime actor, else the first `externalId` in its data. */
+function actorOf(event: TenantEvent): string | null {
+  const traced = event.trace.actor;
+  if (traced?.kind === 'actor' && traced.externalId !== undefined) return traced.externalId;
+  for (const value of Object.values(event.data)) {
+    if (typeof value !== 'object' || value === null) continue;
+    const direct = (value as Record<string, unknown>).externalId;
+    if (typeof direct === 'string') return direct;
+    for (const inner of Object.values(value)) {
+      if (typeof inner === 'object' && inner !== null) {
+        const id = (inner as Record<string, unknown>).externalId;
+        if (typeof id === 'string') return id;
+      }
+    }
+  }
+  return null;
+}
+
+/** The event's data as flat properties: scalars of the top level and one level down (`bid.amount`). */
+function flatProperties(data: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const put = (key: string, value: unknown) => {
+    if (Object.keys(out).length >= LIMITS.properties || key.length > LIMITS.propertyKeyChars) return;
+    if (typeof value === 'string') out[key] = value.slice(0, LIMITS.propertyStringChars);
+    else if (typeof value === 'number' || typeof value === 'boolean') out[key] = value;
+  };
+  for (const [key, value] of Object.entries(data)) {
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      for (const [inner, v] of Object.entries(value)) put(`${key}.${inner}`, v);
+    } else put(key, value);
+  }
+  return out;
+}
+
+/**
+ * A committed tenant event as an analytics event: `$<type>`, at the event's time, deduplicated by the
+ * event's id (so a second delivery of it records nothing). Events without an actor count as `$system`.
+ */
+export function platformEventRow(ctx: ServiceContext, event: TenantEvent): StoredEvent {
+  const ts = Date.parse(event.createdAt);
+  const roomId = event.data.roomId;
+  return {
+    event: `$${event.type}`,
+    ts,
+    receivedAt: ctx.clock.now(),
+    messageId: `$${event.id}`,
+    dedupe: true,
+    actorId: actorOf(event) ?? '$system',
+    anonymousId: null,
+    roomId: typeof roomId === 'string' ? roomId.slice(0, LIMITS.idChars) : null,
+    properties: flatProperties(event.data),
+    context: { source: 'platform', eventId: event.id, requestId: event.trace.requestId },
+    clamped: false,
+  };
+}

@@ -1,0 +1,48 @@
+import type { ServiceContext } from '../../core/context.ts';
+import type { TenantEvent } from '../../core/events/types.ts';
+import { traceFrom } from '../../core/http/request-id.ts';
+import { newId } from '../../core/ids.ts';
+import type { ModuleHooks, ModuleHost } from '../../core/modules/hooks.ts';
+import { platformEventRow } from './capture.ts';
+import { AnalyticsMaintenance } from './maintenance.ts';
+import { analyticsConfig } from './verbs/config.ts';
+import { storeEvents } from './verbs/ingest-events.ts';
+
+/** The context of work the module does on its own in one tenant: no principal, origin `system`. */
+export function systemContext(host: ModuleHost, tenantId: string): ServiceContext {
+  return {
+    ...host,
+    tenantId,
+    principal: undefined,
+    requestId: newId('request'),
+    trace: traceFrom(undefined),
+    origin: 'system',
+  };
+}
+
+/**
+ * Records a committed tenant event as `$<type>` when the tenant turned capture on. Called once per event
+ * by the instance that committed it; the event id is the messageId, so a repeated call records nothing.
+ */
+export async function capturePlatformEvent(host: ModuleHost, event: TenantEvent): Promise<boolean> {
+  const ctx = systemContext(host, event.tenantId);
+  const states = await host.enablement.states(event.tenantId);
+  if (states.get('analytics')?.enabled !== true) return false;
+  const { capturePlatformEvents } = await analyticsConfig(ctx);
+  if (!capturePlatformEvents) return false;
+  const duplicates = await storeEvents(ctx, [platformEventRow(ctx, event)]);
+  return duplicates.size === 0;
+}
+
+/** Per app: platform-event capture (a bus subscriber) and the partition and retention maintenance. */
+export function analyticsHooks(host: ModuleHost): ModuleHooks {
+  return {
+    onEvent: (event, origin) => {
+      if (origin !== 'here') return;
+      capturePlatformEvent(host, event).catch((err: unknown) =>
+        host.log.error({ err, eventId: event.id }, 'analytics: platform event not captured'),
+      );
+    },
+    worker: new AnalyticsMaintenance(host, (tenantId) => systemContext(host, tenantId)),
+  };
+}

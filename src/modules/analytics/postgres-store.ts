@@ -1,0 +1,351 @@
+import type { ServiceContext } from '../../core/context.ts';
+import type { Database } from '../../core/db/database.ts';
+import { tenantRead, tenantTx } from '../../core/db/tenant-tx.ts';
+import { compileFilters, metricSql, propertyText, SqlParams } from './sql.ts';
+import type { AnalyticsStore, MetricValues, SeriesAnswer, SeriesQuery, StoredEvent } from './store.ts';
+
+const HOUR = 3_600_000;
+
+/** Whether a failed insert only lacked the month's partition (created on demand, then retried). */
+function missingPartition(error: unknown): boolean {
+  return error instanceof Error && /no partition of relation/i.test(error.message);
+}
+
+const iso = (t: number) => new Date(t).toISOString();
+
+/**
+ * The events, the messageIds that dedupe, and the hourly rollups, as one statement: it commits whole
+ * or not at all. A messageId that another writer recorded first (even one committing at this moment)
+ * is not inserted here, and its event is not written; the statement answers those positions.
+ * Rollup rows are updated in key order, so concurrent writers take their row locks in the same order.
+ */
+const INSERT_SQL = `
+with batch as (
+  select * from unnest($2::int[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::text[], $7::boolean[],
+                       $8::text[], $9::text[], $10::text[], $11::jsonb[], $12::jsonb[], $13::boolean[], $14::timestamptz[])
+    as b(pos, event, ts, received_at, message_id, dedupe, actor_id, anonymous_id, room_id, properties, context,
+         clamped, hour)
+),
+fresh as (
+  insert into analytics_message_ids (tenant_id, message_id, received_at)
+  select $1, message_id, received_at from batch where dedupe order by message_id
+  on conflict do nothing
+  returning message_id
+),
+kept as (
+  select * from batch b where not b.dedupe or b.message_id in (select message_id from fresh)
+),
+written as (
+  insert into analytics_events (tenant_id, event, ts, received_at, message_id, actor_id, anonymous_id, actor_key,
+                                room_id, properties, context, clamped)
+  select $1, event, ts, received_at, message_id, actor_id, anonymous_id,
+         coalesce(actor_id, '~' || anonymous_id), room_id, properties, context, clamped
+    from kept
+  returning 1
+),
+rolled as (
+  insert into analytics_hourly as h (tenant_id, event, hour, room_id, events)
+  select $1, event, hour, coalesce(room_id, ''), count(*) from kept
+   group by event, hour, coalesce(room_id, '') order by 2, 3, 4
+  on conflict (tenant_id, event, hour, room_id) do update set events = h.events + excluded.events
+  returning 1
+)
+select b.pos, (select count(*) from written)::int as written, (select count(*) from rolled)::int as rolled
+  from batch b where b.dedupe and b.message_id not in (select message_id from fresh)`;
+
+/** The store on the service's database (PGlite or PostgreSQL): see `AnalyticsStore`. */
+export const postgresStore: AnalyticsStore = {
+  async insert(ctx, rows) {
+    if (rows.length === 0) return { duplicates: new Set() };
+    const params = insertParams(ctx.tenantId, rows);
+    const run = () => tenantRead<{ pos: number }>(ctx.db, { tenantId: ctx.tenantId }, INSERT_SQL, params);
+    let result: Awaited<ReturnType<typeof run>>;
+    try {
+      result = await run();
+    } catch (error) {
+      if (!missingPartition(error)) throw error;
+      await ensurePartitions(ctx.db, rows);
+      result = await run();
+    }
+    return { duplicates: new Set(result.rows.map((r) => r.pos)) };
+  },
+
+  async series(ctx, query, options = {}) {
+    const rollup = options.source !== 'raw' && rollupAnswers(query);
+    const scoped = { ...query, tenantId: ctx.tenantId };
+    if (query.breakdown === undefined) {
+      const rows = await groupedRows(ctx, scoped, rollup);
+      return { source: rollup ? 'rollup' : 'raw', ...shape(query, rows) };
+    }
+    return breakdownSeries(ctx, scoped, rollup);
+  },
+
+  async funnel(ctx, query) {
+    const p = new SqlParams();
+    const tenant = p.add(ctx.tenantId);
+    const names = p.add([...new Set(query.steps.map((s) => s.event))]);
+    const flags = query.steps.map(
+      (step, i) => `(event = ${p.add(step.event)} and ${compileFilters(step.filters, p)}) as m${i + 1}`,
+    );
+    const window = p.add(query.windowMs);
+    const ctes = [
+      `e as (select actor_key as a, ts, ${flags.join(', ')} from analytics_events
+              where tenant_id = ${tenant} and ts >= ${p.add(iso(query.from))}::timestamptz
+                and ts < ${p.add(iso(query.to))}::timestamptz and event = any(${names}::text[]))`,
+      's1 as (select distinct a, ts as t1, ts as tp from e where m1)',
+    ];
+    // Per first-step time, the earliest event of each next step after the previous one: the greedy choice
+    // that reaches furthest (a later choice only narrows what can follow within the same window).
+    for (let i = 2; i <= query.steps.length; i++) {
+      ctes.push(`s${i} as (select s.a, s.t1, min(e.ts) as tp from s${i - 1} s
+                    join e on e.a = s.a and e.m${i} and e.ts > s.tp
+                          and e.ts <= s.t1 + (${window}::bigint * interval '1 millisecond')
+                   group by s.a, s.t1)`);
+    }
+    const counts = query.steps.map((_, i) => `(select count(distinct a) from s${i + 1})::int as c${i + 1}`);
+    const { rows } = await tenantRead<Record<string, number>>(
+      ctx.db,
+      { tenantId: ctx.tenantId },
+      `with ${ctes.join(',\n')} select ${counts.join(', ')}`,
+      p.values,
+    );
+    const row = rows[0] ?? {};
+    return query.steps.map((_, i) => Number(row[`c${i + 1}`] ?? 0));
+  },
+
+  async deleteBefore(ctx, before) {
+    return tenantTx(ctx.db, { tenantId: ctx.tenantId }, async (tx) => {
+      const at = iso(before);
+      const events = await tx.query('delete from analytics_events where tenant_id = $1 and ts < $2', [
+        ctx.tenantId,
+        at,
+      ]);
+      // An hour that straddles the cut keeps its rollup until it is wholly past it.
+      await tx.query("delete from analytics_hourly where tenant_id = $1 and hour + interval '1 hour' <= $2", [
+        ctx.tenantId,
+        at,
+      ]);
+      return events.rowCount;
+    });
+  },
+
+  async dropPartitionsBefore(db, before) {
+    const { rows } = await db.query<{ name: string; upper: string }>(
+      `select c.relname as name, pg_get_expr(c.relpartbound, c.oid) as upper
+         from pg_inherits i join pg_class c on c.oid = i.inhrelid
+        where i.inhparent = 'analytics_events'::regclass`,
+    );
+    const dropped: string[] = [];
+    for (const row of rows) {
+      const match = /^analytics_events_(\d{4})(\d{2})$/.exec(row.name);
+      if (match === null) continue;
+      const end = Date.UTC(Number(match[1]), Number(match[2]), 1);
+      if (end > before) continue;
+      await db.exec(`drop table if exists ${row.name}`);
+      dropped.push(row.name);
+    }
+    return dropped;
+  },
+};
+
+function insertParams(tenantId: string, rows: readonly StoredEvent[]): unknown[] {
+  return [
+    tenantId,
+    rows.map((_, i) => i),
+    rows.map((r) => r.event),
+    rows.map((r) => iso(r.ts)),
+    rows.map((r) => iso(r.receivedAt)),
+    rows.map((r) => r.messageId),
+    rows.map((r) => r.dedupe),
+    rows.map((r) => r.actorId),
+    rows.map((r) => r.anonymousId),
+    rows.map((r) => r.roomId),
+    rows.map((r) => JSON.stringify(r.properties)),
+    rows.map((r) => (r.context === null ? null : JSON.stringify(r.context))),
+    rows.map((r) => r.clamped),
+    rows.map((r) => iso(Math.floor(r.ts / HOUR) * HOUR)),
+  ];
+}
+
+/** Creates the monthly partitions the rows fall in (as the database owner: tenants create nothing). */
+export async function ensurePartitions(db: Database, rows: readonly { ts: number }[]): Promise<void> {
+  let min = Number.POSITIVE_INFINITY;
+  let max = Number.NEGATIVE_INFINITY;
+  for (const r of rows) {
+    min = Math.min(min, r.ts);
+    max = Math.max(max, r.ts);
+  }
+  await db.query('select analytics_ensure_partitions($1::date, $2::date)', [
+    iso(min).slice(0, 10),
+    iso(max).slice(0, 10),
+  ]);
+}
+
+/**
+ * Hourly rollups answer a query that counts events (no uniques, sums, or property filters), broken down
+ * by nothing or by room, whose range and buckets start on whole UTC hours (any zone with whole-hour
+ * offsets; a zone like Asia/Kolkata reads raw rows for hour buckets).
+ */
+function rollupAnswers(query: SeriesQuery): boolean {
+  return (
+    query.metrics.every((m) => m === 'events') &&
+    query.filters.length === 0 &&
+    (query.breakdown === undefined || query.breakdown.by === 'roomId') &&
+    query.from % HOUR === 0 &&
+    query.to % HOUR === 0 &&
+    query.bounds.every((b) => b % HOUR === 0)
+  );
+}
+
+interface Row {
+  b: number | null;
+  total: boolean;
+  k?: string | null;
+  other?: boolean;
+  [metric: string]: unknown;
+}
+
+function splitMetric(metric: string): [string, string] {
+  const at = metric.indexOf(':');
+  return at < 0 ? [metric, ''] : [metric.slice(0, at), metric.slice(at + 1)];
+}
+
+/**
+ * The rows the aggregates read, one per event (raw) or per rollup row: bucket `b`, breakdown key `k`,
+ * weight `w` (1, or the rollup's count), `actor_key` (raw) and `v<i>`, the numeric value of metric i.
+ */
+function baseRelation(
+  query: SeriesQuery & { tenantId: string },
+  p: SqlParams,
+  rollup: boolean,
+  key: string | undefined,
+): string {
+  const tenant = p.add(query.tenantId);
+  const bounds = p.add(query.bounds.map(iso));
+  const events = query.events === undefined ? '' : `and event = any(${p.add([...query.events])}::text[])`;
+  const from = p.add(iso(query.from));
+  const to = p.add(iso(query.to));
+  if (rollup) {
+    return `select width_bucket(hour, ${bounds}::timestamptz[]) as b, ${key ?? 'null::text'} as k, events as w
+              from analytics_hourly
+             where tenant_id = ${tenant} and hour >= ${from}::timestamptz and hour < ${to}::timestamptz ${events}`;
+  }
+  const values = query.metrics.flatMap((m, i) => {
+    const [kind, property] = splitMetric(m);
+    return kind === 'sum' || kind === 'avg' ? [`, ${metricSql.number(property, p)} as v${i}`] : [];
+  });
+  return `select width_bucket(ts, ${bounds}::timestamptz[]) as b, ${key ?? 'null::text'} as k, 1 as w, actor_key
+                 ${values.join('')}
+            from analytics_events
+           where tenant_id = ${tenant} and ts >= ${from}::timestamptz and ts < ${to}::timestamptz ${events}
+             and ${compileFilters(query.filters, p)}`;
+}
+
+function aggregates(metrics: readonly string[]): string {
+  return metrics
+    .map((m, i) => {
+      const [kind] = splitMetric(m);
+      switch (kind) {
+        case 'events':
+          return `sum(w)::float8 as a${i}`;
+        case 'uniques':
+          return `count(distinct actor_key)::float8 as a${i}`;
+        case 'sum':
+          return `coalesce(sum(v${i}), 0)::float8 as a${i}`;
+        default:
+          return `avg(v${i})::float8 as a${i}`;
+      }
+    })
+    .join(', ');
+}
+
+/** Per bucket and in total (`grouping sets`); with `top`, per breakdown value, the rest as `other`. */
+async function groupedRows(
+  ctx: ServiceContext,
+  query: SeriesQuery & { tenantId: string },
+  rollup: boolean,
+  top?: readonly (string | null)[],
+): Promise<Row[]> {
+  const p = new SqlParams();
+  if (top === undefined) {
+    const base = baseRelation(query, p, rollup, undefined);
+    const sql = `select b, grouping(b) = 1 as total, ${aggregates(query.metrics)}
+                   from (${base}) x group by grouping sets ((b), ())`;
+    return (await tenantRead<Row>(ctx.db, { tenantId: ctx.tenantId }, sql, p.values)).rows;
+  }
+  const base = baseRelation(query, p, rollup, breakdownKey(query, p, rollup));
+  const named = top.filter((v): v is string => v !== null);
+  const inTop = `(k = any(${p.add(named)}::text[]) or (k is null and ${p.add(top.includes(null))}::boolean)) is true`;
+  const sql = `select b, grouping(b) = 1 as total, key as k, other, ${aggregates(query.metrics)}
+                 from (select r.*, case when ${inTop} then k end as key, not (${inTop}) as other
+                         from (${base}) r) x
+                group by grouping sets ((b, key, other), (key, other))`;
+  return (await tenantRead<Row>(ctx.db, { tenantId: ctx.tenantId }, sql, p.values)).rows;
+}
+
+function breakdownKey(query: SeriesQuery, p: SqlParams, rollup: boolean): string {
+  const by = query.breakdown?.by ?? 'roomId';
+  return rollup ? "nullif(room_id, '')" : propertyText(by, p);
+}
+
+function valuesOf(metrics: readonly string[], row: Row | undefined): MetricValues {
+  const out: MetricValues = {};
+  metrics.forEach((m, i) => {
+    const v = row?.[`a${i}`];
+    const [kind] = splitMetric(m);
+    out[m] = v === null || v === undefined ? (kind === 'avg' ? null : 0) : Number(v);
+  });
+  return out;
+}
+
+/** Zero-filled buckets and the totals from the grouping-set rows of one key. */
+function shape(query: SeriesQuery, rows: readonly Row[]): { totals: MetricValues; buckets: MetricValues[] } {
+  const byBucket = new Map<number, Row>();
+  let total: Row | undefined;
+  for (const row of rows) {
+    if (row.total) total = row;
+    else if (row.b !== null) byBucket.set(Number(row.b), row);
+  }
+  const buckets: MetricValues[] = [];
+  for (let i = 1; i < query.bounds.length; i++) buckets.push(valuesOf(query.metrics, byBucket.get(i)));
+  return { totals: valuesOf(query.metrics, total), buckets };
+}
+
+/** The top `limit` values by the first metric, then every other value as one `other` row. */
+async function breakdownSeries(
+  ctx: ServiceContext,
+  query: SeriesQuery & { tenantId: string },
+  rollup: boolean,
+): Promise<SeriesAnswer> {
+  const limit = query.breakdown?.limit ?? 10;
+  // Phase 1: rank the values over the whole range by the first metric.
+  const p = new SqlParams();
+  const ranking = [query.metrics[0] ?? 'events'];
+  const base = baseRelation({ ...query, metrics: ranking }, p, rollup, breakdownKey(query, p, rollup));
+  const ranked = await tenantRead<{ k: string | null; a0: number }>(
+    ctx.db,
+    { tenantId: ctx.tenantId },
+    `select k, ${aggregates(ranking)} from (${base}) r group by k
+      order by a0 desc nulls last, k asc nulls first limit ${p.add(limit)}::int`,
+    p.values,
+  );
+  const top = ranked.rows.map((r) => r.k);
+  // Phase 2: every metric per value (and bucket); whatever is not in the top is `other`.
+  const rows = await groupedRows(ctx, query, rollup, top);
+  const rowsOf = new Map<string, Row[]>();
+  for (const row of rows) {
+    const id = row.other === true ? 'other' : `v:${row.k ?? '\u0000'}`;
+    const list = rowsOf.get(id) ?? [];
+    list.push(row);
+    rowsOf.set(id, list);
+  }
+  const breakdown: NonNullable<SeriesAnswer['breakdown']> = top.map((value) => ({
+    value,
+    other: false,
+    ...shape(query, rowsOf.get(`v:${value ?? '\u0000'}`) ?? []),
+  }));
+  const other = rowsOf.get('other');
+  if (other !== undefined) breakdown.push({ value: null, other: true, ...shape(query, other) });
+  const totals = await groupedRows(ctx, { ...query, breakdown: undefined }, rollup);
+  return { source: rollup ? 'rollup' : 'raw', ...shape(query, totals), breakdown };
+}

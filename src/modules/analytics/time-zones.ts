@@ -1,0 +1,234 @@
+import { InvalidRequest } from '../../core/http/errors.ts';
+
+/**
+ * Calendar arithmetic in an IANA time zone, from the runtime's own time-zone data (Intl): the instants
+ * at which local hours, days, weeks and months start, across daylight-saving changes. Bucket boundaries
+ * are computed here and handed to SQL as instants, so PostgreSQL and the embedded database bucket alike.
+ */
+
+const HOUR = 3_600_000;
+const DAY = 86_400_000;
+
+export interface Wall {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatter(zone: string): Intl.DateTimeFormat {
+  let format = formatters.get(zone);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    formatters.set(zone, format);
+  }
+  return format;
+}
+
+/** The zone's name as Intl knows it, or 400 naming the field. */
+export function checkedZone(zone: string, field = '/body/timezone'): string {
+  if (!/^[A-Za-z0-9_+\-/]{1,64}$/.test(zone)) throw badZone(zone, field);
+  try {
+    formatter(zone);
+  } catch {
+    throw badZone(zone, field);
+  }
+  return zone;
+}
+
+function badZone(zone: string, field: string): InvalidRequest {
+  return new InvalidRequest(
+    `unknown time zone ${JSON.stringify(zone)}: use an IANA name such as Europe/Berlin`,
+    [{ field, message: 'not an IANA time zone name', code: 'invalid_timezone' }],
+  );
+}
+
+/** The local wall clock at instant `t` (seconds precision). */
+export function wallAt(zone: string, t: number): Wall {
+  const parts: Record<string, number> = {};
+  for (const part of formatter(zone).formatToParts(new Date(t))) {
+    if (part.type !== 'literal') parts[part.type] = Number(part.value);
+  }
+  return {
+    year: parts.year ?? 1970,
+    month: parts.month ?? 1,
+    day: parts.day ?? 1,
+    hour: parts.hour ?? 0,
+    minute: parts.minute ?? 0,
+    second: parts.second ?? 0,
+  };
+}
+
+/** The wall clock as if it were UTC, in ms (so differences of wall clocks are plain arithmetic). */
+function wallMs(zone: string, t: number): number {
+  const w = wallAt(zone, t);
+  return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) + (((t % 1000) + 1000) % 1000);
+}
+
+/** The zone's offset from UTC at instant `t`, in ms. */
+export function offsetAt(zone: string, t: number): number {
+  return wallMs(zone, t) - t;
+}
+
+/**
+ * The first instant whose local wall clock is at or after the given one: the wall time itself when it
+ * exists once, its first occurrence when clocks go back, the moment clocks jump when it falls in the gap.
+ */
+export function localStart(zone: string, year: number, month: number, day: number, hour = 0): number {
+  const target = Date.UTC(year, month - 1, day, hour);
+  const offsets = new Set([
+    offsetAt(zone, target - DAY),
+    offsetAt(zone, target),
+    offsetAt(zone, target + DAY),
+  ]);
+  const exact = [...offsets].map((o) => target - o).filter((t) => wallMs(zone, t) === target);
+  if (exact.length > 0) return Math.min(...exact);
+  // In a gap: the moment the clocks jumped over `target`.
+  let lo = target - Math.max(...offsets);
+  let hi = target - Math.min(...offsets);
+  if (wallMs(zone, lo) >= target) return lo;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (wallMs(zone, mid) >= target) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
+
+/** The date `days` after year-month-day, as a calendar date. */
+function addDays(year: number, month: number, day: number, days: number): [number, number, number] {
+  const d = new Date(Date.UTC(year, month - 1, day + days));
+  return [d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate()];
+}
+
+export type Interval = 'hour' | 'day' | 'week' | 'month';
+
+/** The start of the local interval (hour, day, ISO week from Monday, month) that holds instant `t`. */
+export function intervalStart(zone: string, interval: Interval, t: number): number {
+  const w = wallAt(zone, t);
+  switch (interval) {
+    case 'hour': {
+      // The local hour's start: the wall clock's minutes and seconds back from t (keeps the right
+      // occurrence of a repeated hour).
+      return t - (((wallMs(zone, t) % HOUR) + HOUR) % HOUR);
+    }
+    case 'day':
+      return localStart(zone, w.year, w.month, w.day);
+    case 'week': {
+      const weekday = new Date(Date.UTC(w.year, w.month - 1, w.day)).getUTCDay();
+      const [y, m, d] = addDays(w.year, w.month, w.day, -((weekday + 6) % 7));
+      return localStart(zone, y, m, d);
+    }
+    case 'month':
+      return localStart(zone, w.year, w.month, 1);
+  }
+}
+
+/** The start of the local interval after the one starting at `start`. */
+export function nextIntervalStart(zone: string, interval: Interval, start: number): number {
+  if (interval === 'hour') {
+    let next = start + HOUR;
+    const r = ((wallMs(zone, next) % HOUR) + HOUR) % HOUR;
+    if (r !== 0) next = next - r > start ? next - r : next + HOUR - r;
+    return next;
+  }
+  const w = wallAt(zone, start);
+  if (interval === 'month') {
+    const d = new Date(Date.UTC(w.year, w.month, 1));
+    return localStart(zone, d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+  }
+  // A day or week start may be later than midnight (a gap at midnight): step from the calendar date.
+  const [y, m, d] = addDays(w.year, w.month, w.day, interval === 'day' ? 1 : 7);
+  return localStart(zone, y, m, d);
+}
+
+/**
+ * The boundaries of the buckets covering [from, to): the first is the start of the interval holding
+ * `from`, the last is at or after `to`. At most `max` buckets, else 400.
+ */
+export function bucketBoundaries(
+  zone: string,
+  interval: Interval,
+  from: number,
+  to: number,
+  max: number,
+): number[] {
+  const bounds = [intervalStart(zone, interval, from)];
+  let last = bounds[0] ?? from;
+  while (last < to) {
+    last = nextIntervalStart(zone, interval, last);
+    bounds.push(last);
+    if (bounds.length > max + 1) {
+      throw new InvalidRequest(
+        `more than ${max} ${interval} buckets: choose a longer interval or a shorter range`,
+        [{ field: '/body/interval', message: `at most ${max} buckets`, code: 'too_many_buckets' }],
+      );
+    }
+  }
+  return bounds;
+}
+
+/** Instant `t` as local ISO 8601 with its offset, e.g. `2026-03-29T00:00:00+01:00`. */
+export function localIso(zone: string, t: number): string {
+  const w = wallAt(zone, t);
+  const offsetMinutes = Math.round(offsetAt(zone, t) / 60_000);
+  const sign = offsetMinutes < 0 ? '-' : '+';
+  const abs = Math.abs(offsetMinutes);
+  const p = (n: number, width = 2) => String(n).padStart(width, '0');
+  return `${p(w.year, 4)}-${p(w.month)}-${p(w.day)}T${p(w.hour)}:${p(w.minute)}:${p(w.second)}${sign}${p(Math.floor(abs / 60))}:${p(abs % 60)}`;
+}
+
+export type Preset =
+  | 'today'
+  | 'yesterday'
+  | 'last_24h'
+  | 'last_7d'
+  | 'last_30d'
+  | 'last_90d'
+  | 'month_to_date'
+  | 'last_12m';
+
+/**
+ * A preset as [from, to) in the zone, at `now`: `last_Nd` is the N local days ending with today (today
+ * so far included), `last_12m` the 12 local months ending with this one, `last_24h` the 24 hours to now.
+ */
+export function presetRange(zone: string, preset: Preset, now: number): [number, number] {
+  const w = wallAt(zone, now);
+  const daysBack = (n: number) => {
+    const [y, m, d] = addDays(w.year, w.month, w.day, -(n - 1));
+    return localStart(zone, y, m, d);
+  };
+  switch (preset) {
+    case 'today':
+      return [daysBack(1), now];
+    case 'yesterday':
+      return [daysBack(2), daysBack(1)];
+    case 'last_24h':
+      return [now - DAY, now];
+    case 'last_7d':
+      return [daysBack(7), now];
+    case 'last_30d':
+      return [daysBack(30), now];
+    case 'last_90d':
+      return [daysBack(90), now];
+    case 'month_to_date':
+      return [localStart(zone, w.year, w.month, 1), now];
+    case 'last_12m': {
+      const d = new Date(Date.UTC(w.year, w.month - 12, 1));
+      return [localStart(zone, d.getUTCFullYear(), d.getUTCMonth() + 1, 1), now];
+    }
+  }
+}
