@@ -4,7 +4,7 @@ import { capturePostings, platformFee, postTransaction } from '../ledger.ts';
 import { type PaymentChange, type PaymentRow, savePayment, toPayment } from '../payment-row.ts';
 import type { ProviderOutcome } from '../providers/provider.ts';
 import { eventOfStatus, type PaymentStatus, transition } from '../states.ts';
-import { paymentsConfig } from './config.ts';
+import type { PaymentSettings } from './config.ts';
 
 /**
  * Moves a locked payment to where the provider says it is, through the transition table, with its
@@ -16,6 +16,7 @@ export async function applyOutcome(
   emit: Emit,
   row: PaymentRow,
   outcome: ProviderOutcome,
+  settings: PaymentSettings,
   extra: PaymentChange & { captured?: number } = {},
 ): Promise<PaymentRow> {
   const now = ctx.clock.now();
@@ -36,7 +37,7 @@ export async function applyOutcome(
   if (to === 'canceled') change.amount_capturable = 0;
   if (to === 'succeeded') {
     const amount = captured ?? Number(row.amount);
-    const fee = row.seller === null ? 0 : platformFee(amount, await paymentsConfig(ctx));
+    const fee = row.seller === null ? 0 : platformFee(amount, settings);
     Object.assign(change, { amount_captured: amount, amount_capturable: 0, application_fee: fee });
     await postTransaction(tx, ctx.tenantId, {
       kind: 'capture',

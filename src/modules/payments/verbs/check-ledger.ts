@@ -10,7 +10,6 @@ import type { LedgerCheck } from '../schema.ts';
  */
 export async function checkLedger(ctx: ServiceContext): Promise<Static<typeof LedgerCheck>> {
   return tenantTx(ctx.db, { tenantId: ctx.tenantId }, async (tx) => {
-    await tx.query('set transaction isolation level repeatable read');
     const { rows: unbalanced } = await tx.query<{ id: string }>(
       `select t.id from ledger_transactions t
          left join ledger_postings p on p.transaction_id = t.id

@@ -2,10 +2,10 @@ import type { Static } from 'typebox';
 import { inTenant, type ServiceContext } from '../../../core/context.ts';
 import { InvalidRequest } from '../../../core/http/errors.ts';
 import { lockPayment, type PaymentView, providerView, savePayment, toPayment } from '../payment-row.ts';
-import { providerFor } from '../providers/index.ts';
 import type { ConfirmInput } from '../schema.ts';
 import { assertOperation, transition } from '../states.ts';
 import { applyOutcome } from './apply-outcome.ts';
+import { prepare } from './prepare.ts';
 
 /**
  * Confirms a payment with a payment method (attached now or at creation), or completes the action a
@@ -16,6 +16,7 @@ export async function confirmPayment(
   ctx: ServiceContext,
   input: Static<typeof ConfirmInput>,
 ): Promise<PaymentView> {
+  const { provider, settings } = await prepare(ctx, input.paymentId);
   return inTenant(ctx, async (tx, emit) => {
     let row = await lockPayment(tx, input.paymentId);
     assertOperation(row.id, row.status, 'confirm');
@@ -42,9 +43,8 @@ export async function confirmPayment(
         ctx.clock.now(),
       );
     }
-    const provider = await providerFor(ctx, row.provider);
     const outcome = await provider.confirm(providerView(row), paymentMethod);
-    const saved = await applyOutcome(ctx, tx, emit, row, outcome);
+    const saved = await applyOutcome(ctx, tx, emit, row, outcome, settings);
     return toPayment(saved);
   });
 }

@@ -4,6 +4,7 @@ import { PAYMENT_COLUMNS, type PaymentRow } from '../payment-row.ts';
 import { outcomeOf } from '../providers/stripe-provider.ts';
 import { canTransition } from '../states.ts';
 import { applyOutcome } from './apply-outcome.ts';
+import { paymentsConfig } from './config.ts';
 
 export interface StripeEventResult {
   received: true;
@@ -21,6 +22,7 @@ export async function handleStripeEvent(
   ctx: ServiceContext,
   event: Stripe.Event,
 ): Promise<StripeEventResult> {
+  const settings = await paymentsConfig(ctx);
   return inTenant(ctx, async (tx, emit) => {
     const intent = event.type.startsWith('payment_intent.')
       ? (event.data.object as Stripe.PaymentIntent)
@@ -47,7 +49,7 @@ export async function handleStripeEvent(
     if (to === row.status || !canTransition(row.status, to)) {
       return { received: true, result: 'ignored', paymentId: row.id };
     }
-    await applyOutcome(ctx, tx, emit, row, outcome, {
+    await applyOutcome(ctx, tx, emit, row, outcome, settings, {
       ...(outcome.status === 'succeeded' ? { captured: intent.amount_received || Number(row.amount) } : {}),
     });
     return { received: true, result: 'applied', paymentId: row.id };

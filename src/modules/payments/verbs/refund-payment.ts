@@ -13,9 +13,9 @@ import {
   toPayment,
   toRefund,
 } from '../payment-row.ts';
-import { providerFor } from '../providers/index.ts';
 import type { RefundInput } from '../schema.ts';
 import { assertOperation } from '../states.ts';
+import { prepare } from './prepare.ts';
 
 /**
  * Refunds a succeeded payment, in whole (the default: what is left) or in part. Refunds add up to at most
@@ -26,6 +26,7 @@ export async function refundPayment(
   ctx: ServiceContext,
   input: Static<typeof RefundInput>,
 ): Promise<RefundView> {
+  const { provider } = await prepare(ctx, input.paymentId);
   return inTenant(ctx, async (tx, emit) => {
     const row = await lockPayment(tx, input.paymentId);
     assertOperation(row.id, row.status, 'refund');
@@ -47,7 +48,6 @@ export async function refundPayment(
     }
     const now = ctx.clock.now();
     const id = newId('refund', now);
-    const provider = await providerFor(ctx, row.provider);
     const result = await provider.refund(providerView(row), { id, amount, reason: input.reason ?? null });
     const at = new Date(now).toISOString();
     const { rows } = await tx.query<RefundRow>(

@@ -6,6 +6,7 @@ import { testProvider } from '../providers/index.ts';
 import type { PaymentId, SimulateBody } from '../schema.ts';
 import { assertOperation } from '../states.ts';
 import { applyOutcome } from './apply-outcome.ts';
+import { paymentsConfig } from './config.ts';
 
 /**
  * The test provider's webhook for a processing payment, simulated: it reports the outcome, and the payment
@@ -15,6 +16,7 @@ export async function simulateWebhook(
   ctx: ServiceContext,
   input: Static<typeof SimulateBody> & { paymentId: Static<typeof PaymentId> },
 ): Promise<PaymentView> {
+  const settings = await paymentsConfig(ctx);
   return inTenant(ctx, async (tx, emit) => {
     const row = await lockPayment(tx, input.paymentId);
     if (row.provider !== 'test') {
@@ -24,6 +26,6 @@ export async function simulateWebhook(
     }
     assertOperation(row.id, row.status, 'simulate');
     const outcome = testProvider().simulated(providerView(row), input.outcome);
-    return toPayment(await applyOutcome(ctx, tx, emit, row, outcome));
+    return toPayment(await applyOutcome(ctx, tx, emit, row, outcome, settings));
   });
 }
