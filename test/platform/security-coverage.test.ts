@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { MODULES } from '../../src/app.ts';
 import { security as auctions } from '../../src/modules/auctions/__tests__/security.ts';
 import { security as chat } from '../../src/modules/chat/__tests__/security.ts';
+import { security as payments } from '../../src/modules/payments/__tests__/security.ts';
 import { security as presence } from '../../src/modules/presence/__tests__/security.ts';
 import { security as rooms } from '../../src/modules/rooms/__tests__/security.ts';
 import { security as webhooks } from '../../src/modules/webhooks/__tests__/security.ts';
@@ -15,6 +16,7 @@ import { coveredOperations } from '../support/security-suite.ts';
 const REGISTRATIONS = new Map([
   ['auctions', coveredOperations(auctions)],
   ['chat', coveredOperations(chat)],
+  ['payments', coveredOperations(payments)],
   ['presence', coveredOperations(presence)],
   ['rooms', coveredOperations(rooms)],
   ['webhooks', coveredOperations(webhooks)],

@@ -266,7 +266,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services) {
       schema: {
         operationId: 'listLedgerAccounts',
         summary: 'Ledger accounts with their balances per currency',
-        tags: ['ledger'],
+        tags: ['payments', 'ledger'],
         security: apiSecurity,
         querystring: ListAccountsInput,
         response: { 200: AccountList },
@@ -282,7 +282,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services) {
       schema: {
         operationId: 'listLedgerPostings',
         summary: 'An account’s postings, newest first',
-        tags: ['ledger'],
+        tags: ['payments', 'ledger'],
         security: apiSecurity,
         params: Type.Object({ account: AccountName }),
         querystring: Type.Object(
@@ -305,7 +305,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services) {
       schema: {
         operationId: 'listLedgerTransactions',
         summary: 'Ledger transactions with their postings, newest first',
-        tags: ['ledger'],
+        tags: ['payments', 'ledger'],
         security: apiSecurity,
         querystring: ListTransactionsInput,
         response: { 200: TransactionPage },
@@ -321,7 +321,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services) {
       schema: {
         operationId: 'checkLedger',
         summary: 'Prove the books: every transaction balances, every payment matches its postings',
-        tags: ['ledger'],
+        tags: ['payments', 'ledger'],
         security: apiSecurity,
         response: { 200: LedgerCheck },
       },

@@ -43,7 +43,8 @@ export async function stripeWebhookRoute(app: FastifyInstance, services: Service
       schema: {
         operationId: 'receiveStripeWebhook',
         summary: 'Stripe’s events for a tenant (verified by Stripe-Signature)',
-        tags: ['payments'],
+        // Not `payments`: no credential, so not a route of the shared security suite (see its tests).
+        tags: ['payments-inbound'],
         security: securityFor('none'),
         params: Params,
         headers: Type.Object({ 'stripe-signature': Type.Optional(Type.String({ maxLength: 2000 })) }),
