@@ -17,7 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../src/config.ts';
 import { systemClock } from '../src/core/clock.ts';
 import type { Database } from '../src/core/db/database.ts';
-import { systemContext } from '../src/modules/analytics/hooks.ts';
+import { systemContext } from '../src/core/modules/hooks.ts';
 import { ingestEvents } from '../src/modules/analytics/verbs/ingest-events.ts';
 import { queryAnalytics } from '../src/modules/analytics/verbs/query-analytics.ts';
 import { runFunnel } from '../src/modules/analytics/verbs/run-funnel.ts';

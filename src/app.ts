@@ -15,6 +15,7 @@ import { BackplaneEventBus, type EventBus } from './core/events/bus.ts';
 import { eventRoutes } from './core/events/routes.ts';
 import { EventStore, type OutboxWriter } from './core/events/store.ts';
 import { installErrorHandling } from './core/http/error-handler.ts';
+import { installIdempotency } from './core/http/idempotency.ts';
 import { registerOpenApi } from './core/http/openapi.ts';
 import { createServer } from './core/http/server.ts';
 import { enableModules, ModuleEnablement } from './core/modules/enablement.ts';
@@ -34,6 +35,7 @@ import type { TenantSetupStep } from './core/tenancy/tenants.ts';
 import { analyticsModule } from './modules/analytics/manifest.ts';
 import { auctionsModule } from './modules/auctions/manifest.ts';
 import { chatModule } from './modules/chat/manifest.ts';
+import { paymentsModule } from './modules/payments/manifest.ts';
 import { presenceModule } from './modules/presence/manifest.ts';
 import { roomsModule } from './modules/rooms/manifest.ts';
 import { webhooksModule } from './modules/webhooks/manifest.ts';
@@ -49,6 +51,7 @@ export const MODULES: readonly ModuleManifest[] = [
   chatModule,
   webhooksModule,
   auctionsModule,
+  paymentsModule,
   analyticsModule,
 ];
 
@@ -174,6 +177,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerOpenApi(app, config);
   installAuthentication(app, identity);
   installAuthorization(app, services.enablement);
+  installIdempotency(app, db, clock);
   installConsoleGuard(app, db);
   await app.register(healthRoutes, { db, migrations: appMigrations(modules), realtime: backplane });
   await app.register(identityRoutes, { db, identity, clock });

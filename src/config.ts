@@ -19,6 +19,8 @@ export interface Config {
   webhookTimeoutMs: number;
   webhookAllowedHosts: string[];
   mobileBuild: { dispatchToken: string | undefined; repository: string | undefined; githubApiUrl: string };
+  /** Stripe's API (the payments module's stripe provider); tests point it at a local fake. */
+  stripeApiUrl: string | undefined;
   mcpPort: number | undefined;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   bodyLimitBytes: number;
@@ -236,6 +238,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       repository: text(env, 'SVC_MOBILE_BUILD_REPOSITORY'),
       githubApiUrl: url(env, 'SVC_GITHUB_API_URL', ['http:', 'https:']) ?? 'https://api.github.com',
     },
+    stripeApiUrl: url(env, 'SVC_STRIPE_API_URL', ['http:', 'https:']),
     mcpPort: mcpPortRaw === undefined ? undefined : integer(env, 'SVC_MCP_PORT', 0, 1, 65535),
     logLevel: oneOf(
       env,

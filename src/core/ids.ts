@@ -19,6 +19,8 @@ export const ID_PREFIXES = {
   auction: 'auc',
   bid: 'bid',
   payment: 'pay',
+  refund: 're',
+  ledgerTransaction: 'ltx',
   event: 'evt',
   analyticsEvent: 'aev',
   webhookEndpoint: 'whe',

@@ -4,6 +4,7 @@ import { MODULES } from '../../src/app.ts';
 import { security as analytics } from '../../src/modules/analytics/__tests__/security.ts';
 import { security as auctions } from '../../src/modules/auctions/__tests__/security.ts';
 import { security as chat } from '../../src/modules/chat/__tests__/security.ts';
+import { security as payments } from '../../src/modules/payments/__tests__/security.ts';
 import { security as presence } from '../../src/modules/presence/__tests__/security.ts';
 import { security as rooms } from '../../src/modules/rooms/__tests__/security.ts';
 import { security as webhooks } from '../../src/modules/webhooks/__tests__/security.ts';
@@ -17,6 +18,7 @@ const REGISTRATIONS = new Map([
   ['analytics', coveredOperations(analytics)],
   ['auctions', coveredOperations(auctions)],
   ['chat', coveredOperations(chat)],
+  ['payments', coveredOperations(payments)],
   ['presence', coveredOperations(presence)],
   ['rooms', coveredOperations(rooms)],
   ['webhooks', coveredOperations(webhooks)],

@@ -15,6 +15,7 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   request_timeout: 408,
   conflict: 409,
+  idempotency_conflict: 409,
   payload_too_large: 413,
   uri_too_long: 414,
   unsupported_media_type: 415,

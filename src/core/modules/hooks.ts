@@ -1,13 +1,31 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Services } from '../context.ts';
+import type { ServiceContext, Services } from '../context.ts';
 import type { EventHandler } from '../events/bus.ts';
 import type { OutboxWriter } from '../events/store.ts';
+import { traceFrom } from '../http/request-id.ts';
+import { newId } from '../ids.ts';
 import type { RealtimeHooks } from '../realtime/contributions.ts';
 import { type PubSub, PubSubClosedError } from '../realtime/pubsub.ts';
 
 /** What a module's hooks are built from: the app's services and a logger named after the module. */
 export interface ModuleHost extends Services {
   log: FastifyBaseLogger;
+}
+
+/**
+ * The verb context of work a module does on its own in one tenant (a scheduler, a bus subscriber): no
+ * principal, origin `system`, a fresh request id, and the host's clock unless the worker was given its own.
+ */
+export function systemContext(host: ModuleHost, tenantId: string, clock = host.clock): ServiceContext {
+  return {
+    ...host,
+    clock,
+    tenantId,
+    principal: undefined,
+    requestId: newId('request', clock.now()),
+    trace: traceFrom(undefined),
+    origin: 'system',
+  };
 }
 
 /** A module's background work, started when the app is ready and stopped before it closes. */

@@ -29,6 +29,14 @@ export const CORE_RETENTION: readonly RetentionRule[] = [
     defaultAgeMs: DAY_MS,
   },
   {
+    name: 'idempotency_keys',
+    description:
+      'Stored first responses to Idempotency-Key requests; past 24 hours a key is no longer replayed.',
+    table: 'idempotency_keys',
+    timeColumn: 'created_at',
+    defaultAgeMs: DAY_MS + HOUR_MS,
+  },
+  {
     name: 'events',
     description:
       'The tenant event log (GET /v1/events). Webhook deliveries keep their own copy of the body; events older than this answer 404.',

@@ -1,24 +1,9 @@
-import type { ServiceContext } from '../../core/context.ts';
 import type { TenantEvent } from '../../core/events/types.ts';
-import { traceFrom } from '../../core/http/request-id.ts';
-import { newId } from '../../core/ids.ts';
-import type { ModuleHooks, ModuleHost } from '../../core/modules/hooks.ts';
+import { type ModuleHooks, type ModuleHost, systemContext } from '../../core/modules/hooks.ts';
 import { platformEventRow } from './capture.ts';
 import { AnalyticsMaintenance } from './maintenance.ts';
 import { analyticsConfig } from './verbs/config.ts';
 import { storeEvents } from './verbs/ingest-events.ts';
-
-/** The context of work the module does on its own in one tenant: no principal, origin `system`. */
-export function systemContext(host: ModuleHost, tenantId: string): ServiceContext {
-  return {
-    ...host,
-    tenantId,
-    principal: undefined,
-    requestId: newId('request'),
-    trace: traceFrom(undefined),
-    origin: 'system',
-  };
-}
 
 /**
  * Records a committed tenant event as `$<type>` when the tenant turned capture on. Called once per event

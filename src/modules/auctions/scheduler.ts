@@ -3,9 +3,7 @@ import os from 'node:os';
 import type { Clock } from '../../core/clock.ts';
 import type { ServiceContext } from '../../core/context.ts';
 import { systemTx } from '../../core/db/tenant-tx.ts';
-import { traceFrom } from '../../core/http/request-id.ts';
-import { newId } from '../../core/ids.ts';
-import type { ModuleHost } from '../../core/modules/hooks.ts';
+import { type ModuleHost, systemContext } from '../../core/modules/hooks.ts';
 import { WakeLoop } from '../../core/modules/wake-loop.ts';
 import { settleDue } from './verbs/settle-due.ts';
 
@@ -147,16 +145,8 @@ export class AuctionScheduler {
     return this.tenantSet === undefined ? null : [...this.tenantSet];
   }
 
-  /** The verb context of the scheduler's work in one tenant: no principal, origin `system`. */
+  /** The verb context of the scheduler's work in one tenant. */
   private context(tenantId: string): ServiceContext {
-    return {
-      ...this.host,
-      clock: this.clock,
-      tenantId,
-      principal: undefined,
-      requestId: newId('request', this.clock.now()),
-      trace: traceFrom(undefined),
-      origin: 'system',
-    };
+    return systemContext(this.host, tenantId, this.clock);
   }
 }

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { bearer, createTestTenant, type TestTenant } from '../../../../test/factories.ts';
 import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
 import { ManualClock } from '../../../core/clock.ts';
-import { systemContext } from '../hooks.ts';
+import { systemContext } from '../../../core/modules/hooks.ts';
 import { AnalyticsMaintenance } from '../maintenance.ts';
 import { ensurePartitions } from '../postgres-store.ts';
 import { hostOf, ingest, keyOf } from './support.ts';

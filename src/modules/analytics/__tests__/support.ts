@@ -58,7 +58,7 @@ export function eventsAt(event: string, times: readonly string[], actor?: string
 
 import type { ServiceContext } from '../../../core/context.ts';
 import type { ModuleHost } from '../../../core/modules/hooks.ts';
-import { systemContext } from '../hooks.ts';
+import { systemContext } from '../../../core/modules/hooks.ts';
 
 /** The module's host in a test app (what its hooks are built from). */
 export function hostOf(t: TestApp): ModuleHost {

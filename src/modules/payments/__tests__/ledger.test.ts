@@ -1,0 +1,279 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { bearer, createTestTenant, type TestTenant } from '../../../../test/factories.ts';
+import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
+import { assertBalanced, platformFee, refundedFee } from '../ledger.ts';
+import {
+  act,
+  createPayment,
+  type ErrorBody,
+  get,
+  type PaymentView,
+  paidPayment,
+  type RefundView,
+  refund,
+} from './support.ts';
+
+interface Check {
+  ok: boolean;
+  transactions: number;
+  postings: number;
+  unbalancedTransactions: string[];
+  mismatchedAccounts: string[];
+}
+interface Account {
+  account: string;
+  currency: string;
+  balance: number;
+}
+
+describe('payments: refunds and the ledger', () => {
+  let t: TestApp;
+  let tenant: TestTenant;
+  let key: string;
+
+  before(async () => {
+    t = await buildTestApp();
+    tenant = await createTestTenant(t);
+    key = tenant.apiKey;
+    const config = await call(t.app, {
+      method: 'PUT',
+      url: `/api/console/tenants/${tenant.tenantId}/modules/payments`,
+      headers: bearer(tenant.ownerToken),
+      payload: { enabled: true, config: { feeBasisPoints: 1000, feeFixed: 30 } },
+    });
+    assert.equal(config.statusCode, 200, config.body);
+  });
+  after(() => t.close());
+
+  const balances = async (): Promise<Map<string, number>> => {
+    const res = await get(t, key, '/v1/ledger/accounts');
+    assert.equal(res.statusCode, 200, res.body);
+    return new Map(
+      res.json<{ data: Account[] }>().data.map((a) => [`${a.account} ${a.currency}`, a.balance]),
+    );
+  };
+  const check = async (): Promise<Check> => {
+    const res = await get(t, key, '/v1/ledger/check');
+    assert.equal(res.statusCode, 200, res.body);
+    return res.json<Check>();
+  };
+
+  test('a capture posts the sale: the customer pays, the seller is owed the price less the fee', async () => {
+    const payment = await paidPayment(t, key, { amount: 10_000, customer: 'test:carol', seller: 'shop-1' });
+    assert.equal(payment.applicationFee, 1030, '10 % + 30');
+    const txs = await get(t, key, `/v1/ledger/transactions?paymentId=${payment.id}`);
+    const data = txs.json<{ data: { kind: string; postings: { account: string; amount: number }[] }[] }>()
+      .data;
+    assert.equal(data.length, 1);
+    assert.equal(data[0]?.kind, 'capture');
+    assert.deepEqual(
+      data[0]?.postings.map((p) => [p.account, p.amount]),
+      [
+        ['customer:test:carol', -10_000],
+        ['seller:shop-1:payable', 8970],
+        ['platform:fees', 1030],
+      ],
+    );
+    const postings = await get(t, key, '/v1/ledger/accounts/seller:shop-1:payable/postings');
+    assert.equal(postings.statusCode, 200, postings.body);
+    assert.deepEqual(
+      postings.json<{ data: { amount: number }[] }>().data.map((p) => p.amount),
+      [8970],
+    );
+    const balance = await call(t.app, {
+      method: 'POST',
+      url: '/v1/actions/get_balance',
+      headers: bearer(key),
+      payload: { arguments: { account: 'platform:fees' } },
+    });
+    assert.equal(balance.statusCode, 200, balance.body);
+    assert.match(balance.body, /"balance":\d+/);
+    assert.deepEqual((await check()).ok, true);
+  });
+
+  test('refunds add up to at most the captured amount; the fee comes back in proportion', async () => {
+    const payment = await paidPayment(t, key, {
+      amount: 5000,
+      customer: 'test:dave',
+      seller: 'shop-2',
+      captureMethod: 'manual',
+    });
+    const captured = await act(t, key, payment.id, 'capture', { amountToCapture: 4000 });
+    assert.equal(captured.json<PaymentView>().amountCaptured, 4000);
+    const fee = captured.json<PaymentView>().applicationFee;
+    assert.equal(fee, 430);
+    const r1 = await refund(t, key, payment.id, { amount: 1500, reason: 'requested_by_customer' });
+    assert.equal(r1.statusCode, 201, r1.body);
+    const refund1 = r1.json<RefundView>();
+    assert.match(refund1.id, /^re_[0-9a-z]{26}$/);
+    assert.equal(refund1.status, 'succeeded');
+    assert.equal(refund1.amount, 1500);
+    const beyond = await refund(t, key, payment.id, { amount: 2501 });
+    assert.equal(beyond.statusCode, 400, beyond.body);
+    const error = beyond.json<ErrorBody>();
+    assert.equal(error.error, 'invalid_request');
+    assert.equal(error.details?.[0]?.code, 'amount_too_large');
+    assert.match(error.details?.[0]?.message ?? '', /at most 2500/);
+    const rest = await refund(t, key, payment.id);
+    assert.equal(rest.statusCode, 201, rest.body);
+    assert.equal(rest.json<RefundView>().amount, 2500, 'the default is what is left');
+    const none = await refund(t, key, payment.id, { amount: 1 });
+    assert.equal(none.statusCode, 400);
+    const after = (await get(t, key, `/v1/payments/${payment.id}`)).json<PaymentView>();
+    assert.equal(after.amountRefunded, 4000);
+    const list = await get(t, key, `/v1/payments/${payment.id}/refunds`);
+    assert.deepEqual(
+      list.json<{ data: RefundView[] }>().data.map((r) => r.amount),
+      [1500, 2500],
+    );
+    const b = await balances();
+    assert.equal(b.get('seller:shop-2:payable EUR'), 0, 'refunded in full: the seller is owed nothing');
+    assert.equal(b.get('customer:test:dave EUR'), 0);
+    const fees = await get(t, key, '/v1/ledger/transactions?paymentId=' + payment.id);
+    const feePostings = fees
+      .json<{ data: { postings: { account: string; amount: number }[] }[] }>()
+      .data.flatMap((tx) => tx.postings.filter((p) => p.account === 'platform:fees').map((p) => p.amount));
+    assert.equal(
+      feePostings.reduce((a, b) => a + b, 0),
+      0,
+      'the whole fee came back',
+    );
+    assert.equal((await check()).ok, true);
+  });
+
+  test('refund of a payment not succeeded: 409 naming the status; refund events', async () => {
+    const payment = await createPayment(t, key);
+    const res = await refund(t, key, payment.id);
+    assert.equal(res.statusCode, 409);
+    assert.match(res.json<ErrorBody>().message, /requires_payment_method/);
+  });
+
+  test('postings cannot be changed or deleted, not even by the tenant role', async () => {
+    await paidPayment(t, key, { amount: 100, seller: 'shop-3' });
+    const { tenantRead } = await import('../../../core/db/tenant-tx.ts');
+    await assert.rejects(
+      tenantRead(t.db, { tenantId: tenant.tenantId }, 'update ledger_postings set amount = amount + 1'),
+      /permission denied/,
+    );
+    await assert.rejects(
+      tenantRead(t.db, { tenantId: tenant.tenantId }, 'delete from ledger_transactions'),
+      /permission denied/,
+    );
+  });
+
+  test('balanced after a randomized sequence of 500 operations', async () => {
+    // A fresh tenant, so the check covers exactly this sequence.
+    const own = await createTestTenant(t);
+    const k = own.apiKey;
+    // mulberry32: a seeded sequence, the same on every run.
+    let seed = 42;
+    const random = (n: number) => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+      return Math.floor((((x ^ (x >>> 14)) >>> 0) / 4_294_967_296) * n);
+    };
+    const open: PaymentView[] = [];
+    const held: PaymentView[] = [];
+    const paid: PaymentView[] = [];
+    const currencies = ['EUR', 'USD', 'JPY'];
+    let operations = 0;
+    let refundedTotal = 0;
+    while (operations < 500) {
+      operations++;
+      const choice = random(6);
+      if (choice === 0 || open.length + held.length + paid.length === 0) {
+        const body: Record<string, unknown> = {
+          amount: 1 + random(100_000),
+          currency: currencies[random(3)],
+          captureMethod: random(2) === 0 ? 'manual' : 'automatic',
+        };
+        if (random(3) > 0) body.customer = `test:c${random(5)}`;
+        if (random(3) > 0) body.seller = `s${random(4)}`;
+        open.push(await createPayment(t, k, body));
+      } else if (choice === 1 && open.length > 0) {
+        const p = open.splice(random(open.length), 1)[0];
+        if (p === undefined) continue;
+        const method = ['pm_card_visa', 'pm_card_chargeDeclined', 'pm_card_visa'][random(3)];
+        const res = await act(t, k, p.id, 'confirm', { paymentMethod: method });
+        const next = res.json<PaymentView>();
+        if (next.status === 'succeeded') paid.push(next);
+        else if (next.status === 'requires_capture') held.push(next);
+        else open.push(next);
+      } else if (choice === 2 && held.length > 0) {
+        const p = held.splice(random(held.length), 1)[0];
+        if (p === undefined) continue;
+        const res = await act(t, k, p.id, 'capture', { amountToCapture: 1 + random(p.amount) });
+        assert.equal(res.statusCode, 200, res.body);
+        paid.push(res.json<PaymentView>());
+      } else if ((choice === 3 || choice === 4) && paid.length > 0) {
+        const p = paid[random(paid.length)];
+        if (p === undefined) continue;
+        const res = await refund(t, k, p.id, { amount: 1 + random(Math.max(1, Math.floor(p.amount / 2))) });
+        if (res.statusCode === 201) refundedTotal += res.json<RefundView>().amount;
+        else assert.equal(res.statusCode, 400, res.body);
+      } else if (choice === 5 && open.length + held.length > 0) {
+        const from = random(2) === 0 && held.length > 0 ? held : open;
+        const p = from.splice(random(from.length), 1)[0];
+        if (p === undefined) continue;
+        const res = await act(t, k, p.id, 'cancel');
+        assert.equal(res.statusCode, 200, res.body);
+      }
+    }
+    assert.ok(
+      paid.length > 20 && refundedTotal > 0,
+      `the sequence captured (${paid.length}) and refunded (${refundedTotal})`,
+    );
+    const res = await call(t.app, { method: 'GET', url: '/v1/ledger/check', headers: bearer(k) });
+    const result = res.json<Check>();
+    assert.equal(result.ok, true, res.body);
+    assert.ok(result.transactions > 20);
+    const accounts = await call(t.app, { method: 'GET', url: '/v1/ledger/accounts', headers: bearer(k) });
+    const sums = new Map<string, number>();
+    for (const a of accounts.json<{ data: Account[] }>().data)
+      sums.set(a.currency, (sums.get(a.currency) ?? 0) + a.balance);
+    for (const [currency, sum] of sums) assert.equal(sum, 0, `${currency} balances sum to zero`);
+  });
+});
+
+describe('ledger arithmetic', () => {
+  test('fees: basis points rounded down plus the fixed part, never above the amount, exact for large amounts', () => {
+    assert.equal(platformFee(10_000, { feeBasisPoints: 250, feeFixed: 30 }), 280);
+    assert.equal(platformFee(10, { feeBasisPoints: 0, feeFixed: 30 }), 10);
+    assert.equal(platformFee(999_999_999_999, { feeBasisPoints: 9999, feeFixed: 0 }), 999_899_999_999);
+  });
+  test('refunded fees add up to the fee when the whole amount is refunded, in any pieces', () => {
+    for (const pieces of [
+      [1, 1, 1],
+      [333, 334, 333],
+      [999, 1],
+    ]) {
+      let before = 0;
+      let back = 0;
+      for (const piece of pieces) {
+        back += refundedFee(97, 1000, before, piece);
+        before += piece;
+      }
+      assert.equal(before === 1000 ? back : 97, 97);
+    }
+  });
+  test('an unbalanced transaction is refused before it is written', () => {
+    assert.throws(
+      () =>
+        assertBalanced([
+          { account: 'a', amount: 5, currency: 'EUR' },
+          { account: 'b', amount: -4, currency: 'EUR' },
+        ]),
+      /unbalanced/,
+    );
+    assert.throws(
+      () =>
+        assertBalanced([
+          { account: 'a', amount: 5, currency: 'EUR' },
+          { account: 'b', amount: -5, currency: 'USD' },
+        ]),
+      /unbalanced/,
+    );
+  });
+});

@@ -1,0 +1,66 @@
+import { bearer } from '../../../../test/factories.ts';
+import { call, type Response, type TestApp } from '../../../../test/helper.ts';
+import type { PaymentView, RefundView } from '../payment-row.ts';
+
+export interface ErrorBody {
+  error: string;
+  message: string;
+  details?: { field: string; code?: string; message: string }[];
+}
+
+export async function post(
+  t: TestApp,
+  apiKey: string,
+  url: string,
+  payload: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return call(t.app, { method: 'POST', url, headers: { ...bearer(apiKey), ...headers }, payload });
+}
+
+export async function get(t: TestApp, apiKey: string, url: string): Promise<Response> {
+  return call(t.app, { method: 'GET', url, headers: bearer(apiKey) });
+}
+
+export async function createPayment(
+  t: TestApp,
+  apiKey: string,
+  body: Record<string, unknown> = {},
+): Promise<PaymentView> {
+  const res = await post(t, apiKey, '/v1/payments', { amount: 10_000, currency: 'EUR', ...body });
+  if (res.statusCode !== 201) throw new Error(`create payment: ${res.statusCode} ${res.body}`);
+  return res.json<PaymentView>();
+}
+
+export async function act(
+  t: TestApp,
+  apiKey: string,
+  paymentId: string,
+  action: 'confirm' | 'capture' | 'cancel' | 'simulate',
+  body: Record<string, unknown> = {},
+): Promise<Response> {
+  return post(t, apiKey, `/v1/payments/${paymentId}/${action}`, body);
+}
+
+/** A payment paid with pm_card_visa: succeeded (automatic) or requires_capture (manual). */
+export async function paidPayment(
+  t: TestApp,
+  apiKey: string,
+  body: Record<string, unknown> = {},
+): Promise<PaymentView> {
+  const created = await createPayment(t, apiKey, body);
+  const res = await act(t, apiKey, created.id, 'confirm', { paymentMethod: 'pm_card_visa' });
+  if (res.statusCode !== 200) throw new Error(`confirm: ${res.statusCode} ${res.body}`);
+  return res.json<PaymentView>();
+}
+
+export async function refund(
+  t: TestApp,
+  apiKey: string,
+  paymentId: string,
+  body: Record<string, unknown> = {},
+): Promise<Response> {
+  return post(t, apiKey, `/v1/payments/${paymentId}/refunds`, body);
+}
+
+export type { PaymentView, RefundView };

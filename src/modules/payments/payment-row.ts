@@ -1,0 +1,161 @@
+import type { Static } from 'typebox';
+import { isoTime, type Queryable } from '../../core/db/database.ts';
+import { NotFound } from '../../core/http/errors.ts';
+import type { ProviderPayment } from './providers/provider.ts';
+import type { LastError, NextAction, Payment, PROVIDERS, Refund } from './schema.ts';
+import type { PaymentStatus } from './states.ts';
+
+export type PaymentView = Static<typeof Payment>;
+export type RefundView = Static<typeof Refund>;
+
+export interface PaymentRow {
+  id: string;
+  seq: number | string;
+  amount: number | string;
+  currency: string;
+  capture_method: 'automatic' | 'manual';
+  status: PaymentStatus;
+  customer: string | null;
+  seller: string | null;
+  description: string | null;
+  metadata: Record<string, unknown>;
+  auction_id: string | null;
+  provider: (typeof PROVIDERS)[number];
+  provider_ref: string | null;
+  payment_method: string | null;
+  livemode: boolean;
+  amount_capturable: number | string;
+  amount_captured: number | string;
+  amount_refunded: number | string;
+  application_fee: number | string;
+  last_error: Static<typeof LastError> | null;
+  next_action: Static<typeof NextAction> | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export const PAYMENT_COLUMNS = `id, seq, amount, currency, capture_method, status, customer, seller, description,
+  metadata, auction_id, provider, provider_ref, payment_method, livemode, amount_capturable, amount_captured,
+  amount_refunded, application_fee, last_error, next_action,
+  ${isoTime('created_at')} as created_at, ${isoTime('updated_at')} as updated_at`;
+
+export function toPayment(row: PaymentRow): PaymentView {
+  return {
+    id: row.id,
+    object: 'payment',
+    amount: Number(row.amount),
+    currency: row.currency,
+    captureMethod: row.capture_method,
+    status: row.status,
+    customer: row.customer,
+    seller: row.seller,
+    description: row.description,
+    metadata: row.metadata,
+    auctionId: row.auction_id,
+    provider: row.provider,
+    providerRef: row.provider_ref,
+    paymentMethod: row.payment_method,
+    livemode: row.livemode,
+    amountCapturable: Number(row.amount_capturable),
+    amountCaptured: Number(row.amount_captured),
+    amountRefunded: Number(row.amount_refunded),
+    applicationFee: Number(row.application_fee),
+    lastError: row.last_error,
+    nextAction: row.next_action,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function providerView(row: PaymentRow): ProviderPayment {
+  return {
+    id: row.id,
+    amount: Number(row.amount),
+    currency: row.currency,
+    captureMethod: row.capture_method,
+    customer: row.customer,
+    description: row.description,
+    providerRef: row.provider_ref,
+    paymentMethod: row.payment_method,
+    status: row.status,
+  };
+}
+
+/** The payment, locked until the transaction ends: every change of a payment goes through this. */
+export async function lockPayment(tx: Queryable, paymentId: string): Promise<PaymentRow> {
+  const { rows } = await tx.query<PaymentRow>(
+    `select ${PAYMENT_COLUMNS} from payments where id = $1 for update`,
+    [paymentId],
+  );
+  const row = rows[0];
+  if (row === undefined) throw new NotFound('payment', paymentId);
+  return row;
+}
+
+export interface PaymentChange {
+  status?: PaymentStatus;
+  payment_method?: string | null;
+  amount_capturable?: number;
+  amount_captured?: number;
+  amount_refunded?: number;
+  application_fee?: number;
+  last_error?: Static<typeof LastError> | null;
+  next_action?: Static<typeof NextAction> | null;
+  provider_ref?: string | null;
+  cancellation_reason?: string | null;
+}
+
+const JSON_COLUMNS = new Set(['last_error', 'next_action']);
+
+/** Writes a locked payment's changed columns and answers the saved row. */
+export async function savePayment(
+  tx: Queryable,
+  paymentId: string,
+  change: PaymentChange,
+  now: number,
+): Promise<PaymentRow> {
+  const params: unknown[] = [paymentId, new Date(now).toISOString()];
+  const sets = ['updated_at = $2'];
+  for (const [column, value] of Object.entries(change)) {
+    if (value === undefined) continue;
+    params.push(JSON_COLUMNS.has(column) && value !== null ? JSON.stringify(value) : value);
+    sets.push(`${column} = $${params.length}`);
+  }
+  const { rows } = await tx.query<PaymentRow>(
+    `update payments set ${sets.join(', ')} where id = $1 returning ${PAYMENT_COLUMNS}`,
+    params,
+  );
+  const row = rows[0];
+  if (row === undefined) throw new NotFound('payment', paymentId);
+  return row;
+}
+
+export interface RefundRow {
+  id: string;
+  payment_id: string;
+  amount: number | string;
+  currency: string;
+  reason: string | null;
+  status: RefundView['status'];
+  provider_ref: string | null;
+  failure_reason: string | null;
+  created_at: string;
+}
+
+export const REFUND_COLUMNS = `id, payment_id, amount, currency, reason, status, provider_ref, failure_reason,
+  ${isoTime('created_at')} as created_at`;
+
+export function toRefund(row: RefundRow): RefundView {
+  return {
+    id: row.id,
+    object: 'refund',
+    paymentId: row.payment_id,
+    amount: Number(row.amount),
+    currency: row.currency,
+    reason: row.reason,
+    status: row.status,
+    providerRef: row.provider_ref,
+    failureReason: row.failure_reason,
+    createdAt: row.created_at,
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * The seam every payment provider sits behind (as Medusa's payment providers): the verbs hold the payment
+ * row locked, ask the provider, and write what it answered. Amounts are integer minor units.
+ */
+
+/** The payment as a provider sees it. */
+export interface ProviderPayment {
+  id: string;
+  amount: number;
+  currency: string;
+  captureMethod: 'automatic' | 'manual';
+  customer: string | null;
+  description: string | null;
+  providerRef: string | null;
+  paymentMethod: string | null;
+  /** Our status before the call (`requires_action` when a confirmation completes an action). */
+  status: string;
+}
+
+/** Where a confirmation (or a provider's report) leaves the payment. */
+export type ProviderOutcome =
+  | { status: 'requires_action'; nextAction: { type: string } }
+  | { status: 'processing' }
+  | { status: 'requires_capture' }
+  | { status: 'succeeded' }
+  | { status: 'failed'; code: string; declineCode: string | null; message: string }
+  | { status: 'canceled' };
+
+export interface ProviderRefund {
+  status: 'pending' | 'succeeded' | 'failed';
+  providerRef: string | null;
+  failureReason?: string;
+}
+
+/** A provider webhook, translated: which payment (by the provider's id) and what happened to it. */
+export interface ProviderEvent {
+  eventId: string;
+  type: string;
+  providerRef: string | null;
+  /** Undefined when the event changes nothing we track. */
+  outcome: ProviderOutcome | undefined;
+}
+
+export interface PaymentProvider {
+  readonly name: 'test' | 'stripe';
+  readonly livemode: boolean;
+  /** Registers the payment with the provider; answers the provider's id for it. */
+  initiate(payment: ProviderPayment): Promise<{ providerRef: string | null }>;
+  /** Confirms with a payment method (or completes the action it asked for). */
+  confirm(payment: ProviderPayment, paymentMethod: string): Promise<ProviderOutcome>;
+  /** Captures `amount` (<= the authorized amount); the rest is released. */
+  capture(payment: ProviderPayment, amount: number): Promise<void>;
+  cancel(payment: ProviderPayment): Promise<void>;
+  refund(
+    payment: ProviderPayment,
+    refund: { id: string; amount: number; reason: string | null },
+  ): Promise<ProviderRefund>;
+  /** The provider's current view of the payment. */
+  status(payment: ProviderPayment): Promise<ProviderOutcome | undefined>;
+}

@@ -1,0 +1,333 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { Services } from '../../core/context.ts';
+import { requestContext } from '../../core/http/context.ts';
+import { IdempotencyHeaders } from '../../core/http/idempotency.ts';
+import { securityFor } from '../../core/http/openapi.ts';
+import { errorRef } from '../../core/http/schemas.ts';
+import {
+  AccountList,
+  AccountName,
+  CancelBody,
+  CaptureBody,
+  ConfirmBody,
+  CreatePaymentInput,
+  LedgerCheck,
+  ListAccountsInput,
+  ListPaymentsInput,
+  ListTransactionsInput,
+  Payment,
+  PaymentId,
+  PaymentPage,
+  PostingPage,
+  Refund,
+  RefundBody,
+  RefundPage,
+  SimulateBody,
+  StripeAccount,
+  StripeAccountBody,
+  TransactionPage,
+} from './schema.ts';
+import { stripeWebhookRoute } from './stripe-webhook-route.ts';
+import { cancelPayment } from './verbs/cancel-payment.ts';
+import { capturePayment } from './verbs/capture-payment.ts';
+import { checkLedger } from './verbs/check-ledger.ts';
+import { confirmPayment } from './verbs/confirm-payment.ts';
+import { createPayment } from './verbs/create-payment.ts';
+import { getPayment } from './verbs/get-payment.ts';
+import { listAccounts } from './verbs/list-accounts.ts';
+import { listPayments } from './verbs/list-payments.ts';
+import { listPostings } from './verbs/list-postings.ts';
+import { listRefunds } from './verbs/list-refunds.ts';
+import { listTransactions } from './verbs/list-transactions.ts';
+import { refundPayment } from './verbs/refund-payment.ts';
+import { setStripeAccount } from './verbs/set-stripe-account.ts';
+import { simulateWebhook } from './verbs/simulate-webhook.ts';
+
+const read = {
+  module: 'payments',
+  auth: { credentials: ['api_key', 'session'] as const, scope: 'payments:read' },
+};
+const apiRead = { module: 'payments', auth: { credentials: ['api_key'] as const, scope: 'payments:read' } };
+const write = {
+  module: 'payments',
+  idempotent: true,
+  auth: { credentials: ['api_key'] as const, scope: 'payments:write' },
+};
+const refund = {
+  module: 'payments',
+  idempotent: true,
+  auth: { credentials: ['api_key'] as const, scope: 'payments:refund' },
+};
+const readSecurity = securityFor('api_key', 'session');
+const apiSecurity = securityFor('api_key');
+const Params = Type.Object({ paymentId: PaymentId });
+const STATUS_409 = errorRef(
+  'The payment’s status does not allow this (the message names it), or a request with this Idempotency-Key is still running.',
+);
+const IDEMPOTENCY_409 = errorRef(
+  '`conflict`: the status does not allow this, or this Idempotency-Key is still running; `idempotency_conflict`: the key was used with another request.',
+);
+const tags = ['payments'];
+
+export async function paymentRoutes(app: FastifyInstance, services: Services) {
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+  const ctx = (request: Parameters<typeof requestContext>[0]) => requestContext(request, services);
+
+  typed.post(
+    '/v1/payments',
+    {
+      config: write,
+      schema: {
+        operationId: 'createPayment',
+        summary: 'Create a payment intent',
+        tags,
+        security: apiSecurity,
+        headers: IdempotencyHeaders,
+        body: CreatePaymentInput,
+        response: { 201: Payment, 409: IDEMPOTENCY_409 },
+      },
+    },
+    async (request, reply) => {
+      const payment = await createPayment(ctx(request), request.body);
+      reply.status(201);
+      return payment;
+    },
+  );
+
+  typed.get(
+    '/v1/payments',
+    {
+      config: read,
+      schema: {
+        operationId: 'listPayments',
+        summary: 'List payments, newest first; filter by status, customer, auctionId',
+        tags,
+        security: readSecurity,
+        querystring: ListPaymentsInput,
+        response: { 200: PaymentPage },
+      },
+    },
+    async (request) => listPayments(ctx(request), request.query),
+  );
+
+  typed.get(
+    '/v1/payments/:paymentId',
+    {
+      config: read,
+      schema: {
+        operationId: 'getPayment',
+        summary: 'Get a payment',
+        tags,
+        security: readSecurity,
+        params: Params,
+        response: { 200: Payment },
+      },
+    },
+    async (request) => getPayment(ctx(request), request.params),
+  );
+
+  typed.post(
+    '/v1/payments/:paymentId/confirm',
+    {
+      config: write,
+      schema: {
+        operationId: 'confirmPayment',
+        summary: 'Confirm with a payment method, or complete the action a confirmation asked for',
+        tags,
+        security: apiSecurity,
+        headers: IdempotencyHeaders,
+        params: Params,
+        body: ConfirmBody,
+        response: { 200: Payment, 409: STATUS_409 },
+      },
+    },
+    async (request) => confirmPayment(ctx(request), { ...request.body, ...request.params }),
+  );
+
+  typed.post(
+    '/v1/payments/:paymentId/capture',
+    {
+      config: write,
+      schema: {
+        operationId: 'capturePayment',
+        summary: 'Capture an authorized payment, in whole or in part (the rest is released)',
+        tags,
+        security: apiSecurity,
+        headers: IdempotencyHeaders,
+        params: Params,
+        body: Type.Optional(CaptureBody),
+        response: { 200: Payment, 409: STATUS_409 },
+      },
+    },
+    async (request) => capturePayment(ctx(request), { ...(request.body ?? {}), ...request.params }),
+  );
+
+  typed.post(
+    '/v1/payments/:paymentId/cancel',
+    {
+      config: write,
+      schema: {
+        operationId: 'cancelPayment',
+        summary: 'Cancel a payment that has not succeeded',
+        tags,
+        security: apiSecurity,
+        headers: IdempotencyHeaders,
+        params: Params,
+        body: Type.Optional(CancelBody),
+        response: { 200: Payment, 409: STATUS_409 },
+      },
+    },
+    async (request) => cancelPayment(ctx(request), { ...(request.body ?? {}), ...request.params }),
+  );
+
+  typed.post(
+    '/v1/payments/:paymentId/simulate',
+    {
+      config: write,
+      schema: {
+        operationId: 'simulatePaymentWebhook',
+        summary: 'Test provider only: report the outcome of a processing payment, as its webhook would',
+        tags,
+        security: apiSecurity,
+        headers: IdempotencyHeaders,
+        params: Params,
+        body: SimulateBody,
+        response: { 200: Payment, 409: STATUS_409 },
+      },
+    },
+    async (request) => simulateWebhook(ctx(request), { ...request.body, ...request.params }),
+  );
+
+  typed.post(
+    '/v1/payments/:paymentId/refunds',
+    {
+      config: refund,
+      schema: {
+        operationId: 'refundPayment',
+        summary: 'Refund a succeeded payment, in whole (default) or in part',
+        tags,
+        security: apiSecurity,
+        headers: IdempotencyHeaders,
+        params: Params,
+        body: Type.Optional(RefundBody),
+        response: {
+          201: Refund,
+          400: errorRef('Malformed, or more than is left to refund (`details[0].code` `amount_too_large`).'),
+          409: STATUS_409,
+        },
+      },
+    },
+    async (request, reply) => {
+      const created = await refundPayment(ctx(request), { ...(request.body ?? {}), ...request.params });
+      reply.status(201);
+      return created;
+    },
+  );
+
+  typed.get(
+    '/v1/payments/:paymentId/refunds',
+    {
+      config: read,
+      schema: {
+        operationId: 'listRefunds',
+        summary: 'A payment’s refunds, oldest first',
+        tags,
+        security: readSecurity,
+        params: Params,
+        response: { 200: RefundPage },
+      },
+    },
+    async (request) => listRefunds(ctx(request), request.params),
+  );
+
+  typed.put(
+    '/v1/payments/providers/stripe',
+    {
+      config: { module: 'payments', auth: { credentials: ['api_key'] as const, scope: 'payments:write' } },
+      schema: {
+        operationId: 'setStripeAccount',
+        summary:
+          'Set the tenant’s Stripe keys (stored encrypted); then set the module config provider to stripe',
+        tags,
+        security: apiSecurity,
+        body: StripeAccountBody,
+        response: { 200: StripeAccount },
+      },
+    },
+    async (request) => setStripeAccount(ctx(request), request.body),
+  );
+
+  typed.get(
+    '/v1/ledger/accounts',
+    {
+      config: apiRead,
+      schema: {
+        operationId: 'listLedgerAccounts',
+        summary: 'Ledger accounts with their balances per currency',
+        tags: ['payments', 'ledger'],
+        security: apiSecurity,
+        querystring: ListAccountsInput,
+        response: { 200: AccountList },
+      },
+    },
+    async (request) => listAccounts(ctx(request), request.query),
+  );
+
+  typed.get(
+    '/v1/ledger/accounts/:account/postings',
+    {
+      config: apiRead,
+      schema: {
+        operationId: 'listLedgerPostings',
+        summary: 'An account’s postings, newest first',
+        tags: ['payments', 'ledger'],
+        security: apiSecurity,
+        params: Type.Object({ account: AccountName }),
+        querystring: Type.Object(
+          {
+            cursor: Type.Optional(Type.String({ maxLength: 500 })),
+            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: PostingPage },
+      },
+    },
+    async (request) => listPostings(ctx(request), { ...request.query, ...request.params }),
+  );
+
+  typed.get(
+    '/v1/ledger/transactions',
+    {
+      config: apiRead,
+      schema: {
+        operationId: 'listLedgerTransactions',
+        summary: 'Ledger transactions with their postings, newest first',
+        tags: ['payments', 'ledger'],
+        security: apiSecurity,
+        querystring: ListTransactionsInput,
+        response: { 200: TransactionPage },
+      },
+    },
+    async (request) => listTransactions(ctx(request), request.query),
+  );
+
+  typed.get(
+    '/v1/ledger/check',
+    {
+      config: apiRead,
+      schema: {
+        operationId: 'checkLedger',
+        summary: 'Prove the books: every transaction balances, every payment matches its postings',
+        tags: ['payments', 'ledger'],
+        security: apiSecurity,
+        response: { 200: LedgerCheck },
+      },
+    },
+    async (request) => checkLedger(ctx(request)),
+  );
+
+  await app.register(async (scope) => stripeWebhookRoute(scope, services));
+}

@@ -1,0 +1,130 @@
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import type { Clock } from '../../core/clock.ts';
+import type { ServiceContext } from '../../core/context.ts';
+import { systemTx } from '../../core/db/tenant-tx.ts';
+import type { OutboxWriter } from '../../core/events/store.ts';
+import type { TenantEvent } from '../../core/events/types.ts';
+import { type BackgroundWorker, type ModuleHost, systemContext } from '../../core/modules/hooks.ts';
+import { WakeLoop } from '../../core/modules/wake-loop.ts';
+import { settleAuction, soldAuction } from './verbs/settle-auction.ts';
+
+/** The auctions module's event this module settles (its name is the contract between the two). */
+export const AUCTION_ENDED = 'auction.ended';
+
+/**
+ * The outbox writer: every sold auction's `auction.ended` records a settlement in the statement that
+ * records the event, so an auction that ended is never missed, and the same event seen twice records one.
+ */
+export function settlementOutbox(wake: () => void): OutboxWriter {
+  return {
+    statement(events: readonly TenantEvent[], bind) {
+      const sold = events.flatMap((event) => {
+        if (event.type !== AUCTION_ENDED) return [];
+        const sale = soldAuction(event.data);
+        return sale === undefined ? [] : [{ event, sale }];
+      });
+      if (sold.length === 0) return undefined;
+      return `insert into payment_settlements (tenant_id, auction_id, event_id, data, created_at)
+              select ${bind(sold[0]?.event.tenantId)}, s.auction_id, s.event_id, s.data, s.at
+                from unnest(${bind(sold.map((s) => s.sale.auctionId))}::text[],
+                            ${bind(sold.map((s) => s.event.id))}::text[],
+                            ${bind(sold.map((s) => JSON.stringify(s.sale)))}::jsonb[],
+                            ${bind(sold.map((s) => s.event.createdAt))}::timestamptz[])
+                     as s(auction_id, event_id, data, at)
+              on conflict (tenant_id, auction_id) do nothing
+              returning auction_id`;
+    },
+    committed(rows) {
+      if (rows.length > 0) wake();
+    },
+  };
+}
+
+export interface SettlementOptions {
+  clock?: Clock;
+  /** Longest sleep without a wake (default 1 s): what a lost wake costs at most. */
+  maxPollMs?: number;
+  batch?: number;
+  instanceId?: string;
+  /** Serve only these tenants (test isolation on a shared database). */
+  tenantIds?: ReadonlySet<string>;
+}
+
+/**
+ * Creates the payments of recorded settlements: woken by the outbox writer after commit, and polling as
+ * the fallback (a wake lost, an instance that died before it settled). Every instance runs one;
+ * `settleAuction` makes a race between them harmless.
+ */
+export class SettlementWorker implements BackgroundWorker {
+  readonly instanceId: string;
+  private readonly loop: WakeLoop;
+  private readonly clock: Clock;
+  private readonly maxPollMs: number;
+  private readonly batch: number;
+  private readonly tenantSet: ReadonlySet<string> | undefined;
+
+  constructor(
+    private readonly host: ModuleHost,
+    options: SettlementOptions = {},
+  ) {
+    this.clock = options.clock ?? host.clock;
+    this.maxPollMs = options.maxPollMs ?? 1000;
+    this.batch = options.batch ?? 50;
+    this.tenantSet = options.tenantIds;
+    this.instanceId =
+      options.instanceId ?? `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+    this.loop = new WakeLoop({
+      clock: this.clock,
+      tick: () => this.tick(),
+      failed: (error) => this.host.log.error({ err: error }, 'payments: settling ended auctions failed'),
+      errorBackoffMs: 1000,
+    });
+  }
+
+  start(): void {
+    this.loop.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.loop.stop();
+  }
+
+  wake(): void {
+    this.loop.wake();
+  }
+
+  hasCapacity(): boolean {
+    return this.loop.running;
+  }
+
+  private async tick(): Promise<void> {
+    const pending = await systemTx(this.host.db, async (tx) => {
+      const { rows } = await tx.query<{ tenant_id: string; auction_id: string }>(
+        `select tenant_id, auction_id from payment_settlements
+          where state = 'pending' and ($2::text[] is null or tenant_id = any($2::text[]))
+          order by created_at limit $1`,
+        [this.batch, this.tenantSet === undefined ? null : [...this.tenantSet]],
+      );
+      return rows;
+    });
+    for (const row of pending) {
+      if (!this.loop.running) return;
+      try {
+        await settleAuction(this.context(row.tenant_id), row.auction_id);
+      } catch (error) {
+        this.host.log.error(
+          { err: error, auctionId: row.auction_id },
+          'payments: settling an auction failed',
+        );
+      }
+    }
+    if (!this.loop.running || this.loop.woken) return;
+    if (pending.length >= this.batch) return this.loop.lookAgain();
+    this.loop.sleep(this.maxPollMs);
+  }
+
+  private context(tenantId: string): ServiceContext {
+    return systemContext(this.host, tenantId, this.clock);
+  }
+}

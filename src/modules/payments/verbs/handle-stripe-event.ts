@@ -1,0 +1,57 @@
+import type Stripe from 'stripe';
+import { inTenant, type ServiceContext } from '../../../core/context.ts';
+import { PAYMENT_COLUMNS, type PaymentRow } from '../payment-row.ts';
+import { outcomeOf } from '../providers/stripe-provider.ts';
+import { canTransition } from '../states.ts';
+import { applyOutcome } from './apply-outcome.ts';
+import { paymentsConfig } from './config.ts';
+
+export interface StripeEventResult {
+  received: true;
+  /** `duplicate`: seen before, nothing done; `ignored`: nothing we track changed. */
+  result: 'applied' | 'duplicate' | 'ignored';
+  paymentId: string | null;
+}
+
+/**
+ * A verified Stripe event: recorded by its id in the transaction that applies it, so a retried or
+ * replayed event changes nothing. A PaymentIntent event moves the payment to Stripe's status when the
+ * transition table allows it (an event that arrives after a later one is ignored).
+ */
+export async function handleStripeEvent(
+  ctx: ServiceContext,
+  event: Stripe.Event,
+): Promise<StripeEventResult> {
+  const settings = await paymentsConfig(ctx);
+  return inTenant(ctx, async (tx, emit) => {
+    const intent = event.type.startsWith('payment_intent.')
+      ? (event.data.object as Stripe.PaymentIntent)
+      : undefined;
+    const { rows: found } =
+      intent === undefined
+        ? { rows: [] as PaymentRow[] }
+        : await tx.query<PaymentRow>(
+            `select ${PAYMENT_COLUMNS} from payments where provider = 'stripe' and provider_ref = $1 for update`,
+            [intent.id],
+          );
+    const row = found[0];
+    const { rows: fresh } = await tx.query(
+      `insert into payment_provider_events (tenant_id, provider, event_id, type, payment_id, received_at)
+       values ($1, 'stripe', $2, $3, $4, $5) on conflict do nothing returning event_id`,
+      [ctx.tenantId, event.id, event.type, row?.id ?? null, new Date(ctx.clock.now()).toISOString()],
+    );
+    if (fresh.length === 0) return { received: true, result: 'duplicate', paymentId: row?.id ?? null };
+    const outcome = intent === undefined ? undefined : outcomeOf(intent);
+    if (row === undefined || intent === undefined || outcome === undefined) {
+      return { received: true, result: 'ignored', paymentId: row?.id ?? null };
+    }
+    const to = outcome.status === 'failed' ? 'requires_payment_method' : outcome.status;
+    if (to === row.status || !canTransition(row.status, to)) {
+      return { received: true, result: 'ignored', paymentId: row.id };
+    }
+    await applyOutcome(ctx, tx, emit, row, outcome, settings, {
+      ...(outcome.status === 'succeeded' ? { captured: intent.amount_received || Number(row.amount) } : {}),
+    });
+    return { received: true, result: 'applied', paymentId: row.id };
+  });
+}
