@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { appMigrations, buildApp } from '../../src/app.ts';
 import type { Config } from '../../src/config.ts';
-import { systemClock } from '../../src/core/clock.ts';
+import { type Clock, systemClock } from '../../src/core/clock.ts';
 import type { Database } from '../../src/core/db/database.ts';
 import { migrate } from '../../src/core/db/migrations.ts';
 import { createRealtimeBackplane, type RealtimeBackplane } from '../../src/core/realtime/index.ts';
@@ -77,6 +77,8 @@ export interface InstanceOptions {
   limits?: Partial<GatewayLimits>;
   /** Settings as the environment would give them (e.g. small connection caps). */
   config?: Partial<Config>;
+  /** The app's clock (default the system's); a ManualClock lets a test move token expiry along. */
+  clock?: Clock;
 }
 
 /** The app as production builds it, listening on a loopback port, with a backplane from `deployment`. */
@@ -90,7 +92,7 @@ export async function startInstance(options: InstanceOptions = {}): Promise<Inst
   const app = await buildApp({
     config,
     db,
-    clock: systemClock,
+    clock: options.clock ?? systemClock,
     // On a shared PostgreSQL a worker here would claim other test files' webhook deliveries.
     workers: false,
     realtime: { backplane, ...(options.limits === undefined ? {} : { limits: options.limits }) },
