@@ -380,6 +380,10 @@ describe('tenant isolation', () => {
       url: `/api/console/tenants/${b.tenantId}/webhooks`,
     }),
     ...webhookCases('/api/console/tenants/:tenantId'),
+    'GET /api/console/tenants/:tenantId/payments/ledger-check': () => ({
+      method: 'GET',
+      url: `/api/console/tenants/${b.tenantId}/payments/ledger-check`,
+    }),
   };
 
   /** Parameterised routes that name no tenant resource. */

@@ -329,5 +329,22 @@ export async function paymentRoutes(app: FastifyInstance, services: Services) {
     async (request) => checkLedger(ctx(request)),
   );
 
+  typed.get(
+    '/api/console/tenants/:tenantId/payments/ledger-check',
+    {
+      // The console guard checks the caller's membership of :tenantId (any role may read the books).
+      config: { auth: { credentials: ['hosted_user'] as const }, minRole: 'viewer' as const },
+      schema: {
+        operationId: 'consoleCheckLedger',
+        summary: 'Prove the tenant’s books (console): every transaction balances, every payment matches',
+        tags: ['console'],
+        security: securityFor('hosted_user'),
+        params: Type.Object({ tenantId: Type.String({ pattern: '^ten_[0-9a-z]{26}$' }) }),
+        response: { 200: LedgerCheck },
+      },
+    },
+    async (request) => checkLedger(requestContext(request, services, 'console')),
+  );
+
   await app.register(async (scope) => stripeWebhookRoute(scope, services));
 }

@@ -90,6 +90,14 @@ describe('payments: refunds and the ledger', () => {
     assert.equal(balance.statusCode, 200, balance.body);
     assert.match(balance.body, /"balance":\d+/);
     assert.deepEqual((await check()).ok, true);
+    const console = await call(t.app, {
+      method: 'GET',
+      url: `/api/console/tenants/${tenant.tenantId}/payments/ledger-check`,
+      headers: bearer(tenant.ownerToken),
+    });
+    assert.equal(console.statusCode, 200, console.body);
+    assert.equal(console.json<Check>().ok, true);
+    assert.ok(console.json<Check>().transactions >= 1);
   });
 
   test('refunds add up to at most the captured amount; the fee comes back in proportion', async () => {
@@ -130,7 +138,7 @@ describe('payments: refunds and the ledger', () => {
     const b = await balances();
     assert.equal(b.get('seller:shop-2:payable EUR'), 0, 'refunded in full: the seller is owed nothing');
     assert.equal(b.get('customer:test:dave EUR'), 0);
-    const fees = await get(t, key, '/v1/ledger/transactions?paymentId=' + payment.id);
+    const fees = await get(t, key, `/v1/ledger/transactions?paymentId=${payment.id}`);
     const feePostings = fees
       .json<{ data: { postings: { account: string; amount: number }[] }[] }>()
       .data.flatMap((tx) => tx.postings.filter((p) => p.account === 'platform:fees').map((p) => p.amount));

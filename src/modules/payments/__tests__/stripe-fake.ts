@@ -38,6 +38,8 @@ const id = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 export class StripeFake {
   readonly requests: FakeRequest[] = [];
   readonly intents = new Map<string, FakeIntent>();
+  /** The status the next refunds get (Stripe answers `pending` for some payment methods). */
+  refundStatus: 'succeeded' | 'pending' = 'succeeded';
   private readonly replies = new Map<string, { status: number; body: string }>();
   private server: Server | undefined;
 
@@ -126,7 +128,7 @@ export class StripeFake {
         object: 'refund',
         amount: Number(r.form.amount ?? intent.amount_received),
         payment_intent: intent.id,
-        status: 'succeeded',
+        status: this.refundStatus,
         reason: r.form.reason ?? null,
         failure_reason: null,
       });

@@ -182,6 +182,49 @@ describe('payments: the stripe provider, through the official SDK, against a loc
     assert.equal(txs.json<{ data: unknown[] }>().data.length, 1, 'posted once');
   });
 
+  test('a refund Stripe answers pending is settled by refund.updated: succeeded posts it, failed releases it', async () => {
+    const payment = await createPayment(t, key, { amount: 4000, seller: 'shop' });
+    await act(t, key, payment.id, 'confirm', { paymentMethod: 'pm_card_visa' });
+    fake.refundStatus = 'pending';
+    const first = await refund(t, key, payment.id, { amount: 1000 });
+    const second = await refund(t, key, payment.id, { amount: 2000 });
+    fake.refundStatus = 'succeeded';
+    assert.equal(first.json<RefundView>().status, 'pending', first.body);
+    assert.equal((await get(t, key, `/v1/payments/${payment.id}`)).json<PaymentView>().amountRefunded, 3000);
+    const beyond = await refund(t, key, payment.id, { amount: 1001 });
+    assert.equal(beyond.statusCode, 400, 'pending refunds count against the captured amount');
+    const refundEvent = (eventId: string, res: typeof first, status: string) =>
+      event(eventId, 'refund.updated', {
+        id: res.json<RefundView>().providerRef,
+        object: 'refund',
+        status,
+        amount: res.json<RefundView>().amount,
+        failure_reason: status === 'failed' ? 'expired_or_canceled_card' : null,
+      });
+    const ok = refundEvent('evt_r1', first, 'succeeded');
+    assert.equal((await webhook(ok, signed(ok))).json<{ result: string }>().result, 'applied');
+    assert.equal((await webhook(ok, signed(ok))).json<{ result: string }>().result, 'duplicate');
+    const failed = refundEvent('evt_r2', second, 'failed');
+    assert.equal((await webhook(failed, signed(failed))).json<{ result: string }>().result, 'applied');
+    const after = (await get(t, key, `/v1/payments/${payment.id}`)).json<PaymentView>();
+    assert.equal(after.amountRefunded, 1000, 'the failed refund released its amount');
+    const refunds = (await get(t, key, `/v1/payments/${payment.id}/refunds`)).json<{ data: RefundView[] }>()
+      .data;
+    assert.deepEqual(
+      refunds.map((r) => [r.amount, r.status, r.failureReason]),
+      [
+        [1000, 'succeeded', null],
+        [2000, 'failed', 'expired_or_canceled_card'],
+      ],
+    );
+    const txs = (await get(t, key, `/v1/ledger/transactions?paymentId=${payment.id}`)).json<{
+      data: { kind: string }[];
+    }>().data;
+    assert.deepEqual(txs.map((tx) => tx.kind).sort(), ['capture', 'refund']);
+    const check = await get(t, key, '/v1/ledger/check');
+    assert.equal(check.json<{ ok: boolean }>().ok, true, check.body);
+  });
+
   test('webhook: payment_intent.payment_failed sends it back with the error', async () => {
     const payment = await createPayment(t, key);
     await act(t, key, payment.id, 'confirm', { paymentMethod: 'pm_card_processing' });

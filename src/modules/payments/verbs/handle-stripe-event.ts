@@ -1,10 +1,18 @@
 import type Stripe from 'stripe';
-import { inTenant, type ServiceContext } from '../../../core/context.ts';
-import { PAYMENT_COLUMNS, type PaymentRow } from '../payment-row.ts';
+import { type Emit, inTenant, type ServiceContext } from '../../../core/context.ts';
+import type { Queryable } from '../../../core/db/database.ts';
+import {
+  lockPayment,
+  PAYMENT_COLUMNS,
+  type PaymentRow,
+  REFUND_COLUMNS,
+  type RefundRow,
+} from '../payment-row.ts';
 import { outcomeOf } from '../providers/stripe-provider.ts';
 import { canTransition } from '../states.ts';
 import { applyOutcome } from './apply-outcome.ts';
 import { paymentsConfig } from './config.ts';
+import { settleRefund } from './settle-refund.ts';
 
 export interface StripeEventResult {
   received: true;
@@ -24,6 +32,9 @@ export async function handleStripeEvent(
 ): Promise<StripeEventResult> {
   const settings = await paymentsConfig(ctx);
   return inTenant(ctx, async (tx, emit) => {
+    if (event.type === 'refund.updated' || event.type === 'charge.refund.updated') {
+      return refundUpdated(ctx, tx, emit, event, event.data.object as Stripe.Refund);
+    }
     const intent = event.type.startsWith('payment_intent.')
       ? (event.data.object as Stripe.PaymentIntent)
       : undefined;
@@ -54,4 +65,42 @@ export async function handleStripeEvent(
     });
     return { received: true, result: 'applied', paymentId: row.id };
   });
+}
+
+/** A refund Stripe decided later (it answered `pending`): settled once, when it is still pending here. */
+async function refundUpdated(
+  ctx: ServiceContext,
+  tx: Queryable,
+  emit: Emit,
+  event: Stripe.Event,
+  stripeRefund: Stripe.Refund,
+): Promise<StripeEventResult> {
+  const { rows } = await tx.query<RefundRow>(
+    `select ${REFUND_COLUMNS} from payment_refunds where provider_ref = $1`,
+    [stripeRefund.id],
+  );
+  const refund = rows[0];
+  const paymentId = refund?.payment_id ?? null;
+  const { rows: fresh } = await tx.query(
+    `insert into payment_provider_events (tenant_id, provider, event_id, type, payment_id, received_at)
+     values ($1, 'stripe', $2, $3, $4, $5) on conflict do nothing returning event_id`,
+    [ctx.tenantId, event.id, event.type, paymentId, new Date(ctx.clock.now()).toISOString()],
+  );
+  if (fresh.length === 0) return { received: true, result: 'duplicate', paymentId };
+  const outcome =
+    stripeRefund.status === 'succeeded'
+      ? 'succeeded'
+      : stripeRefund.status === 'failed' || stripeRefund.status === 'canceled'
+        ? 'failed'
+        : undefined;
+  if (refund === undefined || outcome === undefined) return { received: true, result: 'ignored', paymentId };
+  const payment = await lockPayment(tx, refund.payment_id);
+  const { rows: still } = await tx.query<RefundRow>(
+    `select ${REFUND_COLUMNS} from payment_refunds where id = $1 and status = 'pending' for update`,
+    [refund.id],
+  );
+  const pending = still[0];
+  if (pending === undefined) return { received: true, result: 'ignored', paymentId };
+  await settleRefund(ctx, tx, emit, payment, pending, outcome, stripeRefund.failure_reason ?? null);
+  return { received: true, result: 'applied', paymentId };
 }

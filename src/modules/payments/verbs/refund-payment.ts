@@ -2,7 +2,6 @@ import type { Static } from 'typebox';
 import { inTenant, type ServiceContext } from '../../../core/context.ts';
 import { InvalidRequest } from '../../../core/http/errors.ts';
 import { newId } from '../../../core/ids.ts';
-import { postTransaction, refundedFee, refundPostings } from '../ledger.ts';
 import {
   lockPayment,
   providerView,
@@ -10,15 +9,15 @@ import {
   type RefundRow,
   type RefundView,
   savePayment,
-  toPayment,
   toRefund,
 } from '../payment-row.ts';
 import type { RefundInput } from '../schema.ts';
 import { assertOperation } from '../states.ts';
 import { prepare } from './prepare.ts';
+import { settleRefund } from './settle-refund.ts';
 
 /**
- * Refunds a succeeded payment, in whole (the default: what is left) or in part. Refunds add up to at most
+ * Refunds a succeeded payment (recorded `pending`, then settled at once when the provider has decided), in whole (the default: what is left) or in part. Refunds add up to at most
  * the captured amount: the payment row is locked while one is decided, and its check constraint holds it
  * even so. A succeeded refund posts the capture's reversal, with the fee given back in proportion.
  */
@@ -61,9 +60,9 @@ export async function refundPayment(
         amount,
         row.currency,
         input.reason ?? null,
-        result.status,
+        'pending',
         result.providerRef,
-        result.failureReason ?? null,
+        null,
         at,
       ],
     );
@@ -71,26 +70,11 @@ export async function refundPayment(
     if (inserted === undefined) throw new Error('refund insert returned nothing');
     const refund = toRefund(inserted);
     await emit('refund.created', { refundId: id, paymentId: row.id, refund });
-    if (result.status === 'failed') {
-      await emit('refund.failed', { refundId: id, paymentId: row.id, refund });
-      return refund;
-    }
+    // Counted at once, pending or not, so no other refund can take the same money meanwhile.
     const saved = await savePayment(tx, row.id, { amount_refunded: refundedBefore + amount }, now);
-    if (result.status === 'succeeded') {
-      const feeBack = refundedFee(Number(row.application_fee), captured, refundedBefore, amount);
-      await postTransaction(tx, ctx.tenantId, {
-        kind: 'refund',
-        paymentId: row.id,
-        refundId: id,
-        postings: refundPostings(
-          { customer: row.customer, seller: row.seller, currency: row.currency },
-          amount,
-          feeBack,
-        ),
-        at: now,
-      });
-      await emit('refund.succeeded', { refundId: id, paymentId: row.id, refund, payment: toPayment(saved) });
-    }
-    return refund;
+    if (result.status === 'pending') return refund;
+    const failureReason = result.failureReason ?? null;
+    await settleRefund(ctx, tx, emit, saved, inserted, result.status, failureReason);
+    return { ...refund, status: result.status, failureReason };
   });
 }
