@@ -44,10 +44,9 @@ written as (
   returning 1
 ),
 rolled as (
-  insert into analytics_hourly as h (tenant_id, event, hour, room_id, events)
-  select $1, event, hour, coalesce(room_id, ''), count(*) from kept
-   group by event, hour, coalesce(room_id, '') order by 2, 3, 4
-  on conflict (tenant_id, event, hour, room_id) do update set events = h.events + excluded.events
+  insert into analytics_hourly as h (tenant_id, event, hour, events)
+  select $1, event, hour, count(*) from kept group by event, hour order by 2, 3
+  on conflict (tenant_id, event, hour) do update set events = h.events + excluded.events
   returning 1
 )
 select b.pos, (select count(*) from written)::int as written, (select count(*) from rolled)::int as rolled
@@ -182,15 +181,15 @@ export async function ensurePartitions(db: Database, rows: readonly { ts: number
 }
 
 /**
- * Hourly rollups answer a query that counts events (no uniques, sums, or property filters), broken down
- * by nothing or by room, whose range and buckets start on whole UTC hours (any zone with whole-hour
- * offsets; a zone like Asia/Kolkata reads raw rows for hour buckets).
+ * Hourly rollups answer a query that counts events (no uniques, sums, filters or breakdown) whose range
+ * and buckets start on whole UTC hours (any zone with whole-hour offsets; a zone like Asia/Kolkata reads
+ * raw rows for hour buckets).
  */
 function rollupAnswers(query: SeriesQuery): boolean {
   return (
     query.metrics.every((m) => m === 'events') &&
     query.filters.length === 0 &&
-    (query.breakdown === undefined || query.breakdown.by === 'roomId') &&
+    query.breakdown === undefined &&
     query.from % HOUR === 0 &&
     query.to % HOUR === 0 &&
     query.bounds.every((b) => b % HOUR === 0)
@@ -273,7 +272,7 @@ async function groupedRows(
                    from (${base}) x group by grouping sets ((b), ())`;
     return (await tenantRead<Row>(ctx.db, { tenantId: ctx.tenantId }, sql, p.values)).rows;
   }
-  const base = baseRelation(query, p, rollup, breakdownKey(query, p, rollup));
+  const base = baseRelation(query, p, rollup, breakdownKey(query, p));
   const named = top.filter((v): v is string => v !== null);
   const inTop = `(k = any(${p.add(named)}::text[]) or (k is null and ${p.add(top.includes(null))}::boolean)) is true`;
   const sql = `select b, grouping(b) = 1 as total, key as k, other, ${aggregates(query.metrics)}
@@ -283,9 +282,8 @@ async function groupedRows(
   return (await tenantRead<Row>(ctx.db, { tenantId: ctx.tenantId }, sql, p.values)).rows;
 }
 
-function breakdownKey(query: SeriesQuery, p: SqlParams, rollup: boolean): string {
-  const by = query.breakdown?.by ?? 'roomId';
-  return rollup ? "nullif(room_id, '')" : propertyText(by, p);
+function breakdownKey(query: SeriesQuery, p: SqlParams): string {
+  return propertyText(query.breakdown?.by ?? 'roomId', p);
 }
 
 function valuesOf(metrics: readonly string[], row: Row | undefined): MetricValues {
@@ -321,7 +319,7 @@ async function breakdownSeries(
   // Phase 1: rank the values over the whole range by the first metric.
   const p = new SqlParams();
   const ranking = [query.metrics[0] ?? 'events'];
-  const base = baseRelation({ ...query, metrics: ranking }, p, rollup, breakdownKey(query, p, rollup));
+  const base = baseRelation({ ...query, metrics: ranking }, p, rollup, breakdownKey(query, p));
   const ranked = await tenantRead<{ k: string | null; a0: number }>(
     ctx.db,
     { tenantId: ctx.tenantId },
