@@ -181,18 +181,18 @@ export async function ensurePartitions(db: Database, rows: readonly { ts: number
 }
 
 /**
- * Hourly rollups answer a query that counts events (no uniques, sums, filters or breakdown) whose range
- * and buckets start on whole UTC hours (any zone with whole-hour offsets; a zone like Asia/Kolkata reads
- * raw rows for hour buckets).
+ * Hourly rollups answer a query that counts events (no uniques, sums, filters or breakdown) whose buckets
+ * start on whole UTC hours (any zone with whole-hour offsets; a zone like Asia/Kolkata reads raw rows for
+ * hour buckets) and that spans at least one whole hour; the part-hours at its ends are read raw.
  */
 function rollupAnswers(query: SeriesQuery): boolean {
   return (
     query.metrics.every((m) => m === 'events') &&
     query.filters.length === 0 &&
     query.breakdown === undefined &&
-    query.from % HOUR === 0 &&
-    query.to % HOUR === 0 &&
-    query.bounds.every((b) => b % HOUR === 0)
+    Math.ceil(query.from / HOUR) <= Math.floor(query.to / HOUR) &&
+    // Each whole hour must fall in one bucket: the inner boundaries are on whole hours.
+    query.bounds.slice(1, -1).every((b) => b % HOUR === 0)
   );
 }
 
@@ -225,9 +225,18 @@ function baseRelation(
   const from = p.add(iso(query.from));
   const to = p.add(iso(query.to));
   if (rollup) {
+    // Whole hours from the rollups; the part-hours at either end (a range that ends now) from the events.
+    const fromHour = p.add(iso(Math.ceil(query.from / HOUR) * HOUR));
+    const toHour = p.add(iso(Math.floor(query.to / HOUR) * HOUR));
+    const edge = (lo: string, hi: string) =>
+      `select width_bucket(ts, ${bounds}::timestamptz[]) as b, ${key ?? 'null::text'} as k, 1 as w
+         from analytics_events
+        where tenant_id = ${tenant} and ts >= ${lo}::timestamptz and ts < ${hi}::timestamptz ${events}`;
     return `select width_bucket(hour, ${bounds}::timestamptz[]) as b, ${key ?? 'null::text'} as k, events as w
               from analytics_hourly
-             where tenant_id = ${tenant} and hour >= ${from}::timestamptz and hour < ${to}::timestamptz ${events}`;
+             where tenant_id = ${tenant} and hour >= ${fromHour}::timestamptz and hour < ${toHour}::timestamptz ${events}
+            union all ${edge(from, fromHour)}
+            union all ${edge(toHour, to)}`;
   }
   const values = query.metrics.flatMap((m, i) => {
     const [kind, property] = splitMetric(m);

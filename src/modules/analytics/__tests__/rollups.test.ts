@@ -47,6 +47,14 @@ describe('analytics hourly rollups', () => {
     ['months, one event', { interval: 'month', event: 'Bid', timezone: 'Europe/Berlin' }],
     ['a total', {}],
   ];
+  cases.push([
+    'days, a range that starts and ends within hours (the ends read raw)',
+    { interval: 'day', dateRange: { from: '2026-09-01T00:17:00Z', to: '2026-10-31T13:45:10.500Z' } },
+  ]);
+  cases.push([
+    'a total within hours',
+    { dateRange: { from: '2026-09-03T10:59:59Z', to: '2026-10-02T08:00:00.001Z' } },
+  ]);
   for (const [name, extra] of cases) {
     test(`${name}: rollups equal raw rows`, async () => {
       const ctx = contextIn(t, tenant.tenantId);
