@@ -124,6 +124,8 @@ async function load(db: Database, tenants: string[]): Promise<void> {
     new Date(now - 91 * DAY).toISOString().slice(0, 10),
     new Date(now + DAY).toISOString().slice(0, 10),
   ]);
+  // Loading without the scan index and building it afterwards is several times faster than keeping it.
+  await db.exec('drop index analytics_events_scan');
   const perTenant = Math.floor(EVENTS / tenants.length);
   const chunk = 500_000;
   for (let offset = 0; offset < EVENTS; offset += chunk) {
@@ -142,11 +144,12 @@ async function load(db: Database, tenants: string[]): Promise<void> {
       [offset, offset + n - 1, tenants, perTenant, tenants.length, now],
     );
   }
+  await db.exec('create index analytics_events_scan on analytics_events (tenant_id, event, ts)');
   await db.query(
-    `insert into analytics_hourly (tenant_id, event, hour, room_id, events)
-     select tenant_id, event, date_trunc('hour', ts at time zone 'UTC') at time zone 'UTC', coalesce(room_id, ''), count(*)
-       from analytics_events group by 1, 2, 3, 4
-     on conflict (tenant_id, event, hour, room_id) do update set events = analytics_hourly.events + excluded.events`,
+    `insert into analytics_hourly (tenant_id, event, hour, events)
+     select tenant_id, event, date_trunc('hour', ts at time zone 'UTC') at time zone 'UTC', count(*)
+       from analytics_events group by 1, 2, 3
+     on conflict (tenant_id, event, hour) do update set events = analytics_hourly.events + excluded.events`,
   );
   await db.exec('analyze analytics_events; analyze analytics_hourly');
   out(

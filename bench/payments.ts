@@ -38,7 +38,11 @@ async function run(label: string, env: Record<string, string | undefined>) {
     const { apiKey } = await createBenchTenant(service.db);
     const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
     const post = async (path: string, body: unknown) => {
-      const res = await fetch(`${service.baseUrl}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+      const res = await fetch(`${service.baseUrl}${path}`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+      });
       const json = (await res.json()) as { id?: string; status?: string };
       return { status: res.status, json };
     };
@@ -51,7 +55,9 @@ async function run(label: string, env: Record<string, string | undefined>) {
         seller: 'bench-shop',
       });
       if (created.status !== 201 || created.json.id === undefined) return false;
-      const confirmed = await post(`/v1/payments/${created.json.id}/confirm`, { paymentMethod: 'pm_card_visa' });
+      const confirmed = await post(`/v1/payments/${created.json.id}/confirm`, {
+        paymentMethod: 'pm_card_visa',
+      });
       if (confirmed.json.status !== 'requires_capture') return false;
       const captured = await post(`/v1/payments/${created.json.id}/capture`, {});
       return captured.json.status === 'succeeded';
@@ -82,7 +88,10 @@ async function run(label: string, env: Record<string, string | undefined>) {
 async function bareTransaction(db: Database): Promise<void> {
   await db.transaction(async (tx) => {
     for (let i = 0; i < ROWS_PER_FLOW; i++) {
-      await tx.query('insert into bench_rows (id, data) values ($1, $2)', [newId('payment'), '{"amount":1999}']);
+      await tx.query('insert into bench_rows (id, data) values ($1, $2)', [
+        newId('payment', Date.now()),
+        '{"amount":1999}',
+      ]);
     }
   });
 }

@@ -44,10 +44,9 @@ written as (
   returning 1
 ),
 rolled as (
-  insert into analytics_hourly as h (tenant_id, event, hour, room_id, events)
-  select $1, event, hour, coalesce(room_id, ''), count(*) from kept
-   group by event, hour, coalesce(room_id, '') order by 2, 3, 4
-  on conflict (tenant_id, event, hour, room_id) do update set events = h.events + excluded.events
+  insert into analytics_hourly as h (tenant_id, event, hour, events)
+  select $1, event, hour, count(*) from kept group by event, hour order by 2, 3
+  on conflict (tenant_id, event, hour) do update set events = h.events + excluded.events
   returning 1
 )
 select b.pos, (select count(*) from written)::int as written, (select count(*) from rolled)::int as rolled
@@ -182,18 +181,18 @@ export async function ensurePartitions(db: Database, rows: readonly { ts: number
 }
 
 /**
- * Hourly rollups answer a query that counts events (no uniques, sums, or property filters), broken down
- * by nothing or by room, whose range and buckets start on whole UTC hours (any zone with whole-hour
- * offsets; a zone like Asia/Kolkata reads raw rows for hour buckets).
+ * Hourly rollups answer a query that counts events (no uniques, sums, filters or breakdown) whose buckets
+ * start on whole UTC hours (any zone with whole-hour offsets; a zone like Asia/Kolkata reads raw rows for
+ * hour buckets) and that spans at least one whole hour; the part-hours at its ends are read raw.
  */
 function rollupAnswers(query: SeriesQuery): boolean {
   return (
     query.metrics.every((m) => m === 'events') &&
     query.filters.length === 0 &&
-    (query.breakdown === undefined || query.breakdown.by === 'roomId') &&
-    query.from % HOUR === 0 &&
-    query.to % HOUR === 0 &&
-    query.bounds.every((b) => b % HOUR === 0)
+    query.breakdown === undefined &&
+    Math.ceil(query.from / HOUR) <= Math.floor(query.to / HOUR) &&
+    // Each whole hour must fall in one bucket: the inner boundaries are on whole hours.
+    query.bounds.slice(1, -1).every((b) => b % HOUR === 0)
   );
 }
 
@@ -226,9 +225,18 @@ function baseRelation(
   const from = p.add(iso(query.from));
   const to = p.add(iso(query.to));
   if (rollup) {
+    // Whole hours from the rollups; the part-hours at either end (a range that ends now) from the events.
+    const fromHour = p.add(iso(Math.ceil(query.from / HOUR) * HOUR));
+    const toHour = p.add(iso(Math.floor(query.to / HOUR) * HOUR));
+    const edge = (lo: string, hi: string) =>
+      `select width_bucket(ts, ${bounds}::timestamptz[]) as b, ${key ?? 'null::text'} as k, 1 as w
+         from analytics_events
+        where tenant_id = ${tenant} and ts >= ${lo}::timestamptz and ts < ${hi}::timestamptz ${events}`;
     return `select width_bucket(hour, ${bounds}::timestamptz[]) as b, ${key ?? 'null::text'} as k, events as w
               from analytics_hourly
-             where tenant_id = ${tenant} and hour >= ${from}::timestamptz and hour < ${to}::timestamptz ${events}`;
+             where tenant_id = ${tenant} and hour >= ${fromHour}::timestamptz and hour < ${toHour}::timestamptz ${events}
+            union all ${edge(from, fromHour)}
+            union all ${edge(toHour, to)}`;
   }
   const values = query.metrics.flatMap((m, i) => {
     const [kind, property] = splitMetric(m);
@@ -273,7 +281,7 @@ async function groupedRows(
                    from (${base}) x group by grouping sets ((b), ())`;
     return (await tenantRead<Row>(ctx.db, { tenantId: ctx.tenantId }, sql, p.values)).rows;
   }
-  const base = baseRelation(query, p, rollup, breakdownKey(query, p, rollup));
+  const base = baseRelation(query, p, rollup, breakdownKey(query, p));
   const named = top.filter((v): v is string => v !== null);
   const inTop = `(k = any(${p.add(named)}::text[]) or (k is null and ${p.add(top.includes(null))}::boolean)) is true`;
   const sql = `select b, grouping(b) = 1 as total, key as k, other, ${aggregates(query.metrics)}
@@ -283,9 +291,8 @@ async function groupedRows(
   return (await tenantRead<Row>(ctx.db, { tenantId: ctx.tenantId }, sql, p.values)).rows;
 }
 
-function breakdownKey(query: SeriesQuery, p: SqlParams, rollup: boolean): string {
-  const by = query.breakdown?.by ?? 'roomId';
-  return rollup ? "nullif(room_id, '')" : propertyText(by, p);
+function breakdownKey(query: SeriesQuery, p: SqlParams): string {
+  return propertyText(query.breakdown?.by ?? 'roomId', p);
 }
 
 function valuesOf(metrics: readonly string[], row: Row | undefined): MetricValues {
@@ -321,7 +328,7 @@ async function breakdownSeries(
   // Phase 1: rank the values over the whole range by the first metric.
   const p = new SqlParams();
   const ranking = [query.metrics[0] ?? 'events'];
-  const base = baseRelation({ ...query, metrics: ranking }, p, rollup, breakdownKey(query, p, rollup));
+  const base = baseRelation({ ...query, metrics: ranking }, p, rollup, breakdownKey(query, p));
   const ranked = await tenantRead<{ k: string | null; a0: number }>(
     ctx.db,
     { tenantId: ctx.tenantId },

@@ -19,7 +19,9 @@ import { runFunnel } from './verbs/run-funnel.ts';
 
 const write = {
   module: 'analytics',
-  auth: { credentials: ['api_key', 'session'] as const, scope: 'analytics:write' },
+  // A product key (browser use) is the key's whole grant: anonymous events or the actor the page names,
+  // rate limited per key and client address, origin-restricted (core's product-key credential).
+  auth: { credentials: ['api_key', 'session', 'product'] as const, scope: 'analytics:write' },
 };
 const read = { module: 'analytics', auth: { credentials: ['api_key'] as const, scope: 'analytics:read' } };
 
@@ -34,13 +36,18 @@ export async function analyticsRoutes(app: FastifyInstance, services: Services) 
         operationId: 'ingestAnalyticsEvents',
         summary: 'Record one event or a batch of up to 500 (202: counts accepted / duplicates / rejected)',
         tags: ['analytics'],
-        security: securityFor('api_key', 'session'),
+        security: securityFor('api_key', 'session', 'product'),
         body: IngestBody,
         response: {
           202: IngestResult,
           400: errorRef('A single event that is invalid, or a batch of more than 500 events'),
-          403: errorRef('A session token naming another actor than its own (single event)'),
+          403: errorRef(
+            'A session token naming another actor than its own (single event), or a product key sent from an origin it does not allow',
+          ),
           413: errorRef('A request body over 512 KiB'),
+          429: errorRef(
+            'A product key past its rate for this client address (Retry-After says when to retry)',
+          ),
         },
       },
     },

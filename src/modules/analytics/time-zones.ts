@@ -56,56 +56,120 @@ function badZone(zone: string, field: string): InvalidRequest {
   );
 }
 
-/** The local wall clock at instant `t` (seconds precision). */
-export function wallAt(zone: string, t: number): Wall {
+/** The zone's offset from UTC at instant `t`, in ms, as Intl says (one formatter call). */
+function intlOffset(zone: string, t: number): number {
   const parts: Record<string, number> = {};
   for (const part of formatter(zone).formatToParts(new Date(t))) {
     if (part.type !== 'literal') parts[part.type] = Number(part.value);
   }
-  return {
-    year: parts.year ?? 1970,
-    month: parts.month ?? 1,
-    day: parts.day ?? 1,
-    hour: parts.hour ?? 0,
-    minute: parts.minute ?? 0,
-    second: parts.second ?? 0,
-  };
+  const wall = Date.UTC(
+    parts.year ?? 1970,
+    (parts.month ?? 1) - 1,
+    parts.day ?? 1,
+    parts.hour ?? 0,
+    parts.minute ?? 0,
+    parts.second ?? 0,
+  );
+  return wall - Math.floor(t / 1000) * 1000;
 }
 
-/** The wall clock as if it were UTC, in ms (so differences of wall clocks are plain arithmetic). */
-function wallMs(zone: string, t: number): number {
-  const w = wallAt(zone, t);
-  return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) + (((t % 1000) + 1000) % 1000);
-}
+const WEEK = 7 * DAY;
 
-/** The zone's offset from UTC at instant `t`, in ms. */
-export function offsetAt(zone: string, t: number): number {
-  return wallMs(zone, t) - t;
+/**
+ * A time zone's offsets, learnt over a span with few Intl calls: sampled weekly (no zone changes its
+ * offset twice within a week), and each change found to the second by bisection. Bucketing 90 days by the
+ * hour then costs some 30 formatter calls instead of thousands. Outside the span it asks Intl.
+ */
+export class ZoneTime {
+  private changes: { at: number; offset: number }[] = [];
+  private from = Number.POSITIVE_INFINITY;
+  private to = Number.NEGATIVE_INFINITY;
+
+  constructor(readonly zone: string) {
+    formatter(zone);
+  }
+
+  /** Learns the offsets over [from, to] (with a margin for the intervals that reach past it). */
+  span(from: number, to: number): this {
+    const start = from - 40 * DAY;
+    const end = to + 40 * DAY;
+    let at = start;
+    let offset = intlOffset(this.zone, at);
+    const changes = [{ at: Number.NEGATIVE_INFINITY, offset }];
+    while (at < end) {
+      const next = Math.min(at + WEEK, end);
+      const nextOffset = intlOffset(this.zone, next);
+      if (nextOffset !== offset) {
+        let lo = Math.floor(at / 1000);
+        let hi = Math.ceil(next / 1000);
+        while (hi - lo > 1) {
+          const mid = Math.floor((lo + hi) / 2);
+          if (intlOffset(this.zone, mid * 1000) === offset) lo = mid;
+          else hi = mid;
+        }
+        changes.push({ at: hi * 1000, offset: nextOffset });
+      }
+      at = next;
+      offset = nextOffset;
+    }
+    this.changes = changes;
+    this.from = start;
+    this.to = end;
+    return this;
+  }
+
+  offsetAt(t: number): number {
+    if (t < this.from || t > this.to) return intlOffset(this.zone, t);
+    let offset = this.changes[0]?.offset ?? 0;
+    for (const change of this.changes) {
+      if (change.at > t) break;
+      offset = change.offset;
+    }
+    return offset;
+  }
+
+  /** The wall clock as if it were UTC, in ms (so differences of wall clocks are plain arithmetic). */
+  wallMs(t: number): number {
+    return t + this.offsetAt(t);
+  }
+
+  wall(t: number): Wall {
+    const d = new Date(this.wallMs(t));
+    return {
+      year: d.getUTCFullYear(),
+      month: d.getUTCMonth() + 1,
+      day: d.getUTCDate(),
+      hour: d.getUTCHours(),
+      minute: d.getUTCMinutes(),
+      second: d.getUTCSeconds(),
+    };
+  }
 }
 
 /**
  * The first instant whose local wall clock is at or after the given one: the wall time itself when it
  * exists once, its first occurrence when clocks go back, the moment clocks jump when it falls in the gap.
  */
-export function localStart(zone: string, year: number, month: number, day: number, hour = 0): number {
+export function localStart(zone: ZoneTime, year: number, month: number, day: number, hour = 0): number {
   const target = Date.UTC(year, month - 1, day, hour);
-  const offsets = new Set([
-    offsetAt(zone, target - DAY),
-    offsetAt(zone, target),
-    offsetAt(zone, target + DAY),
-  ]);
-  const exact = [...offsets].map((o) => target - o).filter((t) => wallMs(zone, t) === target);
+  const offsets = new Set([zone.offsetAt(target - DAY), zone.offsetAt(target), zone.offsetAt(target + DAY)]);
+  const exact = [...offsets].map((o) => target - o).filter((t) => zone.wallMs(t) === target);
   if (exact.length > 0) return Math.min(...exact);
   // In a gap: the moment the clocks jumped over `target`.
   let lo = target - Math.max(...offsets);
   let hi = target - Math.min(...offsets);
-  if (wallMs(zone, lo) >= target) return lo;
+  if (zone.wallMs(lo) >= target) return lo;
   while (hi - lo > 1) {
     const mid = Math.floor((lo + hi) / 2);
-    if (wallMs(zone, mid) >= target) hi = mid;
+    if (zone.wallMs(mid) >= target) hi = mid;
     else lo = mid;
   }
   return hi;
+}
+
+/** How far past a whole local hour instant `t` is, in ms. */
+function minutesPast(zone: ZoneTime, t: number): number {
+  return ((zone.wallMs(t) % HOUR) + HOUR) % HOUR;
 }
 
 /** The date `days` after year-month-day, as a calendar date. */
@@ -117,13 +181,13 @@ function addDays(year: number, month: number, day: number, days: number): [numbe
 export type Interval = 'hour' | 'day' | 'week' | 'month';
 
 /** The start of the local interval (hour, day, ISO week from Monday, month) that holds instant `t`. */
-export function intervalStart(zone: string, interval: Interval, t: number): number {
-  const w = wallAt(zone, t);
+export function intervalStart(zone: ZoneTime, interval: Interval, t: number): number {
+  const w = zone.wall(t);
   switch (interval) {
     case 'hour': {
       // The local hour's start: the wall clock's minutes and seconds back from t (keeps the right
       // occurrence of a repeated hour).
-      return t - (((wallMs(zone, t) % HOUR) + HOUR) % HOUR);
+      return t - (((zone.wallMs(t) % HOUR) + HOUR) % HOUR);
     }
     case 'day':
       return localStart(zone, w.year, w.month, w.day);
@@ -138,14 +202,19 @@ export function intervalStart(zone: string, interval: Interval, t: number): numb
 }
 
 /** The start of the local interval after the one starting at `start`. */
-export function nextIntervalStart(zone: string, interval: Interval, start: number): number {
+export function nextIntervalStart(zone: ZoneTime, interval: Interval, start: number): number {
   if (interval === 'hour') {
-    let next = start + HOUR;
-    const r = ((wallMs(zone, next) % HOUR) + HOUR) % HOUR;
-    if (r !== 0) next = next - r > start ? next - r : next + HOUR - r;
+    // Usually an hour later; around a half-hour change (Lord Howe) the next whole local hour is 30
+    // minutes earlier or later than that.
+    const next = start + HOUR;
+    const r = minutesPast(zone, next);
+    if (r === 0) return next;
+    for (const candidate of [next - r, next + HOUR - r, next + 2 * HOUR - r]) {
+      if (candidate > start && minutesPast(zone, candidate) === 0) return candidate;
+    }
     return next;
   }
-  const w = wallAt(zone, start);
+  const w = zone.wall(start);
   if (interval === 'month') {
     const d = new Date(Date.UTC(w.year, w.month, 1));
     return localStart(zone, d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
@@ -160,7 +229,7 @@ export function nextIntervalStart(zone: string, interval: Interval, start: numbe
  * `from`, the last is at or after `to`. At most `max` buckets, else 400.
  */
 export function bucketBoundaries(
-  zone: string,
+  zone: ZoneTime,
   interval: Interval,
   from: number,
   to: number,
@@ -182,9 +251,9 @@ export function bucketBoundaries(
 }
 
 /** Instant `t` as local ISO 8601 with its offset, e.g. `2026-03-29T00:00:00+01:00`. */
-export function localIso(zone: string, t: number): string {
-  const w = wallAt(zone, t);
-  const offsetMinutes = Math.round(offsetAt(zone, t) / 60_000);
+export function localIso(zone: ZoneTime, t: number): string {
+  const w = zone.wall(t);
+  const offsetMinutes = Math.round(zone.offsetAt(t) / 60_000);
   const sign = offsetMinutes < 0 ? '-' : '+';
   const abs = Math.abs(offsetMinutes);
   const p = (n: number, width = 2) => String(n).padStart(width, '0');
@@ -205,8 +274,8 @@ export type Preset =
  * A preset as [from, to) in the zone, at `now`: `last_Nd` is the N local days ending with today (today
  * so far included), `last_12m` the 12 local months ending with this one, `last_24h` the 24 hours to now.
  */
-export function presetRange(zone: string, preset: Preset, now: number): [number, number] {
-  const w = wallAt(zone, now);
+export function presetRange(zone: ZoneTime, preset: Preset, now: number): [number, number] {
+  const w = zone.wall(now);
   const daysBack = (n: number) => {
     const [y, m, d] = addDays(w.year, w.month, w.day, -(n - 1));
     return localStart(zone, y, m, d);

@@ -269,3 +269,95 @@ describe('analytics ingestion', () => {
     assert.equal(read.statusCode, 401, 'queries are for API keys');
   });
 });
+
+describe('analytics ingestion from a browser, with a product key', () => {
+  let t: TestApp;
+  let tenant: TestTenant;
+  const clock = new ManualClock(Date.now());
+
+  before(async () => {
+    t = await buildTestApp({ clock, config: { authFailureLimit: 1_000_000 } });
+    tenant = await createTestTenant(t);
+  });
+  after(() => t.close());
+
+  const productKey = async (body: Record<string, unknown>) => {
+    const res = await call(t.app, {
+      method: 'POST',
+      url: `/api/console/tenants/${tenant.tenantId}/product-keys`,
+      headers: bearer(tenant.ownerToken),
+      payload: { name: 'storefront', ...body },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    return res.json<{ key: string }>().key;
+  };
+  const send = (
+    key: string,
+    payload: object,
+    headers: Record<string, string> = {},
+    remoteAddress = '198.51.100.7',
+  ) =>
+    call(t.app, {
+      method: 'POST',
+      url: '/v1/analytics/events',
+      headers: { 'x-svc-product-key': key, ...headers },
+      payload,
+      remoteAddress,
+    });
+
+  test('anonymous events and events for the actor the page names are recorded', async () => {
+    const key = await productKey({ allowedOrigins: ['https://shop.example'] });
+    const res = await send(
+      key,
+      {
+        batch: [
+          { event: 'Page Viewed', anonymousId: 'b7e0c2', properties: { path: '/shows/1' } },
+          { event: 'Page Viewed', actorId: 'shop:42', anonymousId: 'b7e0c2' },
+        ],
+      },
+      { origin: 'https://shop.example' },
+    );
+    assert.equal(res.statusCode, 202, res.body);
+    assert.equal(res.json<{ accepted: number }>().accepted, 2);
+    clock.advance(1); // a range that ends now excludes now
+    const counted = await query(t, tenant.apiKey, {
+      metrics: ['events', 'uniques'],
+      event: 'Page Viewed',
+      dateRange: { preset: 'today' },
+    });
+    assert.deepEqual(counted.totals, { events: 2, uniques: 2 });
+  });
+
+  test('another origin: 403; the query routes do not take a product key', async () => {
+    const key = await productKey({ allowedOrigins: ['https://shop.example'] });
+    const foreign = await send(key, { event: 'x', anonymousId: 'a' }, { origin: 'https://evil.example' });
+    assert.equal(foreign.statusCode, 403, foreign.body);
+    const read = await call(t.app, {
+      method: 'POST',
+      url: '/v1/analytics/query',
+      headers: { 'x-svc-product-key': key },
+      payload: { dateRange: { preset: 'today' } },
+    });
+    assert.equal(read.statusCode, 401, read.body);
+  });
+
+  test('past the key’s rate for one client address: 429 with Retry-After, nothing recorded', async () => {
+    const key = await productKey({ rateLimitPerMinute: 2 });
+    for (let i = 0; i < 2; i++) {
+      assert.equal(
+        (await send(key, { event: 'Limited', anonymousId: 'a' }, {}, '203.0.113.9')).statusCode,
+        202,
+      );
+    }
+    const refused = await send(key, { event: 'Limited', anonymousId: 'a' }, {}, '203.0.113.9');
+    assert.equal(refused.statusCode, 429, refused.body);
+    assert.ok(Number(refused.headers['retry-after']) >= 1);
+    assert.equal(
+      (await send(key, { event: 'Limited', anonymousId: 'a' }, {}, '203.0.113.10')).statusCode,
+      202,
+    );
+    clock.advance(1);
+    const counted = await query(t, tenant.apiKey, { event: 'Limited', dateRange: { preset: 'today' } });
+    assert.equal(counted.totals.events, 3);
+  });
+});

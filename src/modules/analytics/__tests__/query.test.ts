@@ -148,4 +148,31 @@ describe('analytics queries: uniques, sums, breakdowns, filters', () => {
       assert.equal(res.json<{ details: { code: string }[] }>().details[0]?.code, 'invalid_filter');
     }
   });
+
+  test('the actions analytics_query and analytics_funnel answer as the routes do', async () => {
+    const listed = await call(t.app, { method: 'GET', url: '/v1/actions', headers: keyOf(tenant.apiKey) });
+    const names = JSON.stringify(listed.json());
+    assert.match(names, /analytics_query/);
+    assert.match(names, /analytics_funnel/);
+    const asked = await call(t.app, {
+      method: 'POST',
+      url: '/v1/actions/analytics_query',
+      headers: keyOf(tenant.apiKey),
+      payload: { arguments: { metrics: ['uniques'], event: 'Bid', dateRange: range } },
+    });
+    assert.equal(asked.statusCode, 200, asked.body);
+    assert.deepEqual(asked.json<{ result: { totals: unknown } }>().result.totals, { uniques: 5 });
+    const funnel = await call(t.app, {
+      method: 'POST',
+      url: '/v1/actions/analytics_funnel',
+      headers: keyOf(tenant.apiKey),
+      payload: { arguments: { steps: [{ event: 'View' }, { event: 'View' }], dateRange: range } },
+    });
+    assert.equal(funnel.statusCode, 200, funnel.body);
+    assert.deepEqual(
+      funnel.json<{ result: { steps: { actors: number }[] } }>().result.steps.map((s) => s.actors),
+      [2, 1],
+      'anon-1 viewed again exactly one day (the default window) later',
+    );
+  });
 });

@@ -46,8 +46,15 @@ describe('analytics hourly rollups', () => {
     ['weeks, two events', { interval: 'week', event: ['Watched', 'Bid'] }],
     ['months, one event', { interval: 'month', event: 'Bid', timezone: 'Europe/Berlin' }],
     ['a total', {}],
-    ['rooms, top 3 and other, by day', { interval: 'day', breakdown: 'roomId', breakdownLimit: 3 }],
   ];
+  cases.push([
+    'days, a range that starts and ends within hours (the ends read raw)',
+    { interval: 'day', dateRange: { from: '2026-09-01T00:17:00Z', to: '2026-10-31T13:45:10.500Z' } },
+  ]);
+  cases.push([
+    'a total within hours',
+    { dateRange: { from: '2026-09-03T10:59:59Z', to: '2026-10-02T08:00:00.001Z' } },
+  ]);
   for (const [name, extra] of cases) {
     test(`${name}: rollups equal raw rows`, async () => {
       const ctx = contextIn(t, tenant.tenantId);
@@ -66,6 +73,25 @@ describe('analytics hourly rollups', () => {
       assert.ok((raw.totals.events ?? 0) > 0);
     });
   }
+
+  test('uniques, filters and breakdowns read raw rows', async () => {
+    const ctx = contextIn(t, tenant.tenantId);
+    for (const extra of [
+      { metrics: ['uniques'] },
+      { filters: [{ property: 'roomId', op: 'eq' as const, value: 'room-a' }] },
+      { breakdown: 'roomId' },
+    ]) {
+      const query = seriesQuery(ctx, {
+        metrics: ['events'],
+        dateRange: { from: '2026-09-01T00:00:00Z', to: '2026-11-01T00:00:00Z' },
+        timezone: 'UTC',
+        interval: 'day',
+        breakdownLimit: 3,
+        ...extra,
+      });
+      assert.equal((await postgresStore.series(ctx, query)).source, 'raw', JSON.stringify(extra));
+    }
+  });
 
   test('a zone with a half-hour offset reads raw rows for hour buckets, and agrees with the rollups by day', async () => {
     const ctx = contextIn(t, tenant.tenantId);

@@ -19,15 +19,14 @@ create table analytics_events (
 create index analytics_events_scan on analytics_events (tenant_id, event, ts);
 select svc_enable_tenant_rls('analytics_events');
 
--- Events per tenant, event name, UTC hour and room ('' for none), kept up to date by every ingestion
--- in the statement that inserts the events; counts over long ranges read these rows, not the events.
+-- Events per tenant, event name and UTC hour, kept up to date by every ingestion in the statement that
+-- inserts the events; counts over long ranges read these rows (at most 24 a day per event), not the events.
 create table analytics_hourly (
   tenant_id text not null,
   event text not null,
   hour timestamptz not null,
-  room_id text not null default '',
   events bigint not null,
-  primary key (tenant_id, event, hour, room_id)
+  primary key (tenant_id, event, hour)
 );
 select svc_enable_tenant_rls('analytics_hourly');
 

@@ -2,7 +2,7 @@ import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
 import { QUERY_LIMITS, type QueryInput, type QueryResult } from '../schema.ts';
 import type { MetricValues, SeriesQuery } from '../store.ts';
-import { bucketBoundaries, checkedZone, localIso } from '../time-zones.ts';
+import { bucketBoundaries, checkedZone, localIso, ZoneTime } from '../time-zones.ts';
 import { analyticsStore } from './config.ts';
 import { checkedFilters, eventList, resolveRange } from './query-input.ts';
 
@@ -13,9 +13,11 @@ type Bucket = NonNullable<Result['buckets']>[number];
 export function seriesQuery(
   ctx: ServiceContext,
   input: Static<typeof QueryInput>,
-): SeriesQuery & { zone: string } {
-  const zone = checkedZone(input.timezone);
-  const [from, to] = resolveRange(input.dateRange, zone, ctx.clock.now());
+): SeriesQuery & { zone: ZoneTime } {
+  const name = checkedZone(input.timezone);
+  const [from, to] = resolveRange(input.dateRange, name, ctx.clock.now());
+  const zone = new ZoneTime(name);
+  if (input.interval !== undefined) zone.span(from, to);
   const bounds =
     input.interval === undefined
       ? [from, to]
@@ -54,7 +56,7 @@ export async function queryAnalytics(ctx: ServiceContext, input: Static<typeof Q
     });
   const withBuckets = input.interval !== undefined;
   return {
-    timezone: query.zone,
+    timezone: query.zone.zone,
     interval: input.interval ?? null,
     dateRange: { from: new Date(query.from).toISOString(), to: new Date(query.to).toISOString() },
     metrics: [...query.metrics],

@@ -3,7 +3,7 @@ import { InvalidRequest } from '../../../core/http/errors.ts';
 import type { DateRange, Filters } from '../schema.ts';
 import { QUERY_LIMITS } from '../schema.ts';
 import type { Filter } from '../store.ts';
-import { checkedZone, presetRange } from '../time-zones.ts';
+import { checkedZone, presetRange, ZoneTime } from '../time-zones.ts';
 
 const DAY = 86_400_000;
 
@@ -16,7 +16,7 @@ export function resolveRange(range: Static<typeof DateRange>, zone: string, now:
         { field: '/body/dateRange', message: 'preset beside from/to', code: 'ambiguous_range' },
       ]);
     }
-    return presetRange(zone, range.preset, now);
+    return presetRange(new ZoneTime(zone), range.preset, now);
   }
   if (range.from === undefined) {
     throw new InvalidRequest('dateRange needs a preset (e.g. last_7d) or from', [
