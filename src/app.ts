@@ -131,17 +131,27 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     groupCommit: new GroupCommits(),
     encryption,
   };
-  const sharedFailures =
+  const redisCounts =
     config.redisUrl === undefined
       ? undefined
       : {
-          counts: (await import('./core/auth/failure-counts-redis.ts')).openRedisFailureCounts(
-            config.redisUrl,
+          open: (await import('./core/auth/failure-counts-redis.ts')).openRedisFailureCounts,
+          url: config.redisUrl,
+        };
+  const sharedCounts = (namespace: string) =>
+    redisCounts === undefined
+      ? undefined
+      : {
+          counts: redisCounts.open(
+            redisCounts.url,
             config.redisPrefix,
             (err, context) => app.log.error({ err }, context),
+            namespace,
           ),
           pubsub: backplane.pubsub,
         };
+  const sharedFailures = sharedCounts('auth:failures:');
+  const sharedProductRequests = sharedCounts('product-keys:requests:');
   let identity: Identity;
   try {
     identity = await Identity.create({
@@ -151,10 +161,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       encryption,
       onError: reportError('identity background task'),
       ...(sharedFailures === undefined ? {} : { sharedFailures }),
+      ...(sharedProductRequests === undefined ? {} : { sharedProductRequests }),
     });
   } catch (error) {
     // E.g. a signing key that does not decrypt: the start fails, and no connection keeps the process alive.
     await sharedFailures?.counts.close();
+    await sharedProductRequests?.counts.close();
     await bus.close();
     await backplane.close();
     throw error;

@@ -290,6 +290,11 @@ describe('tenant isolation', () => {
       url: `/api/console/tenants/${b.tenantId}/product-keys`,
       payload: { name: 'x' },
     }),
+    'PATCH /api/console/tenants/:tenantId/product-keys/:productKeyId': (f) => ({
+      method: 'PATCH',
+      url: `/api/console/tenants/${b.tenantId}/product-keys/${f.productKeyId}`,
+      payload: { name: 'taken' },
+    }),
     'DELETE /api/console/tenants/:tenantId/product-keys/:productKeyId': (f) => ({
       method: 'DELETE',
       url: `/api/console/tenants/${b.tenantId}/product-keys/${f.productKeyId}`,

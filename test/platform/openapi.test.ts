@@ -94,9 +94,19 @@ describe('OpenAPI contract and API reference', () => {
     assert.deepEqual(doc.servers, [{ url: 'https://api.example.test' }]);
   });
 
-  test('security schemes: API key (Bearer and X-API-Key), hosted JWT, session token', () => {
+  test('security schemes: API key (Bearer and X-API-Key), hosted JWT, session token, product key', () => {
     const schemes = doc.components?.securitySchemes ?? {};
-    assert.deepEqual(Object.keys(schemes).sort(), ['apiKey', 'apiKeyHeader', 'hostedJwt', 'sessionToken']);
+    assert.deepEqual(Object.keys(schemes).sort(), [
+      'apiKey',
+      'apiKeyHeader',
+      'hostedJwt',
+      'productKey',
+      'sessionToken',
+    ]);
+    assert.deepEqual(
+      [schemes.productKey?.type, schemes.productKey?.in, schemes.productKey?.name],
+      ['apiKey', 'header', 'X-SVC-Product-Key'],
+    );
     assert.equal(schemes.apiKey?.type, 'http');
     assert.equal(schemes.apiKey?.scheme, 'bearer');
     assert.deepEqual(

@@ -54,3 +54,10 @@ export function generateApiKey(env: 'live' | 'test'): { key: string; prefix: str
 export function generateProductKey(env: 'live' | 'test'): string {
   return `pk_${env}_${randomBytes(18).toString('base64url')}`;
 }
+
+const PRODUCT_KEY = /^pk_(live|test)_[A-Za-z0-9_-]{24}$/;
+
+/** Whether a value has the shape of a product key (so a malformed one costs no database lookup). */
+export function isProductKeyShaped(value: string): boolean {
+  return PRODUCT_KEY.test(value);
+}

@@ -1,11 +1,17 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, RateLimited } from '../http/errors.ts';
 import { looksLikeApiKey } from './api-key-format.ts';
 import type { Identity } from './identity.ts';
 import type { Principal, PrincipalKind } from './principal.ts';
+import { allowOrigin, installProductKeyCors, PRODUCT_KEY_HEADER } from './product-access.ts';
+import { invalidProductKey } from './product-keys.ts';
 import { isSessionToken } from './session-tokens.ts';
 
-/** What a route declares about who may call it (`config.auth`). Routes without it are public. */
+/**
+ * What a route declares about who may call it (`config.auth`). Routes without it are public. A route that
+ * names `product` accepts `X-SVC-Product-Key`: that is the key's whole grant (keys hold no scopes), and
+ * browsers may call it from other origins (CORS, limited by each key's allowed origins).
+ */
 export interface RouteAuth {
   credentials: readonly PrincipalKind[];
   /** Scope the principal must hold (hosted users are governed by console roles instead). */
@@ -77,6 +83,32 @@ interface Presented {
   value: string;
 }
 
+/**
+ * `X-SVC-Product-Key`, when it is the credential of this request: on a route that accepts product keys, or
+ * (to say so) alone on a route that needs a credential and does not. Elsewhere the header is ignored, so a
+ * frontend may send it on every call.
+ */
+function productKeyPresented(
+  request: FastifyRequest,
+  auth: RouteAuth,
+  others: boolean,
+): Presented | undefined {
+  const header = request.headers[PRODUCT_KEY_HEADER];
+  if (header === undefined) return undefined;
+  const accepts = auth.credentials.includes('product');
+  if (!accepts && (others || auth.optional === true)) return undefined;
+  if (others) {
+    throw new AppError(
+      'invalid_request',
+      'send one credential: either X-SVC-Product-Key or Authorization / X-API-Key, not both',
+    );
+  }
+  if (typeof header !== 'string') {
+    throw new AppError('invalid_request', 'send the X-SVC-Product-Key header once');
+  }
+  return { kind: 'product', value: header.trim() };
+}
+
 function presentedCredential(
   request: FastifyRequest,
   auth: RouteAuth,
@@ -87,6 +119,12 @@ function presentedCredential(
   if (typeof apiKeyHeader === 'string' && authorization !== undefined) {
     throw new AppError('invalid_request', 'send one credential: either Authorization or X-API-Key, not both');
   }
+  const product = productKeyPresented(
+    request,
+    auth,
+    apiKeyHeader !== undefined || authorization !== undefined,
+  );
+  if (product !== undefined) return product;
   if (typeof apiKeyHeader === 'string') return { kind: 'api_key', value: apiKeyHeader.trim() };
   let bearer: string | undefined;
   if (authorization !== undefined) {
@@ -115,28 +153,40 @@ export function installAuthentication(app: FastifyInstance, identity: Identity):
   // A token verified before is a session token without decoding it again.
   const isSession = (jwt: string) => identity.sessions.isVerified(jwt) || isSessionToken(jwt);
   app.decorateRequest('principal', undefined);
+  installProductKeyCors(app);
 
-  const refusal = (request: FastifyRequest, error: unknown): Error => {
+  /** `guess`: false for a refusal that no presented credential caused (a missing product key). */
+  const refusal = (request: FastifyRequest, error: unknown, guess = true): Error => {
     if (!(error instanceof AppError)) return error as Error;
-    if (GUESSES.has(error.code)) identity.failures.recordFailure(request.ip);
+    if (guess && GUESSES.has(error.code)) identity.failures.recordFailure(request.ip);
     return withChallenge(error);
   };
-  // Scope, session room and module are checked next, by the authorization hook (core/modules/guard.ts).
-  const admit = (request: FastifyRequest, principal: Principal): void => {
+  // Scope, session room and module are checked next, by the authorization hook (core/modules/guard.ts);
+  // a product key's origin and request rate here, since they are the key's own.
+  const admit = (request: FastifyRequest, reply: FastifyReply, principal: Principal): void => {
+    if (principal.kind === 'product') identity.productGate.admit(request, reply, principal);
     request.principal = principal;
   };
 
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const auth = request.routeOptions.config.auth;
     if (auth === undefined) return done();
     let presented: Presented | undefined;
+    let missing = false;
     try {
+      // Browsers read the answers (refusals included) of routes meant for them; a key may take it back.
+      const origin = request.headers.origin;
+      if (auth.credentials.includes('product') && typeof origin === 'string') allowOrigin(reply, origin);
       const retryAfter = identity.failures.retryAfterSeconds(request.ip);
       if (retryAfter > 0)
         throw new RateLimited('too many failed authentications; try again later', retryAfter);
       presented = presentedCredential(request, auth, isSession);
       if (presented === undefined) {
         if (auth.optional === true) return done();
+        if (auth.credentials.length === 1 && auth.credentials[0] === 'product') {
+          missing = true;
+          throw invalidProductKey('missing');
+        }
         throw new AppError('unauthorized', `send ${auth.credentials.map((k) => KIND_NAMES[k]).join(' or ')}`);
       }
       if (!auth.credentials.includes(presented.kind)) {
@@ -147,16 +197,16 @@ export function installAuthentication(app: FastifyInstance, identity: Identity):
       }
       const cached = identity.verifyCached(presented.kind, presented.value);
       if (cached !== undefined) {
-        admit(request, cached);
+        admit(request, reply, cached);
         return done();
       }
     } catch (error) {
-      return done(refusal(request, error));
+      return done(refusal(request, error, !missing));
     }
     identity.verify(presented.kind, presented.value).then(
       (principal) => {
         try {
-          admit(request, principal);
+          admit(request, reply, principal);
         } catch (error) {
           return done(refusal(request, error));
         }

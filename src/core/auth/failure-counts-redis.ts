@@ -20,11 +20,16 @@ return {n, redis.call('PTTL', KEYS[1])}`;
   };
 }
 
-/** The counts every instance shares, on a connection of their own, keyed under `<prefix>auth:failures:`. */
+/**
+ * The counts every instance shares, on a connection of their own, keyed under `<prefix><namespace>`:
+ * `auth:failures:` for failed authentications, `product-keys:requests:` for the product-key request limit.
+ */
 export function openRedisFailureCounts(
   url: string,
   prefix: string,
   report: ErrorReporter,
+  namespace = 'auth:failures:',
 ): SharedFailureCounts {
-  return redisFailureCounts(openRedis(url, 'svc-auth-failures', report), `${prefix}auth:failures:`);
+  const name = `svc-${namespace.replaceAll(':', '-').replace(/-$/, '')}`;
+  return redisFailureCounts(openRedis(url, name, report), `${prefix}${namespace}`);
 }

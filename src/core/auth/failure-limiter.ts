@@ -18,7 +18,7 @@ interface Entry {
   windowStart: number;
 }
 
-/** The channel on which an instance tells the others that an address is blocked. */
+/** The channel on which an instance tells the others that an address is blocked (authentication). */
 const BLOCKED_CHANNEL = 'svc:auth:blocked';
 
 /**
@@ -40,12 +40,14 @@ export class FailureLimiter {
     private readonly windowMs: number,
     private readonly clock: Pick<Clock, 'now'>,
     private readonly shared?: { counts: SharedFailureCounts; pubsub: PubSub; report(error: unknown): void },
+    /** Where blocks are announced: each limiter its own (the product-key request limit reuses this class). */
+    private readonly channel: string = BLOCKED_CHANNEL,
   ) {}
 
   /** Starts hearing of addresses other instances blocked. */
   async start(): Promise<void> {
     if (this.shared === undefined) return;
-    this.unsubscribe = await this.shared.pubsub.subscribe(BLOCKED_CHANNEL, (message) => {
+    this.unsubscribe = await this.shared.pubsub.subscribe(this.channel, (message) => {
       const { address, until } = message;
       if (typeof address === 'string' && typeof until === 'number') this.block(address, until);
     });
@@ -66,20 +68,21 @@ export class FailureLimiter {
     return 0;
   }
 
-  recordFailure(address: string): void {
+  /** Counts one failure (or, for a request limit, one request) of `address`; `limit` overrides the default. */
+  recordFailure(address: string, limit: number = this.limit): void {
     const now = this.clock.now();
     let entry = this.counting.get(address);
     this.counting.delete(address);
     if (entry === undefined || now - entry.windowStart >= this.windowMs)
       entry = { count: 0, windowStart: now };
     entry.count += 1;
-    if (entry.count >= this.limit) {
+    if (entry.count >= limit) {
       this.block(address, entry.windowStart + this.windowMs);
     } else {
       this.counting.set(address, entry);
       if (this.counting.size > MAX_COUNTING) this.forgetOldest(this.counting);
     }
-    if (this.shared !== undefined) this.share(address, this.shared);
+    if (this.shared !== undefined) this.share(address, this.shared, limit);
   }
 
   /** How many addresses each tier holds (for tests and metrics). */
@@ -87,15 +90,15 @@ export class FailureLimiter {
     return { counting: this.counting.size, blocked: this.blocked.size };
   }
 
-  private share(address: string, shared: NonNullable<FailureLimiter['shared']>): void {
+  private share(address: string, shared: NonNullable<FailureLimiter['shared']>, limit: number): void {
     shared.counts
       .add(address, this.windowMs)
       .then(async ({ count, leftMs }) => {
-        if (count < this.limit || this.blocked.has(address)) return;
+        if (count < limit || this.blocked.has(address)) return;
         const until = this.clock.now() + leftMs;
         this.block(address, until);
         const message: JsonObject = { address, until };
-        await shared.pubsub.publish(BLOCKED_CHANNEL, message);
+        await shared.pubsub.publish(this.channel, message);
       })
       .catch((error: unknown) => shared.report(error));
   }

@@ -1,7 +1,6 @@
 import type { Config } from '../../config.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
-import { AppError } from '../http/errors.ts';
 import type { PubSub } from '../realtime/index.ts';
 import type { SecretEncryption } from '../secrets/encryption.ts';
 import { resolveHostedUser } from '../tenancy/users.ts';
@@ -9,6 +8,8 @@ import { ApiKeyVerifier } from './api-keys.ts';
 import { FailureLimiter, type SharedFailureCounts } from './failure-limiter.ts';
 import { createHostedJwtVerifier, type HostedJwtVerifier } from './hosted-jwt.ts';
 import type { Principal, PrincipalKind } from './principal.ts';
+import { PRODUCT_REQUEST_WINDOW_MS, ProductKeyGate } from './product-access.ts';
+import { ProductKeyVerifier } from './product-keys.ts';
 import { RevocationList } from './revocations.ts';
 import { SessionTokens } from './session-tokens.ts';
 import { SessionKeyRing } from './signing-keys.ts';
@@ -22,6 +23,9 @@ export class Identity {
     readonly keyRing: SessionKeyRing,
     readonly revocations: RevocationList,
     readonly failures: FailureLimiter,
+    readonly productKeys: ProductKeyVerifier,
+    /** Origin and request-rate limits of product keys, applied once a key verified. */
+    readonly productGate: ProductKeyGate,
     private readonly db: Database,
   ) {}
 
@@ -34,6 +38,8 @@ export class Identity {
     onError: (e: unknown) => void;
     /** Failure counts shared by every instance, and the pub/sub that spreads blocks (with REDIS_URL). */
     sharedFailures?: { counts: SharedFailureCounts; pubsub: PubSub };
+    /** Product-key request counts shared by every instance (with REDIS_URL). */
+    sharedProductRequests?: { counts: SharedFailureCounts; pubsub: PubSub };
   }) {
     const { config, db, clock } = deps;
     const keyRing = new SessionKeyRing(db, deps.encryption, clock);
@@ -41,22 +47,33 @@ export class Identity {
     const revocations = new RevocationList(db, clock, config.revocationPollMs, deps.onError);
     const apiKeys = new ApiKeyVerifier(db, clock);
     revocations.onApiKeyRevoked((keyId) => apiKeys.evict(keyId));
+    const productKeys = new ProductKeyVerifier(db, clock);
+    revocations.onProductKeyChanged((keyId) => productKeys.evict(keyId));
+    const shared = (counts?: { counts: SharedFailureCounts; pubsub: PubSub }) =>
+      counts === undefined ? undefined : { ...counts, report: deps.onError };
     const identity = new Identity(
       apiKeys,
       new SessionTokens(keyRing, revocations, clock),
       await createHostedJwtVerifier(config, clock),
       keyRing,
       revocations,
-      new FailureLimiter(
-        config.authFailureLimit,
-        60_000,
-        clock,
-        deps.sharedFailures === undefined ? undefined : { ...deps.sharedFailures, report: deps.onError },
+      new FailureLimiter(config.authFailureLimit, 60_000, clock, shared(deps.sharedFailures)),
+      productKeys,
+      new ProductKeyGate(
+        // The limit is each key's own (passed per request); this default is never used.
+        new FailureLimiter(
+          Number.MAX_SAFE_INTEGER,
+          PRODUCT_REQUEST_WINDOW_MS,
+          clock,
+          shared(deps.sharedProductRequests),
+          'svc:product-keys:limited',
+        ),
       ),
       db,
     );
     await revocations.start();
     await identity.failures.start();
+    await identity.productGate.start();
     apiKeys.start(deps.onError);
     return identity;
   }
@@ -65,6 +82,7 @@ export class Identity {
   verifyCached(kind: PrincipalKind, credential: string): Principal | undefined {
     if (kind === 'api_key') return this.apiKeys.verifyCached(credential);
     if (kind === 'session') return this.sessions.verifyCached(credential);
+    if (kind === 'product') return this.productKeys.verifyCached(credential);
     return undefined;
   }
 
@@ -80,15 +98,13 @@ export class Identity {
         return { kind: 'hosted_user', tenantId: undefined, userId: user.id, scopes: [] };
       }
       case 'product':
-        throw new AppError(
-          'unauthorized',
-          'product keys are accepted only on routes that name X-SVC-Product-Key',
-        );
+        return this.productKeys.verify(credential);
     }
   }
 
   async stop(): Promise<void> {
     await this.failures.stop();
+    await this.productGate.stop();
     await this.revocations.stop();
     await this.apiKeys.stop();
   }

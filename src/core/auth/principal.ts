@@ -44,13 +44,19 @@ export interface SessionPrincipal {
   expiresAt: number;
 }
 
-/** A publishable product key (`X-SVC-Product-Key`): the public read surface of one tenant. */
+/**
+ * A publishable product key (`X-SVC-Product-Key`): the public read surface of one tenant (or of one of its
+ * operators). It holds no scope: a route that names `product` among its credentials is the whole grant.
+ */
 export interface ProductPrincipal {
   kind: 'product';
   tenantId: string;
   scopes: readonly string[];
   productKeyId: string;
+  /** The operator the key speaks for, when it was bound to one. */
   operatorId?: string;
+  /** What the key's row limits: browser origins (empty = any) and requests per minute per client address. */
+  restrictions: { allowedOrigins: readonly string[]; requestsPerMinute: number };
 }
 
 export type Principal = ApiKeyPrincipal | HostedUserPrincipal | SessionPrincipal | ProductPrincipal;

@@ -2,7 +2,8 @@ import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import { systemTx } from '../db/tenant-tx.ts';
 
-export type RevocationKind = 'api_key' | 'session' | 'actor_sessions';
+/** `product_key`: a product key revoked or edited (its cached copies are dropped either way). */
+export type RevocationKind = 'api_key' | 'session' | 'actor_sessions' | 'product_key';
 
 /**
  * How long a skipped sequence number is looked for again. PostgreSQL hands out `seq` at insert but the row
@@ -34,6 +35,7 @@ export class RevocationList {
   /** Actor id -> time (ms) at or before which its session tokens are void. */
   private readonly actorCutoffs = new Map<string, Entry & { cutoff: number }>();
   private readonly keyListeners: ((keyId: string) => void)[] = [];
+  private readonly productKeyListeners: ((keyId: string) => void)[] = [];
   private readonly sessionListeners = new Set<() => void>();
   private timer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
@@ -48,6 +50,10 @@ export class RevocationList {
 
   onApiKeyRevoked(listener: (keyId: string) => void): void {
     this.keyListeners.push(listener);
+  }
+
+  onProductKeyChanged(listener: (keyId: string) => void): void {
+    this.productKeyListeners.push(listener);
   }
 
   /**
@@ -101,6 +107,7 @@ export class RevocationList {
         until: Math.max(known?.until ?? 0, untilMs),
       });
     } else if (kind === 'api_key') for (const listener of this.keyListeners) listener(subject);
+    else if (kind === 'product_key') for (const listener of this.productKeyListeners) listener(subject);
     if (kind === 'session' || kind === 'actor_sessions') {
       for (const listener of this.sessionListeners) listener();
     }

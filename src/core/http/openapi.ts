@@ -28,6 +28,16 @@ export const SECURITY_SCHEMES = {
     bearerFormat: 'JWT',
     description: 'Short-lived session token minted by `POST /v1/runtime/connect`.',
   },
+  productKey: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-SVC-Product-Key',
+    description:
+      'Publishable product key (`pk_live_...`, created in the console): safe to embed in a page or an app. ' +
+      'Grants only the routes that list it; may be limited to browser origins (others: 403 `forbidden`) and ' +
+      'is rate limited per key and client address (429 `rate_limited` with `Retry-After`). Missing or ' +
+      'unknown: 401 `invalid_api_key`.',
+  },
 } as const;
 
 export type SecuritySchemeName = keyof typeof SECURITY_SCHEMES;
@@ -168,7 +178,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
 
 /** OpenAPI security requirements for the credential kinds a route accepts. */
 export function securityFor(
-  ...kinds: ('api_key' | 'session' | 'hosted_user' | 'none')[]
+  ...kinds: ('api_key' | 'session' | 'hosted_user' | 'product' | 'none')[]
 ): Record<string, string[]>[] {
   return kinds.flatMap((kind) => {
     switch (kind) {
@@ -178,6 +188,8 @@ export function securityFor(
         return [{ sessionToken: [] }];
       case 'hosted_user':
         return [{ hostedJwt: [] }];
+      case 'product':
+        return [{ productKey: [] }];
       default:
         return [{}];
     }

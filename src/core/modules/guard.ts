@@ -33,7 +33,8 @@ export function installAuthorization(app: FastifyInstance, enablement: ModuleEna
     if (principal === undefined || auth === undefined) return done();
     const access: AccessRequest = {
       module: request.routeOptions.config.module,
-      scope: auth.scope,
+      // A product key holds no scopes: the route naming `product` among its credentials is its grant.
+      scope: principal.kind === 'product' ? undefined : auth.scope,
       roomId: roomOf(request),
     };
     const tenantId = principal.tenantId;

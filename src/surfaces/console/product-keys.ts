@@ -1,21 +1,43 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import type { Identity } from '../../core/auth/identity.ts';
 import type { Services } from '../../core/context.ts';
-import { createProductKey, listProductKeys, revokeProductKey } from '../../core/tenancy/product-keys.ts';
+import {
+  createProductKey,
+  listProductKeys,
+  revokeProductKey,
+  updateProductKey,
+} from '../../core/tenancy/product-keys.ts';
 import { consoleContext, consoleRoute, TenantId, TenantParams } from './guard.ts';
-import { listOf, ProductKeySchema } from './schemas.ts';
+import { AllowedOriginsSchema, listOf, ProductKeySchema, RateLimitSchema } from './schemas.ts';
 
+const KeyName = Type.String({ minLength: 1, maxLength: 100 });
 const CreateProductKey = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 100 }) },
+  {
+    name: KeyName,
+    allowedOrigins: Type.Optional(AllowedOriginsSchema),
+    rateLimitPerMinute: Type.Optional(RateLimitSchema),
+  },
   { additionalProperties: false },
+);
+const UpdateProductKey = Type.Object(
+  {
+    name: Type.Optional(KeyName),
+    allowedOrigins: Type.Optional(AllowedOriginsSchema),
+    rateLimitPerMinute: Type.Optional(RateLimitSchema),
+  },
+  { additionalProperties: false, minProperties: 1 },
 );
 const ProductKeyParams = Type.Object({
   tenantId: TenantId,
   productKeyId: Type.String({ pattern: '^pk_[0-9a-z]{26}$' }),
 });
 
-export async function productKeyRoutes(app: FastifyInstance, services: Pick<Services, 'db' | 'clock'>) {
+export async function productKeyRoutes(
+  app: FastifyInstance,
+  services: Pick<Services, 'db' | 'clock'> & { identity: Identity },
+) {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
 
   typed.post(
@@ -28,9 +50,29 @@ export async function productKeyRoutes(app: FastifyInstance, services: Pick<Serv
       response: { 201: ProductKeySchema },
     }),
     async (request, reply) => {
-      const { name } = request.body;
       reply.status(201);
-      return createProductKey(consoleContext(request, services), { name });
+      return createProductKey(consoleContext(request, services), request.body);
+    },
+  );
+
+  typed.patch(
+    '/api/console/tenants/:tenantId/product-keys/:productKeyId',
+    consoleRoute('developer', {
+      operationId: 'updateProductKey',
+      summary: 'Rename a product key or change its allowed origins or rate limit (applied within a second)',
+      params: ProductKeyParams,
+      body: UpdateProductKey,
+      response: { 200: ProductKeySchema },
+    }),
+    async (request) => {
+      const { productKeyId } = request.params;
+      const updated = await updateProductKey(consoleContext(request, services), {
+        ...request.body,
+        productKeyId,
+      });
+      // This instance at once; the others at their next revocation poll.
+      services.identity.productKeys.evict(productKeyId);
+      return updated;
     },
   );
 
@@ -55,7 +97,9 @@ export async function productKeyRoutes(app: FastifyInstance, services: Pick<Serv
     }),
     async (request) => {
       const { productKeyId } = request.params;
-      return revokeProductKey(consoleContext(request, services), { productKeyId });
+      const revoked = await revokeProductKey(consoleContext(request, services), { productKeyId });
+      services.identity.productKeys.evict(productKeyId);
+      return revoked;
     },
   );
 }

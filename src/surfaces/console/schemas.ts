@@ -32,10 +32,30 @@ export const ApiKeySchema = Type.Object({
   expiresAt: Nullable(Type.String({ format: 'date-time' })),
   revokedAt: Nullable(Type.String({ format: 'date-time' })),
 });
+/** A browser origin (`scheme://host[:port]`), or `scheme://*.domain` for every subdomain of one. */
+export const OriginSchema = Type.String({
+  maxLength: 200,
+  pattern:
+    '^[A-Za-z][A-Za-z0-9+.-]{0,19}://(\\*\\.)?[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*(:[0-9]{1,5})?$',
+  description:
+    'An origin such as https://shop.example.com or http://localhost:3000; https://*.example.com for its subdomains',
+});
+export const AllowedOriginsSchema = Type.Array(OriginSchema, {
+  maxItems: 50,
+  description: 'Browser origins the key may be used from (checked against Origin); empty = any origin',
+});
+export const RateLimitSchema = Type.Integer({
+  minimum: 1,
+  maximum: 100_000,
+  description: 'Requests per minute one client address may make with the key (default 600)',
+});
 export const ProductKeySchema = Type.Object({
   id: Type.String(),
   name: Type.String(),
   key: Type.String({ description: 'Publishable; send as X-SVC-Product-Key' }),
+  allowedOrigins: Type.Array(Type.String()),
+  rateLimitPerMinute: Type.Integer(),
+  operatorId: Nullable(Type.String({ description: 'The operator the key speaks for; null = the tenant' })),
   createdAt: Type.String({ format: 'date-time' }),
   revokedAt: Nullable(Type.String({ format: 'date-time' })),
 });
