@@ -22,6 +22,8 @@ export const ID_PREFIXES = {
   event: 'evt',
   webhookEndpoint: 'whe',
   webhookDelivery: 'whd',
+  operator: 'op',
+  mobileBuild: 'mbd',
   request: 'req',
 } as const;
 
