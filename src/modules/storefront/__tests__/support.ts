@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { bearer, type TestTenant } from '../../../../test/factories.ts';
+import { bearer, hostedToken, type TestTenant } from '../../../../test/factories.ts';
 import { call, type Response, type TestApp } from '../../../../test/helper.ts';
 
 export const keyOf = (apiKey: string) => ({ 'x-api-key': apiKey });
@@ -119,4 +119,25 @@ export async function bid(t: TestApp, apiKey: string, auctionId: string, amount:
   });
   assert.ok(res.statusCode === 201 || res.statusCode === 200, res.body);
   return res;
+}
+
+/** A member of the tenant with `role` (invited, then signed in), and their console token. */
+export async function addMember(t: TestApp, tenant: TestTenant, role: string): Promise<string> {
+  const sub = `member-${randomUUID()}`;
+  const email = `${sub}@example.test`;
+  const token = await hostedToken(t, sub, { email });
+  assert.equal(
+    (await call(t.app, { method: 'GET', url: '/api/auth/user', headers: bearer(token) })).statusCode,
+    200,
+  );
+  const invite = await consoleCall(t, tenant, 'POST', `/api/console/tenants/${tenant.tenantId}/members`, {
+    email,
+    role,
+  });
+  assert.equal(invite.statusCode, 201, invite.body);
+  assert.equal(
+    (await call(t.app, { method: 'GET', url: '/api/auth/user', headers: bearer(token) })).statusCode,
+    200,
+  );
+  return token;
 }
