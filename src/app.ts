@@ -38,6 +38,7 @@ import { chatModule } from './modules/chat/manifest.ts';
 import { paymentsModule } from './modules/payments/manifest.ts';
 import { presenceModule } from './modules/presence/manifest.ts';
 import { roomsModule } from './modules/rooms/manifest.ts';
+import { storefrontModule } from './modules/storefront/manifest.ts';
 import { webhooksModule } from './modules/webhooks/manifest.ts';
 import { installConsoleGuard } from './surfaces/console/guard.ts';
 import { consoleSurface } from './surfaces/console/index.ts';
@@ -53,6 +54,7 @@ export const MODULES: readonly ModuleManifest[] = [
   auctionsModule,
   paymentsModule,
   analyticsModule,
+  storefrontModule,
 ];
 
 /** Every migration the service applies: core's, then each module's own folder. */

@@ -161,6 +161,24 @@ function url(env: Env, name: string, protocols: readonly string[]): string | und
   return raw;
 }
 
+/** `owner/name`; required once a dispatch token is set (the token alone names no repository). */
+function mobileBuildRepository(env: Env): string | undefined {
+  const raw = text(env, 'SVC_MOBILE_BUILD_REPOSITORY');
+  if (raw === undefined) {
+    if (text(env, 'SVC_MOBILE_BUILD_DISPATCH_TOKEN') === undefined) return undefined;
+    throw new ConfigError(
+      'SVC_MOBILE_BUILD_REPOSITORY',
+      'owner/name of the repository that builds the apps, required when SVC_MOBILE_BUILD_DISPATCH_TOKEN is set',
+      'nothing',
+      { secret: true },
+    );
+  }
+  if (!/^[A-Za-z0-9-]{1,39}\/[A-Za-z0-9._-]{1,100}$/.test(raw)) {
+    throw new ConfigError('SVC_MOBILE_BUILD_REPOSITORY', 'owner/name, e.g. acme/white-label-app', raw);
+  }
+  return raw;
+}
+
 function msList(env: Env, name: string, fallback: number[]): number[] {
   const raw = text(env, name);
   if (raw === undefined) return fallback;
@@ -235,7 +253,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       .filter((h) => h !== ''),
     mobileBuild: {
       dispatchToken: text(env, 'SVC_MOBILE_BUILD_DISPATCH_TOKEN'),
-      repository: text(env, 'SVC_MOBILE_BUILD_REPOSITORY'),
+      repository: mobileBuildRepository(env),
       githubApiUrl: url(env, 'SVC_GITHUB_API_URL', ['http:', 'https:']) ?? 'https://api.github.com',
     },
     stripeApiUrl: url(env, 'SVC_STRIPE_API_URL', ['http:', 'https:']),

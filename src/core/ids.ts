@@ -25,6 +25,8 @@ export const ID_PREFIXES = {
   analyticsEvent: 'aev',
   webhookEndpoint: 'whe',
   webhookDelivery: 'whd',
+  operator: 'op',
+  mobileBuild: 'mbd',
   request: 'req',
 } as const;
 

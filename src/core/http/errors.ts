@@ -22,6 +22,8 @@ export const ERROR_STATUS = {
   headers_too_large: 431,
   rate_limited: 429,
   internal_error: 500,
+  /** A service the request depends on (e.g. GitHub for mobile builds) refused or failed. */
+  upstream_error: 502,
   service_unavailable: 503,
 } as const;
 

@@ -7,10 +7,23 @@ import { AppError, NotFound } from '../../core/http/errors.ts';
 import { atLeast, type Role } from '../../core/tenancy/roles.ts';
 import { membershipRole } from '../../core/tenancy/tenants.ts';
 
+/**
+ * A console route addressed by another record than its tenant (`/api/console/operators/:operatorId/...`):
+ * the path parameter that names it, what it is called in a 404, and how to find its tenant (undefined when
+ * there is no such record). The guard then checks the caller's membership of that tenant as for :tenantId.
+ */
+export interface ConsoleTenantOf {
+  param: string;
+  resource: string;
+  resolve(id: string): Promise<string | undefined>;
+}
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Console tenant routes: the least role that may call. */
     minRole?: Role;
+    /** Console routes whose path names a record of the tenant instead of the tenant itself. */
+    tenantOf?: ConsoleTenantOf;
   }
   interface FastifyRequest {
     membershipRole: Role | undefined;
@@ -26,10 +39,20 @@ export function installConsoleGuard(app: FastifyInstance, db: Database): void {
   app.decorateRequest('membershipRole', undefined);
   const check = async (request: FastifyRequest, minRole: Role) => {
     const principal = hostedUser(request.principal);
-    const tenantId = tenantParam(request);
-    if (tenantId === undefined) throw new NotFound('tenant');
+    const tenantOf = request.routeOptions.config.tenantOf;
+    const named = tenantOf === undefined ? undefined : stringParam(request, tenantOf.param);
+    const tenantId =
+      tenantOf === undefined
+        ? stringParam(request, 'tenantId')
+        : named === undefined
+          ? undefined
+          : await tenantOf.resolve(named);
+    // A record of a tenant the caller is no member of is as unknown as one that does not exist.
+    const notFound = () =>
+      tenantOf === undefined ? new NotFound('tenant', tenantId) : new NotFound(tenantOf.resource, named);
+    if (tenantId === undefined) throw notFound();
     const role = await membershipRole(db, tenantId, principal.userId);
-    if (role === undefined) throw new NotFound('tenant', tenantId);
+    if (role === undefined) throw notFound();
     if (!atLeast(role, minRole)) {
       throw new AppError('forbidden', `this needs the ${minRole} role or higher; you are ${role}`);
     }
@@ -49,11 +72,12 @@ export const consoleAuth = { auth: { credentials: ['hosted_user'] as const } };
 export const TenantId = Type.String({ pattern: '^ten_[0-9a-z]{26}$' });
 export const TenantParams = Type.Object({ tenantId: TenantId });
 
-/** The `:tenantId` of a console route's path. */
-function tenantParam(request: FastifyRequest): string | undefined {
+/** A path parameter of a console route (`:tenantId`, or the record a `tenantOf` route names). */
+function stringParam(request: FastifyRequest, name: string): string | undefined {
   const params: unknown = request.params;
-  if (typeof params !== 'object' || params === null || !('tenantId' in params)) return undefined;
-  return typeof params.tenantId === 'string' ? params.tenantId : undefined;
+  if (typeof params !== 'object' || params === null || !(name in params)) return undefined;
+  const value: unknown = Reflect.get(params, name);
+  return typeof value === 'string' ? value : undefined;
 }
 
 /** The verb context of a console tenant route: the tenant the guard checked, the database, the clock. */

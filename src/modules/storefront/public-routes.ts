@@ -1,0 +1,100 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Services } from '../../core/context.ts';
+import { cacheable } from '../../core/http/caching.ts';
+import { requestContext } from '../../core/http/context.ts';
+import { AppError } from '../../core/http/errors.ts';
+import { securityFor } from '../../core/http/openapi.ts';
+import {
+  AuctionParams,
+  PublicAuction,
+  PublicAuctionPage,
+  PublicAuctionsQuery,
+  PublicBrand,
+} from './schema.ts';
+import { getPublicAuction } from './verbs/get-public-auction.ts';
+import { getPublicBrand } from './verbs/get-public-brand.ts';
+import { listPublicAuctions } from './verbs/list-public-auctions.ts';
+
+/** Public answers may be cached for a second: a change shows within it. */
+const MAX_AGE_SECONDS = 1;
+const VARY = ['Origin', 'X-SVC-Product-Key'] as const;
+
+const publicRoute = <S extends object>(schema: S) => ({
+  config: { module: 'storefront', auth: { credentials: ['product'] as const } },
+  schema: {
+    tags: ['public'],
+    security: securityFor('product'),
+    ...schema,
+  },
+});
+
+const originOf = (request: FastifyRequest) =>
+  typeof request.headers.origin === 'string' && request.headers.origin !== ''
+    ? request.headers.origin
+    : undefined;
+
+/**
+ * `/api/public/*`: what a storefront page or a white-label app reads with its publishable product key
+ * (X-SVC-Product-Key): brand metadata and published auctions, never a private field. Every answer has an
+ * ETag and Cache-Control; `If-None-Match` gets 304.
+ */
+export async function storefrontPublicRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+  const reply304 = { 304: { description: 'Not modified: the If-None-Match ETag is current', type: 'null' } };
+  /** The answer, cacheable; a refusal of the caller's origin goes without the CORS header it had. */
+  const send = async <T>(request: FastifyRequest, reply: FastifyReply, answer: () => Promise<T>) => {
+    try {
+      return cacheable(request, reply, await answer(), { maxAgeSeconds: MAX_AGE_SECONDS, varyOn: VARY });
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'forbidden')
+        reply.removeHeader('access-control-allow-origin');
+      throw error;
+    }
+  };
+
+  typed.get(
+    '/api/public/brand',
+    publicRoute({
+      operationId: 'getPublicBrand',
+      summary: "The brand of the key's storefront (its operator's over the tenant's, field by field)",
+      response: { 200: PublicBrand, ...reply304 },
+    }),
+    async (request, reply) =>
+      send(request, reply, () =>
+        getPublicBrand(requestContext(request, services), { origin: originOf(request) }),
+      ),
+  );
+  typed.get(
+    '/api/public/auctions',
+    publicRoute({
+      operationId: 'listPublicAuctions',
+      summary: 'Published auctions: live first (ending soonest), then scheduled, then recently ended',
+      querystring: PublicAuctionsQuery,
+      response: { 200: PublicAuctionPage, ...reply304 },
+    }),
+    async (request, reply) =>
+      send(request, reply, () =>
+        listPublicAuctions(requestContext(request, services), {
+          ...request.query,
+          origin: originOf(request),
+        }),
+      ),
+  );
+  typed.get(
+    '/api/public/auctions/:auctionId',
+    publicRoute({
+      operationId: 'getPublicAuction',
+      summary: 'One published auction: price, bids, end, outcome and whether the reserve is met',
+      params: AuctionParams,
+      response: { 200: PublicAuction, ...reply304 },
+    }),
+    async (request, reply) =>
+      send(request, reply, () =>
+        getPublicAuction(requestContext(request, services), {
+          auctionId: request.params.auctionId,
+          origin: originOf(request),
+        }),
+      ),
+  );
+}

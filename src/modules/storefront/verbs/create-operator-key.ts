@@ -1,0 +1,14 @@
+import type { Static } from 'typebox';
+import type { ServiceContext } from '../../../core/context.ts';
+import { createProductKey, type ProductKeyRecord } from '../../../core/tenancy/product-keys.ts';
+import type { OperatorKeyBody } from '../schema.ts';
+import { findOperatorRow } from './get-operator.ts';
+
+/** A product key that speaks for one operator: its public answers carry the operator's brand and listing. */
+export async function createOperatorKey(
+  ctx: ServiceContext,
+  { operatorId, ...input }: Static<typeof OperatorKeyBody> & { operatorId: string },
+): Promise<ProductKeyRecord> {
+  await findOperatorRow(ctx, operatorId);
+  return createProductKey(ctx, { ...input, operatorId });
+}

@@ -1,0 +1,21 @@
+import type { Static } from 'typebox';
+import type { ServiceContext } from '../../../core/context.ts';
+import { newestFirstPage } from '../../../core/db/newest-first.ts';
+import { BUILD_COLUMNS, type BuildRow, toBuild } from '../build-row.ts';
+import type { MobileBuildPage, PageQuery } from '../schema.ts';
+import { findOperatorRow } from './get-operator.ts';
+
+/** The operator's builds, newest first. */
+export async function listMobileBuilds(
+  ctx: ServiceContext,
+  input: Static<typeof PageQuery> & { operatorId: string },
+): Promise<Static<typeof MobileBuildPage>> {
+  await findOperatorRow(ctx, input.operatorId);
+  const { page, nextCursor } = await newestFirstPage<BuildRow>(ctx.db, ctx.tenantId, input, {
+    select: `select ${BUILD_COLUMNS} from mobile_builds b`,
+    orderBy: 'b.list_seq',
+    keyOf: (row) => row.list_seq,
+    filters: (bind) => [`b.operator_id = ${bind(input.operatorId)}`],
+  });
+  return { data: page.map(toBuild), nextCursor };
+}

@@ -1,0 +1,49 @@
+import { originAllowed } from '../../../core/auth/product-access.ts';
+import { invalidProductKey } from '../../../core/auth/product-keys.ts';
+import type { ServiceContext } from '../../../core/context.ts';
+import { Forbidden, NotFound } from '../../../core/http/errors.ts';
+import { type OperatorRow, resolveBrand } from '../operator-row.ts';
+import type { BrandValue, StorefrontView } from '../schema.ts';
+import { findOperatorRow } from './get-operator.ts';
+import { getStorefront } from './get-storefront.ts';
+
+/** What a public answer is made from: the storefront as the key's tenant (or operator) shows it. */
+export interface PublicStorefront {
+  storefront: StorefrontView;
+  operator: OperatorRow | undefined;
+  brand: BrandValue;
+  /** The rooms whose published auctions are listed; undefined = every room. */
+  roomIds: readonly string[] | undefined;
+}
+
+/**
+ * The storefront behind the caller's product key. The storefront's own allowed origins apply beside the
+ * key's (the authentication hook checked those): a browser on another origin gets 403.
+ */
+export async function publicStorefront(
+  ctx: ServiceContext,
+  origin: string | undefined,
+): Promise<PublicStorefront> {
+  const operatorId = ctx.principal?.kind === 'product' ? ctx.principal.operatorId : undefined;
+  const [storefront, operator] = await Promise.all([
+    getStorefront(ctx),
+    operatorId === undefined
+      ? undefined
+      : // A key whose operator was deleted went with it (other instances may hold it for a poll longer).
+        findOperatorRow(ctx, operatorId).catch((error: unknown) => {
+          throw error instanceof NotFound ? invalidProductKey() : error;
+        }),
+  ]);
+  if (origin !== undefined && !originAllowed(storefront.allowedOrigins, origin)) {
+    throw new Forbidden(
+      `the origin ${origin} is not allowed by this storefront; add it to the storefront's allowedOrigins in the console`,
+    );
+  }
+  const roomIds = operator?.listing.roomIds ?? storefront.listing.roomIds ?? undefined;
+  return {
+    storefront,
+    operator,
+    brand: resolveBrand(storefront.brand, operator?.brand),
+    roomIds: roomIds ?? undefined,
+  };
+}
