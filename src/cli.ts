@@ -158,11 +158,15 @@ async function devToken(config: Config, argv: string[]): Promise<number> {
   const ttl = ttlRaw === undefined ? 3600 : Number(ttlRaw);
   if (!Number.isInteger(ttl) || ttl < 1 || ttl > 30 * 86_400)
     throw new Error('--ttl takes whole seconds, 1 to 2592000');
-  const token = await signDevToken(issuer, {
-    sub,
-    ...(email === undefined ? {} : { email }),
-    ttlSeconds: ttl,
-  });
+  const token = await signDevToken(
+    issuer,
+    {
+      sub,
+      ...(email === undefined ? {} : { email }),
+      ttlSeconds: ttl,
+    },
+    systemClock.now(),
+  );
   process.stdout.write(`${token}\n`);
   return 0;
 }

@@ -17,7 +17,7 @@ export async function hostedToken(
 ): Promise<string> {
   const issuer = t.app.identity.hosted.devIssuer;
   if (issuer === undefined) throw new Error('the test app runs no dev issuer');
-  return signDevToken(issuer, { sub, ...options });
+  return signDevToken(issuer, { sub, ...options }, t.app.services.clock.now());
 }
 
 export interface TestTenant {

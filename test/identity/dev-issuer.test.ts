@@ -20,7 +20,7 @@ describe('the dev issuer', () => {
       assert.equal(t.app.identity.hosted.devIssuer, undefined);
       const dev = await loadDevIssuer(t.config.dataDir, { create: true });
       assert.ok(dev !== undefined);
-      const token = await signDevToken(dev, { sub: 'demo-owner', email: 'owner@demo.local' });
+      const token = await signDevToken(dev, { sub: 'demo-owner', email: 'owner@demo.local' }, Date.now());
       for (const url of ['/api/auth/user', '/api/console/tenants', '/v1/me']) {
         const res = await call(t.app, { method: 'GET', url, headers: bearer(token) });
         expectError(res, 401, 'invalid_token');
@@ -107,7 +107,11 @@ describe('the dev issuer checks what a real provider would', () => {
       const dev = t.app.identity.hosted.devIssuer;
       assert.ok(dev !== undefined);
       const sub = `steady-${Date.now()}`;
-      const token = await signDevToken(dev, { sub, email: 'steady@example.test', name: 'Steady' });
+      const token = await signDevToken(
+        dev,
+        { sub, email: 'steady@example.test', name: 'Steady' },
+        Date.now(),
+      );
       const version = async () =>
         (
           await t.db.query<{ v: string }>('select xmin::text as v from users where provider_user_id = $1', [
@@ -121,7 +125,11 @@ describe('the dev issuer checks what a real provider would', () => {
       assert.ok(first !== undefined);
       for (let i = 0; i < 3; i++) assert.equal((await get(token)).statusCode, 200);
       assert.equal(await version(), first, 'no write for the same claims');
-      const renamed = await signDevToken(dev, { sub, email: 'steady@example.test', name: 'Renamed' });
+      const renamed = await signDevToken(
+        dev,
+        { sub, email: 'steady@example.test', name: 'Renamed' },
+        Date.now(),
+      );
       assert.equal((await get(renamed)).json<{ user: { name: string } }>().user.name, 'Renamed');
       assert.notEqual(await version(), first, 'a changed name is written');
     } finally {

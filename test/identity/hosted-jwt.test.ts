@@ -142,7 +142,7 @@ describe('hosted-auth JWTs verified against a JWKS provider', () => {
     assert.equal(t.app.identity.hosted.devIssuer, undefined);
     const dev = await loadDevIssuer(t.config.dataDir, { create: true });
     assert.ok(dev !== undefined);
-    await refused(await signDevToken(dev, { sub: 'demo-owner' }));
+    await refused(await signDevToken(dev, { sub: 'demo-owner' }, Date.now()));
   });
 
   test('an unknown kid refreshes the JWKS (key rotation); old keys stop working; a kid flood is bounded', async () => {

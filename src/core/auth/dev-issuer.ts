@@ -51,7 +51,10 @@ export async function loadDevIssuer(
 export async function signDevToken(
   issuer: DevIssuer,
   claims: { sub: string; email?: string; name?: string; ttlSeconds?: number },
+  /** When it is issued (ms, the app's clock): the app that checks it reads the same clock. */
+  now: number,
 ): Promise<string> {
+  const issuedAt = Math.floor(now / 1000);
   const jwt = new SignJWT({
     ...(claims.email === undefined ? {} : { email: claims.email, email_verified: true }),
     ...(claims.name === undefined ? {} : { name: claims.name }),
@@ -60,7 +63,7 @@ export async function signDevToken(
     .setSubject(claims.sub)
     .setIssuer(DEV_ISSUER)
     .setAudience(DEV_AUDIENCE)
-    .setIssuedAt()
-    .setExpirationTime(`${claims.ttlSeconds ?? 3600}s`);
+    .setIssuedAt(issuedAt)
+    .setExpirationTime(issuedAt + (claims.ttlSeconds ?? 3600));
   return jwt.sign(issuer.privateKey);
 }

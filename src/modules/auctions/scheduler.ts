@@ -1,14 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import os from 'node:os';
-import type { Clock } from '../../core/clock.ts';
-import type { ServiceContext } from '../../core/context.ts';
 import { systemTx } from '../../core/db/tenant-tx.ts';
-import { type ModuleHost, systemContext } from '../../core/modules/hooks.ts';
-import { WakeLoop } from '../../core/modules/wake-loop.ts';
+import type { ModuleHost } from '../../core/modules/hooks.ts';
+import { PollingWorker, type PollingWorkerOptions } from '../../core/modules/polling-worker.ts';
 import { settleDue } from './verbs/settle-due.ts';
 
-export interface SchedulerOptions {
-  clock?: Clock;
+export interface SchedulerOptions extends PollingWorkerOptions {
   /**
    * Longest sleep without a wake (default 250 ms): what a lost wake, or an end moved by an instance that
    * then died, costs at most. Two indexed look-ups per poll.
@@ -16,9 +11,6 @@ export interface SchedulerOptions {
   maxPollMs?: number;
   /** Due auctions settled per look (default 100). */
   batch?: number;
-  instanceId?: string;
-  /** Serve only these tenants (test isolation on a shared database); default every tenant. */
-  tenantIds?: ReadonlySet<string>;
 }
 
 /** A held row (a bid deciding, another instance settling it) is looked at again this soon. */
@@ -31,57 +23,17 @@ const ERROR_BACKOFF_MS = 1000;
  * look), and is woken by the verbs that move one. Which instance gets there first does not matter:
  * `settleDue` changes a row only while it is still due, under its lock.
  */
-export class AuctionScheduler {
-  readonly instanceId: string;
-  private readonly loop: WakeLoop;
-  private readonly clock: Clock;
-  private readonly maxPollMs: number;
-  private readonly batch: number;
-  private readonly tenantSet: ReadonlySet<string> | undefined;
-
-  constructor(
-    private readonly host: ModuleHost,
-    options: SchedulerOptions = {},
-  ) {
-    this.clock = options.clock ?? host.clock;
-    this.maxPollMs = options.maxPollMs ?? 250;
-    this.batch = options.batch ?? 100;
-    this.tenantSet = options.tenantIds;
-    this.instanceId =
-      options.instanceId ?? `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-    this.loop = new WakeLoop({
-      clock: this.clock,
-      tick: () => this.tick(),
-      failed: (error) =>
-        this.host.log.error({ err: error }, 'auction scheduler: settling due auctions failed'),
+export class AuctionScheduler extends PollingWorker {
+  constructor(host: ModuleHost, options: SchedulerOptions = {}) {
+    super(host, options, {
+      maxPollMs: 250,
+      batch: 100,
       errorBackoffMs: ERROR_BACKOFF_MS,
+      failure: 'auction scheduler: settling due auctions failed',
     });
   }
 
-  start(): void {
-    this.loop.start();
-  }
-
-  async stop(): Promise<void> {
-    await this.loop.stop();
-  }
-
-  /** Look now (a start or end moved). Calls coalesce. */
-  wake(): void {
-    this.loop.wake();
-  }
-
-  /** A wake here is enough: every instance's scheduler finds the new times on its next look anyway. */
-  hasCapacity(): boolean {
-    return this.loop.running;
-  }
-
-  /** Resolves once no look is under way (tests). */
-  async idle(): Promise<void> {
-    await this.loop.idle();
-  }
-
-  private async tick(): Promise<void> {
+  protected async tick(): Promise<void> {
     const now = this.clock.now();
     const due = await this.dueAuctions(now);
     let busy = false;
@@ -139,14 +91,5 @@ export class AuctionScheduler {
       const at = rows[0]?.at;
       return at === null || at === undefined ? undefined : Date.parse(at);
     });
-  }
-
-  private tenants(): string[] | null {
-    return this.tenantSet === undefined ? null : [...this.tenantSet];
-  }
-
-  /** The verb context of the scheduler's work in one tenant. */
-  private context(tenantId: string): ServiceContext {
-    return systemContext(this.host, tenantId, this.clock);
   }
 }
