@@ -148,6 +148,26 @@ describe('payments: auction settlement through auction.ended', () => {
     assert.deepEqual(await paymentsOf(own.apiKey, auctionId), []);
   });
 
+  test('payments disabled for the tenant: no payment for its ended auctions', async () => {
+    const own = await createTestTenant(t);
+    const { auctionId } = await boughtNow(own.apiKey, 'winner-4');
+    const off = await call(t.app, {
+      method: 'PUT',
+      url: `/api/console/tenants/${own.tenantId}/modules/payments`,
+      headers: bearer(own.ownerToken),
+      payload: { enabled: false },
+    });
+    assert.equal(off.statusCode, 200, off.body);
+    assert.equal(await settleAuction(context(own.tenantId), auctionId), undefined);
+    const { rows } = await tenantRead<{ n: string }>(
+      t.db,
+      { tenantId: own.tenantId },
+      'select count(*)::text as n from payments where auction_id = $1',
+      [auctionId],
+    );
+    assert.equal(rows[0]?.n, '0');
+  });
+
   test('which auction.ended data settles: sold or bought_now, with a winner and a price', () => {
     const base = {
       auctionId: 'auc_1',

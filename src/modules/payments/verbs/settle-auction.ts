@@ -54,7 +54,9 @@ export async function settleAuction(
   const settlement = rows[0];
   if (settlement === undefined || settlement.state !== 'pending') return undefined;
   const { settleAuctions } = await paymentsConfig(ctx);
-  if (!settleAuctions) {
+  const enabled = (await ctx.enablement.states(ctx.tenantId)).get('payments')?.enabled === true;
+  // A tenant with payments off, or settlement off, gets no payment: the ended auction stays recorded.
+  if (!settleAuctions || !enabled) {
     await tenantRead(
       ctx.db,
       scope,
