@@ -1,12 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import os from 'node:os';
-import type { Clock } from '../../core/clock.ts';
-import type { ServiceContext } from '../../core/context.ts';
 import { systemTx } from '../../core/db/tenant-tx.ts';
 import type { OutboxWriter } from '../../core/events/store.ts';
 import type { TenantEvent } from '../../core/events/types.ts';
-import { type BackgroundWorker, type ModuleHost, systemContext } from '../../core/modules/hooks.ts';
-import { WakeLoop } from '../../core/modules/wake-loop.ts';
+import type { ModuleHost } from '../../core/modules/hooks.ts';
+import { PollingWorker, type PollingWorkerOptions } from '../../core/modules/polling-worker.ts';
 import { settleAuction, soldAuction } from './verbs/settle-auction.ts';
 
 /** The auctions module's event this module settles (its name is the contract between the two). */
@@ -41,14 +37,11 @@ export function settlementOutbox(wake: () => void): OutboxWriter {
   };
 }
 
-export interface SettlementOptions {
-  clock?: Clock;
+export interface SettlementOptions extends PollingWorkerOptions {
   /** Longest sleep without a wake (default 1 s): what a lost wake costs at most. */
   maxPollMs?: number;
+  /** Settlements taken per look (default 50). */
   batch?: number;
-  instanceId?: string;
-  /** Serve only these tenants (test isolation on a shared database). */
-  tenantIds?: ReadonlySet<string>;
 }
 
 /**
@@ -56,55 +49,23 @@ export interface SettlementOptions {
  * the fallback (a wake lost, an instance that died before it settled). Every instance runs one;
  * `settleAuction` makes a race between them harmless.
  */
-export class SettlementWorker implements BackgroundWorker {
-  readonly instanceId: string;
-  private readonly loop: WakeLoop;
-  private readonly clock: Clock;
-  private readonly maxPollMs: number;
-  private readonly batch: number;
-  private readonly tenantSet: ReadonlySet<string> | undefined;
-
-  constructor(
-    private readonly host: ModuleHost,
-    options: SettlementOptions = {},
-  ) {
-    this.clock = options.clock ?? host.clock;
-    this.maxPollMs = options.maxPollMs ?? 1000;
-    this.batch = options.batch ?? 50;
-    this.tenantSet = options.tenantIds;
-    this.instanceId =
-      options.instanceId ?? `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-    this.loop = new WakeLoop({
-      clock: this.clock,
-      tick: () => this.tick(),
-      failed: (error) => this.host.log.error({ err: error }, 'payments: settling ended auctions failed'),
+export class SettlementWorker extends PollingWorker {
+  constructor(host: ModuleHost, options: SettlementOptions = {}) {
+    super(host, options, {
+      maxPollMs: 1000,
+      batch: 50,
       errorBackoffMs: 1000,
+      failure: 'payments: settling ended auctions failed',
     });
   }
 
-  start(): void {
-    this.loop.start();
-  }
-
-  async stop(): Promise<void> {
-    await this.loop.stop();
-  }
-
-  wake(): void {
-    this.loop.wake();
-  }
-
-  hasCapacity(): boolean {
-    return this.loop.running;
-  }
-
-  private async tick(): Promise<void> {
+  protected async tick(): Promise<void> {
     const pending = await systemTx(this.host.db, async (tx) => {
       const { rows } = await tx.query<{ tenant_id: string; auction_id: string }>(
         `select tenant_id, auction_id from payment_settlements
           where state = 'pending' and ($2::text[] is null or tenant_id = any($2::text[]))
           order by created_at limit $1`,
-        [this.batch, this.tenantSet === undefined ? null : [...this.tenantSet]],
+        [this.batch, this.tenants()],
       );
       return rows;
     });
@@ -122,9 +83,5 @@ export class SettlementWorker implements BackgroundWorker {
     if (!this.loop.running || this.loop.woken) return;
     if (pending.length >= this.batch) return this.loop.lookAgain();
     this.loop.sleep(this.maxPollMs);
-  }
-
-  private context(tenantId: string): ServiceContext {
-    return systemContext(this.host, tenantId, this.clock);
   }
 }
