@@ -21,6 +21,8 @@ interface Fixture {
   auctionId: string;
   paymentId: string;
   ledgerAccount: string;
+  operatorId: string;
+  buildId: string;
   secretMarker: string;
 }
 
@@ -36,6 +38,8 @@ describe('tenant isolation', () => {
   let b: TestTenant;
   let fixture: Fixture;
   let aSession: string;
+  /** Tenant A's product key (X-SVC-Product-Key). */
+  let aProduct: string;
 
   /** Tenant A's credentials, as each route family accepts them. */
   const asA = {
@@ -105,6 +109,7 @@ describe('tenant isolation', () => {
         startingPrice: 100,
         buyNowPrice: 10_000,
         durationSeconds: 600,
+        published: true,
       },
     });
     assert.equal(auction.statusCode, 201, auction.body);
@@ -130,6 +135,29 @@ describe('tenant isolation', () => {
       payload: { paymentMethod: 'pm_card_visa' },
     });
     assert.equal(paid.statusCode, 200, paid.body);
+    const operator = await call(t.app, {
+      method: 'POST',
+      url: `/api/console/tenants/${b.tenantId}/operators`,
+      headers: bearer(b.ownerToken),
+      payload: { name: marker, slug: 'b-operator' },
+    });
+    assert.equal(operator.statusCode, 201, operator.body);
+    const operatorId = operator.json<{ id: string }>().id;
+    const build = await call(t.app, {
+      method: 'POST',
+      url: `/api/console/operators/${operatorId}/mobile-build`,
+      headers: bearer(b.ownerToken),
+      payload: { platform: 'android' },
+    });
+    assert.equal(build.statusCode, 200, build.body);
+    const aProductKey = await call(t.app, {
+      method: 'POST',
+      url: `/api/console/tenants/${a.tenantId}/product-keys`,
+      headers: bearer(a.ownerToken),
+      payload: { name: 'a storefront' },
+    });
+    assert.equal(aProductKey.statusCode, 201, aProductKey.body);
+    aProduct = aProductKey.json<{ key: string }>().key;
     const test = await call(t.app, { method: 'POST', url: `/v1/webhooks/${webhookId}/test`, headers: bKey });
     assert.equal(test.statusCode, 202, test.body);
     fixture = {
@@ -145,6 +173,8 @@ describe('tenant isolation', () => {
       auctionId,
       paymentId,
       ledgerAccount: 'seller:b-shop:payable',
+      operatorId,
+      buildId: build.json<{ build: { id: string } }>().build.id,
       secretMarker: marker,
     };
     aSession = (await connectSession(t, a.apiKey, { modules: ['rooms', 'auctions'] })).token;
@@ -389,6 +419,83 @@ describe('tenant isolation', () => {
       method: 'GET',
       url: `/api/console/tenants/${b.tenantId}/payments/ledger-check`,
     }),
+    ...storefrontCases(),
+  };
+
+  /** The storefront's console routes: A's owner on B's tenant, operators and builds. */
+  function storefrontCases(): Record<string, Case> {
+    const tenant = () => `/api/console/tenants/${b.tenantId}`;
+    const op = (f: Fixture, tail: string) => `/api/console/operators/${f.operatorId}${tail}`;
+    return {
+      'GET /api/console/tenants/:tenantId/storefront': () => ({
+        method: 'GET',
+        url: `${tenant()}/storefront`,
+      }),
+      'PUT /api/console/tenants/:tenantId/storefront': () => ({
+        method: 'PUT',
+        url: `${tenant()}/storefront`,
+        payload: { brand: { name: 'taken' } },
+      }),
+      'POST /api/console/tenants/:tenantId/operators': () => ({
+        method: 'POST',
+        url: `${tenant()}/operators`,
+        payload: { name: 'x', slug: 'x' },
+      }),
+      'GET /api/console/tenants/:tenantId/operators': () => ({ method: 'GET', url: `${tenant()}/operators` }),
+      'GET /api/console/tenants/:tenantId/operators/:operatorId': (f) => ({
+        method: 'GET',
+        url: `${tenant()}/operators/${f.operatorId}`,
+      }),
+      'PATCH /api/console/tenants/:tenantId/operators/:operatorId': (f) => ({
+        method: 'PATCH',
+        url: `${tenant()}/operators/${f.operatorId}`,
+        payload: { name: 'taken' },
+      }),
+      'DELETE /api/console/tenants/:tenantId/operators/:operatorId': (f) => ({
+        method: 'DELETE',
+        url: `${tenant()}/operators/${f.operatorId}`,
+      }),
+      'GET /api/console/operators/:operatorId/storefront': (f) => ({
+        method: 'GET',
+        url: op(f, '/storefront'),
+      }),
+      'PUT /api/console/operators/:operatorId/storefront': (f) => ({
+        method: 'PUT',
+        url: op(f, '/storefront'),
+        payload: { brand: { name: 'taken' } },
+      }),
+      'POST /api/console/operators/:operatorId/product-keys': (f) => ({
+        method: 'POST',
+        url: op(f, '/product-keys'),
+        payload: { name: 'taken' },
+      }),
+      'GET /api/console/operators/:operatorId/product-keys': (f) => ({
+        method: 'GET',
+        url: op(f, '/product-keys'),
+      }),
+      'POST /api/console/operators/:operatorId/mobile-build': (f) => ({
+        method: 'POST',
+        url: op(f, '/mobile-build'),
+        payload: { platform: 'android' },
+      }),
+      'GET /api/console/operators/:operatorId/mobile-builds': (f) => ({
+        method: 'GET',
+        url: op(f, '/mobile-builds'),
+      }),
+    };
+  }
+
+  /** The public surface, with tenant A's product key on B's records (the build callback takes none). */
+  const productCases: Record<string, Case> = {
+    'GET /api/public/auctions/:auctionId': (f) => ({
+      method: 'GET',
+      url: `/api/public/auctions/${f.auctionId}`,
+    }),
+    'POST /api/public/mobile-builds/:buildId/callback': (f) => ({
+      method: 'POST',
+      url: `/api/public/mobile-builds/${f.buildId}/callback`,
+      payload: { status: 'succeeded' },
+    }),
   };
 
   /** Parameterised routes that name no tenant resource. */
@@ -405,7 +512,9 @@ describe('tenant isolation', () => {
     const missing = t.app.routeList
       .filter((r) => r.url.includes(':') || r.url.includes('*'))
       .map((r) => `${r.method} ${r.url}`)
-      .filter((r) => !(r in apiCases) && !(r in consoleCases) && !notTenantScoped.has(r));
+      .filter(
+        (r) => !(r in apiCases) && !(r in consoleCases) && !(r in productCases) && !notTenantScoped.has(r),
+      );
     assert.deepEqual([...new Set(missing)], [], 'add these routes to the isolation cases');
   });
 
@@ -435,6 +544,27 @@ describe('tenant isolation', () => {
       });
       assert.equal(res.statusCode, 404, `${name}: ${res.body}`);
       assert.doesNotMatch(res.body, new RegExp(fixture.secretMarker), name);
+    }
+  });
+
+  test("tenant A's product key on tenant B's public records -> 404, nothing of B shown", async () => {
+    for (const [name, make] of Object.entries(productCases)) {
+      const { method, url, payload } = make(fixture);
+      const res = await call(t.app, {
+        method,
+        url,
+        headers: { 'x-svc-product-key': aProduct },
+        ...(payload === undefined ? {} : { payload }),
+      });
+      assert.equal(res.statusCode, 404, `${name}: ${res.body}`);
+      assert.doesNotMatch(res.body, new RegExp(fixture.secretMarker), name);
+    }
+    // A's listing and brand never show B's.
+    for (const url of ['/api/public/auctions', '/api/public/brand']) {
+      const res = await call(t.app, { method: 'GET', url, headers: { 'x-svc-product-key': aProduct } });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.doesNotMatch(res.body, new RegExp(fixture.secretMarker), url);
+      assert.ok(!res.body.includes(fixture.auctionId), url);
     }
   });
 

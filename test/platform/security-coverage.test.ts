@@ -7,6 +7,7 @@ import { security as chat } from '../../src/modules/chat/__tests__/security.ts';
 import { security as payments } from '../../src/modules/payments/__tests__/security.ts';
 import { security as presence } from '../../src/modules/presence/__tests__/security.ts';
 import { security as rooms } from '../../src/modules/rooms/__tests__/security.ts';
+import { security as storefront } from '../../src/modules/storefront/__tests__/security.ts';
 import { security as webhooks } from '../../src/modules/webhooks/__tests__/security.ts';
 import { notesModule } from '../fixtures/notes-module/manifest.ts';
 import { notesSecurity } from '../fixtures/notes-module/security.ts';
@@ -21,6 +22,7 @@ const REGISTRATIONS = new Map([
   ['payments', coveredOperations(payments)],
   ['presence', coveredOperations(presence)],
   ['rooms', coveredOperations(rooms)],
+  ['storefront', coveredOperations(storefront)],
   ['webhooks', coveredOperations(webhooks)],
   ['notes', coveredOperations(notesSecurity)],
 ]);
