@@ -275,20 +275,32 @@ async function groupedRows(
   top?: readonly (string | null)[],
 ): Promise<Row[]> {
   const p = new SqlParams();
+  // One bucket (no interval): its values are the totals, so one grouping does (no grouping sets).
+  const single = query.bounds.length === 2;
+  const sets = (keys: string) =>
+    single
+      ? keys === ''
+        ? ''
+        : `group by ${keys}`
+      : `group by grouping sets ((b${keys === '' ? '' : `, ${keys}`}), (${keys}))`;
+  const total = single ? 'true' : 'grouping(b) = 1';
+  const bucket = single ? '1' : 'b';
+  let sql: string;
   if (top === undefined) {
     const base = baseRelation(query, p, rollup, undefined);
-    const sql = `select b, grouping(b) = 1 as total, ${aggregates(query.metrics)}
-                   from (${base}) x group by grouping sets ((b), ())`;
-    return (await tenantRead<Row>(ctx.db, { tenantId: ctx.tenantId }, sql, p.values)).rows;
+    sql = `select ${bucket} as b, ${total} as total, ${aggregates(query.metrics)} from (${base}) x ${sets('')}`;
+  } else {
+    const base = baseRelation(query, p, rollup, breakdownKey(query, p));
+    const named = top.filter((v): v is string => v !== null);
+    const inTop = `(k = any(${p.add(named)}::text[]) or (k is null and ${p.add(top.includes(null))}::boolean)) is true`;
+    sql = `select ${bucket} as b, ${total} as total, key as k, other, ${aggregates(query.metrics)}
+             from (select r.*, case when ${inTop} then k end as key, not (${inTop}) as other
+                     from (${base}) r) x
+            ${sets('key, other')}`;
   }
-  const base = baseRelation(query, p, rollup, breakdownKey(query, p));
-  const named = top.filter((v): v is string => v !== null);
-  const inTop = `(k = any(${p.add(named)}::text[]) or (k is null and ${p.add(top.includes(null))}::boolean)) is true`;
-  const sql = `select b, grouping(b) = 1 as total, key as k, other, ${aggregates(query.metrics)}
-                 from (select r.*, case when ${inTop} then k end as key, not (${inTop}) as other
-                         from (${base}) r) x
-                group by grouping sets ((b, key, other), (key, other))`;
-  return (await tenantRead<Row>(ctx.db, { tenantId: ctx.tenantId }, sql, p.values)).rows;
+  const { rows } = await tenantRead<Row>(ctx.db, { tenantId: ctx.tenantId }, sql, p.values);
+  // The single bucket's row stands for the totals too.
+  return single ? rows.flatMap((row) => [row, { ...row, total: false }]) : rows;
 }
 
 function breakdownKey(query: SeriesQuery, p: SqlParams): string {
