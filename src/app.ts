@@ -35,6 +35,7 @@ import { auctionsModule } from './modules/auctions/manifest.ts';
 import { chatModule } from './modules/chat/manifest.ts';
 import { presenceModule } from './modules/presence/manifest.ts';
 import { roomsModule } from './modules/rooms/manifest.ts';
+import { syncModule } from './modules/sync/manifest.ts';
 import { webhooksModule } from './modules/webhooks/manifest.ts';
 import { installConsoleGuard } from './surfaces/console/guard.ts';
 import { consoleSurface } from './surfaces/console/index.ts';
@@ -48,6 +49,7 @@ export const MODULES: readonly ModuleManifest[] = [
   chatModule,
   webhooksModule,
   auctionsModule,
+  syncModule,
 ];
 
 /** Every migration the service applies: core's, then each module's own folder. */
