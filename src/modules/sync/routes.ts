@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../core/context.ts';
 import { requestContext } from '../../core/http/context.ts';
+import { AppError } from '../../core/http/errors.ts';
 import { securityFor } from '../../core/http/openapi.ts';
 import { errorRef } from '../../core/http/schemas.ts';
 import { Applied, BinaryQuery, DocQuery, DocumentJson, RoomParams } from './schema.ts';
@@ -108,7 +109,13 @@ export async function syncRestRoutes(app: FastifyInstance, services: Services) {
       },
       async (request) => {
         const body: unknown = request.body;
-        const update = body instanceof Buffer ? new Uint8Array(body) : new Uint8Array();
+        if (!(body instanceof Buffer)) {
+          throw new AppError(
+            'unsupported_media_type',
+            'send the Yjs update as the raw body with Content-Type: application/octet-stream',
+          );
+        }
+        const update = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
         return applyDocumentUpdate(requestContext(request, services), {
           ...request.params,
           ...request.query,
