@@ -5,6 +5,7 @@ import { security as auctions } from '../../src/modules/auctions/__tests__/secur
 import { security as chat } from '../../src/modules/chat/__tests__/security.ts';
 import { security as presence } from '../../src/modules/presence/__tests__/security.ts';
 import { security as rooms } from '../../src/modules/rooms/__tests__/security.ts';
+import { security as sync } from '../../src/modules/sync/__tests__/security.ts';
 import { security as webhooks } from '../../src/modules/webhooks/__tests__/security.ts';
 import { notesModule } from '../fixtures/notes-module/manifest.ts';
 import { notesSecurity } from '../fixtures/notes-module/security.ts';
@@ -17,6 +18,7 @@ const REGISTRATIONS = new Map([
   ['chat', coveredOperations(chat)],
   ['presence', coveredOperations(presence)],
   ['rooms', coveredOperations(rooms)],
+  ['sync', coveredOperations(sync)],
   ['webhooks', coveredOperations(webhooks)],
   ['notes', coveredOperations(notesSecurity)],
 ]);

@@ -400,6 +400,7 @@ export class SyncHub {
   }
 
   private async checkSession(connection: SyncConnection): Promise<void> {
+    if (connection.session.principal.kind !== 'session') return;
     try {
       await this.deps.identity.sessions.verify(connection.session.token);
     } catch {

@@ -34,7 +34,7 @@ export function syncModuleWith(overrides: Partial<SyncLimits> = {}): ModuleManif
       });
       hub.start();
       app.addHook('preClose', () => hub.close());
-      await syncSocketRoutes(app, services, hub);
+      await syncSocketRoutes(app, services, hub, limits);
       await syncRestRoutes(app, services);
     },
     actions: [

@@ -5,6 +5,7 @@ import { requestContext } from '../../core/http/context.ts';
 import { AppError } from '../../core/http/errors.ts';
 import { securityFor } from '../../core/http/openapi.ts';
 import { errorRef } from '../../core/http/schemas.ts';
+import { assertRoomExists } from '../rooms/port.ts';
 import { Applied, BinaryQuery, DocQuery, DocumentJson, RoomParams } from './schema.ts';
 import { applyDocumentUpdate } from './verbs/apply-document-update.ts';
 import { getDocument } from './verbs/get-document.ts';
@@ -54,7 +55,6 @@ export async function syncRestRoutes(app: FastifyInstance, services: Services) {
         security,
         params: RoomParams,
         querystring: BinaryQuery,
-        produces: [OCTETS],
         response: {
           200: {
             description: 'The Yjs update (version 1 encoding)',
@@ -110,6 +110,8 @@ export async function syncRestRoutes(app: FastifyInstance, services: Services) {
       async (request) => {
         const body: unknown = request.body;
         if (!(body instanceof Buffer)) {
+          // A room of another tenant is a 404 whatever the body.
+          await assertRoomExists(requestContext(request, services), request.params.roomId);
           throw new AppError(
             'unsupported_media_type',
             'send the Yjs update as the raw body with Content-Type: application/octet-stream',

@@ -11,6 +11,7 @@ import { assertRoomExists } from '../rooms/port.ts';
 import type { SyncSession } from './connection.ts';
 import { documentKey } from './document-key.ts';
 import type { SyncHub } from './hub.ts';
+import type { SyncLimits } from './limits.ts';
 import { DocName, RoomId, SyncConfig } from './schema.ts';
 
 const DESCRIPTION = [
@@ -19,10 +20,26 @@ const DESCRIPTION = [
     'unchanged: `new WebsocketProvider("wss://<host>/v1/sync", roomId, doc, { params: { token } })` — or ' +
     '`roomId/docName` for one of several documents of a room. Protocol, durability, limits and close codes ' +
     'in [docs/sync.md](docs/sync.md) in the service’s repository.',
-  'The credential is a session token minted for the `sync` module, in `?token=` (or `Authorization: ' +
-    'Bearer`). It is checked before the upgrade: a refusal is a plain HTTP error. A token without ' +
+  'The credential is a session token minted for the `sync` module (or, for servers, an API key with ' +
+    '`sync:read`), in `?token=` or `Authorization: Bearer`. It is checked before the upgrade: a refusal is a plain HTTP error. A token without ' +
     '`sync:write` (minted with `scopes: ["sync:read"]`) reads and shares awareness; its updates are dropped.',
 ].join('\n\n');
+
+const SyncEndpoint = Type.Object({
+  url: Type.String({ description: 'The WebSocket address of this document (from SVC_PUBLIC_URL)' }),
+  limits: Type.Object({
+    maxFrameBytes: Type.Integer({ description: 'Larger frames close the connection with 1009' }),
+    pingIntervalMs: Type.Integer({
+      description: 'How often the server pings; a peer missing one is dropped',
+    }),
+    maxDocumentBytes: Type.Integer({
+      description: 'An update growing the document past this closes with 4413',
+    }),
+    maxUpdatesPerSecond: Type.Integer({
+      description: 'Messages per second (burst twice that); more close with 4429',
+    }),
+  }),
+});
 
 const routeSchema = (withDocName: boolean) => ({
   operationId: withDocName ? 'connectSyncDocument' : 'connectSync',
@@ -31,7 +48,7 @@ const routeSchema = (withDocName: boolean) => ({
     : "Open a y-websocket connection to a room's default document",
   description: DESCRIPTION,
   tags: ['sync'],
-  security: securityFor('session'),
+  security: securityFor('session', 'api_key'),
   params: withDocName ? Type.Object({ roomId: RoomId, docName: DocName }) : Type.Object({ roomId: RoomId }),
   querystring: Type.Object({
     token: Type.Optional(
@@ -40,7 +57,7 @@ const routeSchema = (withDocName: boolean) => ({
   }),
   response: {
     101: { description: 'Switching Protocols: the connection now speaks y-websocket', type: 'null' },
-    400: errorRef('Not a WebSocket upgrade: connect with a WebSocket client'),
+    200: { ...SyncEndpoint, description: 'Without the upgrade: where to connect and the limits' },
     404: errorRef('No such room in the token’s tenant'),
     503: errorRef('This instance holds as many open documents as it may, or is shutting down; retry'),
   },
@@ -68,21 +85,26 @@ function roomAndDoc(request: FastifyRequest): { roomId: string; docName?: string
 }
 
 /** `GET /v1/sync/:roomId[/:docName]`: the y-websocket endpoint. */
-export async function syncSocketRoutes(app: FastifyInstance, services: Services, hub: SyncHub) {
+export async function syncSocketRoutes(
+  app: FastifyInstance,
+  services: Services,
+  hub: SyncHub,
+  limits: SyncLimits,
+) {
   // What the HTTP phase of an upgrade worked out (room checked, config read), for its socket.
   const admitted = new WeakMap<FastifyRequest, SyncSession>();
 
   const admit = async (request: FastifyRequest): Promise<void> => {
-    if (!request.ws)
-      throw new AppError('invalid_request', 'this route upgrades to a WebSocket (y-websocket)');
-    const principal = request.principal;
-    const token = presentedToken(request);
-    if (principal?.kind !== 'session' || token === undefined) {
-      throw new AppError('unauthorized', 'send a session token minted for the sync module');
-    }
     const ctx = requestContext(request, services, 'realtime');
     const { roomId, docName } = roomAndDoc(request);
     await assertRoomExists(ctx, roomId);
+    // A plain GET is answered by the handler: where to connect, and the limits.
+    if (!request.ws) return;
+    const principal = request.principal;
+    const token = presentedToken(request);
+    if (principal === undefined || token === undefined) {
+      throw new AppError('unauthorized', 'send a session token minted for the sync module');
+    }
     const key = documentKey(ctx.tenantId, roomId, docName);
     hub.admit(key);
     const config = await services.enablement.config<{
@@ -107,12 +129,29 @@ export async function syncSocketRoutes(app: FastifyInstance, services: Services,
       method: 'GET',
       url,
       exposeHeadRoute: false,
-      config: { module: 'sync', auth: { credentials: ['session'], queryToken: true, scope: 'sync:read' } },
+      config: {
+        module: 'sync',
+        auth: { credentials: ['session', 'api_key'], queryToken: true, scope: 'sync:read' },
+      },
       schema: routeSchema(url.endsWith(':docName')),
       preHandler: admit,
-      // Only a request without `Upgrade: websocket` gets here, and `admit` refused it.
-      handler: async () => {
-        throw new AppError('invalid_request', 'this route upgrades to a WebSocket (y-websocket)');
+      // Only a request without `Upgrade: websocket` gets here.
+      handler: async (request) => {
+        const { roomId, docName } = roomAndDoc(request);
+        const config = await services.enablement.config<{
+          maxDocumentBytes: number;
+          maxUpdatesPerSecond: number;
+        }>(requestContext(request, services).tenantId, 'sync', SyncConfig);
+        const path = `/v1/sync/${roomId}${docName === undefined ? '' : `/${docName}`}`;
+        return {
+          url: `${services.config.publicUrl.replace(/^http/, 'ws')}${path}`,
+          limits: {
+            maxFrameBytes: limits.maxFrameBytes,
+            pingIntervalMs: limits.pingIntervalMs,
+            maxDocumentBytes: config.maxDocumentBytes,
+            maxUpdatesPerSecond: config.maxUpdatesPerSecond,
+          },
+        };
       },
       wsHandler: (socket, request) => {
         const session = admitted.get(request);

@@ -29,7 +29,10 @@ before(async () => {
   db = await openDatabase(testConfig(), { inMemory: true });
 });
 after(async () => {
-  for (const p of providers) p.destroy();
+  for (const p of providers) {
+    p.destroy();
+    p.doc.destroy();
+  }
   await db.close();
 });
 

@@ -4,7 +4,7 @@ import * as encoding from 'lib0/encoding';
 import type { WebSocket } from 'ws';
 import type { WebsocketProvider } from 'y-websocket';
 import type * as Y from 'yjs';
-import { createTestTenant } from '../../../../test/factories.ts';
+import { createApiKey, createTestTenant } from '../../../../test/factories.ts';
 import { eventually } from '../../../../test/support/eventually.ts';
 import { SYNC_CLOSE } from '../limits.ts';
 import {
@@ -34,7 +34,10 @@ before(async () => {
   tenant = await tenantWithRoom(t);
 });
 after(async () => {
-  for (const p of providers) p.destroy();
+  for (const p of providers) {
+    p.destroy();
+    p.doc.destroy();
+  }
   await t.close();
 });
 
@@ -159,8 +162,9 @@ describe('refusals before the upgrade', () => {
     const forged = `${token.slice(0, -4)}${token.endsWith('AAAA') ? 'BBBB' : 'AAAA'}`;
     assert.equal(await refusal(url(tenant.roomId, forged)), '401 invalid_token');
   });
-  test('an API key is not a sync credential: 401', async () => {
-    assert.equal(await refusal(url(tenant.roomId, tenant.apiKey)), '401 unauthorized');
+  test('an API key without sync:read: 403 insufficient_scope', async () => {
+    const key = await createApiKey(t, tenant.tenantId, ['rooms:read']);
+    assert.equal(await refusal(url(tenant.roomId, key)), '403 insufficient_scope');
   });
   test('the control: the right token opens', async () => {
     assert.equal(await refusal(url(tenant.roomId, await syncToken(t, tenant.apiKey))), 'opened');

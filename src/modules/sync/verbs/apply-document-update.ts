@@ -25,9 +25,9 @@ export async function applyDocumentUpdate(
   ctx: ServiceContext,
   input: ApplyUpdateRequest,
 ): Promise<{ roomId: string; docName: string; bytes: number }> {
+  await assertRoomExists(ctx, input.roomId);
   const update = typeof input.update === 'string' ? fromBase64(input.update) : input.update;
   assertWellFormedUpdate(update, typeof input.update === 'string' ? '/update' : '/body');
-  await assertRoomExists(ctx, input.roomId);
   const key = documentKey(ctx.tenantId, input.roomId, input.docName);
   const config = await ctx.enablement.config<{ maxDocumentBytes: number; syncEventThrottleSeconds: number }>(
     ctx.tenantId,
