@@ -62,11 +62,14 @@ describe('sync on two instances', () => {
       onA.doc.getText('t').insert(0, `a${i};`);
       onB.doc.getText('t').insert(onB.doc.getText('t').length, `b${i};`);
     }
+    // Every insert of both clients: `a0;`..`a24;` and `b0;`..`b24;`.
+    const expectedLength =
+      2 * Array.from({ length: 25 }, (_, i) => `a${i};`.length).reduce((x, y) => x + y, 0);
     await eventually(
       'both copies to converge',
       () =>
         onA.doc.getText('t').toString() === onB.doc.getText('t').toString() &&
-        onA.doc.getText('t').length === 25 * 2 * 4 + 20,
+        onA.doc.getText('t').length === expectedLength,
     );
     onA.awareness.setLocalStateField('user', { name: 'on A' });
     await eventually(
