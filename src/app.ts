@@ -39,6 +39,7 @@ import { paymentsModule } from './modules/payments/manifest.ts';
 import { presenceModule } from './modules/presence/manifest.ts';
 import { roomsModule } from './modules/rooms/manifest.ts';
 import { storefrontModule } from './modules/storefront/manifest.ts';
+import { syncModule } from './modules/sync/manifest.ts';
 import { webhooksModule } from './modules/webhooks/manifest.ts';
 import { installConsoleGuard } from './surfaces/console/guard.ts';
 import { consoleSurface } from './surfaces/console/index.ts';
@@ -55,6 +56,7 @@ export const MODULES: readonly ModuleManifest[] = [
   paymentsModule,
   analyticsModule,
   storefrontModule,
+  syncModule,
 ];
 
 /** Every migration the service applies: core's, then each module's own folder. */

@@ -81,12 +81,12 @@ describe('POST /v1/runtime/connect', () => {
     );
   });
 
-  test('modules this service does not run yet (payments, sync) -> 400 naming the ones it runs', async () => {
-    const res = await connect({ modules: ['chat', 'payments', 'sync'], actor: actor() });
+  test('modules this service does not run (billing, search) -> 400 naming the ones it runs', async () => {
+    const res = await connect({ modules: ['chat', 'billing', 'search'], actor: actor() });
     const body = expectError(res, 400, 'invalid_request');
     const running = t.app.services.registry.names;
-    assert.deepEqual(running.includes('payments') || running.includes('sync'), false);
-    assert.equal(body.message, `unknown module: payments, sync; this service runs: ${running.join(', ')}`);
+    assert.deepEqual(running.includes('billing') || running.includes('search'), false);
+    assert.equal(body.message, `unknown module: billing, search; this service runs: ${running.join(', ')}`);
     assert.deepEqual(
       body.details?.map((d) => [d.field, d.code]),
       [

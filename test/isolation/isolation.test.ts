@@ -198,6 +198,15 @@ describe('tenant isolation', () => {
       payload: { text: 'intrusion', actor: { type: 'agent', id: 'a:intruder', identityProvider: 'test' } },
     }),
     'GET /v1/rooms/:roomId/messages': (f) => ({ method: 'GET', url: `/v1/rooms/${f.roomId}/messages` }),
+    'GET /v1/sync/:roomId': (f) => ({ method: 'GET', url: `/v1/sync/${f.roomId}` }),
+    'GET /v1/sync/:roomId/:docName': (f) => ({ method: 'GET', url: `/v1/sync/${f.roomId}/notes` }),
+    'GET /v1/rooms/:roomId/ydoc': (f) => ({ method: 'GET', url: `/v1/rooms/${f.roomId}/ydoc` }),
+    'GET /v1/rooms/:roomId/ydoc-binary': (f) => ({ method: 'GET', url: `/v1/rooms/${f.roomId}/ydoc-binary` }),
+    'PUT /v1/rooms/:roomId/ydoc-binary': (f) => ({
+      method: 'PUT',
+      url: `/v1/rooms/${f.roomId}/ydoc-binary`,
+      payload: { update: 'AAA=' },
+    }),
     'PATCH /v1/rooms/:roomId/messages/:messageId': (f) => ({
       method: 'PATCH',
       url: `/v1/rooms/${f.roomId}/messages/${f.messageId}`,

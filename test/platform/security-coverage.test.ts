@@ -8,6 +8,7 @@ import { security as payments } from '../../src/modules/payments/__tests__/secur
 import { security as presence } from '../../src/modules/presence/__tests__/security.ts';
 import { security as rooms } from '../../src/modules/rooms/__tests__/security.ts';
 import { security as storefront } from '../../src/modules/storefront/__tests__/security.ts';
+import { security as sync } from '../../src/modules/sync/__tests__/security.ts';
 import { security as webhooks } from '../../src/modules/webhooks/__tests__/security.ts';
 import { notesModule } from '../fixtures/notes-module/manifest.ts';
 import { notesSecurity } from '../fixtures/notes-module/security.ts';
@@ -23,6 +24,7 @@ const REGISTRATIONS = new Map([
   ['presence', coveredOperations(presence)],
   ['rooms', coveredOperations(rooms)],
   ['storefront', coveredOperations(storefront)],
+  ['sync', coveredOperations(sync)],
   ['webhooks', coveredOperations(webhooks)],
   ['notes', coveredOperations(notesSecurity)],
 ]);

@@ -10,8 +10,8 @@ export interface SecuredRoute<Ids> {
   method: Method;
   /** The route's URL for records that `setup` made. */
   url: (ids: Ids) => string;
-  /** A valid body, so a refusal can only come from the check under test. */
-  payload?: (ids: Ids) => Record<string, unknown>;
+  /** A valid body, so a refusal can only come from the check under test (bytes go as octet-stream). */
+  payload?: (ids: Ids) => Record<string, unknown> | Buffer;
   /** The scope the route requires. */
   scope: string;
   /** Whether session tokens may call it (API keys always may). */
@@ -97,13 +97,16 @@ export function securitySuite<Ids>(registration: SecurityRegistration<Ids>): voi
     });
     after(() => t.close());
 
-    const send = (route: SecuredRoute<Ids>, records: Ids, headers: Record<string, string>) =>
-      call(t.app, {
+    const send = (route: SecuredRoute<Ids>, records: Ids, headers: Record<string, string>) => {
+      const payload = route.payload?.(records);
+      return call(t.app, {
         method: route.method,
         url: route.url(records),
-        headers,
-        ...(route.payload === undefined ? {} : { payload: route.payload(records) }),
+        headers:
+          payload instanceof Buffer ? { ...headers, 'content-type': 'application/octet-stream' } : headers,
+        ...(payload === undefined ? {} : { payload }),
       });
+    };
     const refusal = (res: { statusCode: number; json<T>(): T }) =>
       `${res.statusCode} ${res.json<{ error?: string }>().error}`;
 

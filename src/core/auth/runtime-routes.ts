@@ -30,6 +30,15 @@ const connectBody = (moduleNames: readonly string[]) =>
       roomId: Type.Optional(
         Type.String({ pattern: ROOM_ID_PATTERN, description: 'Limit the token to one room' }),
       ),
+      scopes: Type.Optional(
+        Type.Array(Type.String({ minLength: 1, maxLength: 80 }), {
+          minItems: 1,
+          maxItems: 64,
+          uniqueItems: true,
+          description:
+            'Narrow the token to these of the scopes its modules grant (default: all of them), e.g. `["sync:read"]` for a read-only collaborator',
+        }),
+      ),
     },
     { additionalProperties: false },
   );
@@ -116,7 +125,19 @@ export async function runtimeRoutes(
         );
         return upserted;
       });
-      const scopes = registry.sessionScopesFor(body.modules);
+      const granted = registry.sessionScopesFor(body.modules);
+      const notGranted = (body.scopes ?? []).filter((scope) => !granted.includes(scope));
+      if (notGranted.length > 0) {
+        throw new InvalidRequest(
+          `scopes ${notGranted.join(', ')} are not granted to sessions of these modules; they grant: ${granted.join(', ')}`,
+          notGranted.map((scope) => ({
+            field: `/body/scopes/${(body.scopes ?? []).indexOf(scope)}`,
+            message: `not a session scope of ${body.modules.join(', ')}`,
+            code: 'scope_not_granted',
+          })),
+        );
+      }
+      const scopes = body.scopes === undefined ? granted : granted.filter((s) => body.scopes?.includes(s));
       const minted = await identity.sessions.mint({
         tenantId,
         actor,

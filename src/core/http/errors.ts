@@ -19,6 +19,7 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   uri_too_long: 414,
   unsupported_media_type: 415,
+  unprocessable_content: 422,
   headers_too_large: 431,
   rate_limited: 429,
   internal_error: 500,

@@ -30,7 +30,7 @@ export interface RealtimeGatewayOptions {
 async function ensureWebSocketServer(app: FastifyInstance, limits: GatewayLimits): Promise<void> {
   if (app.hasDecorator('websocketServer')) return;
   await app.register(websocket, {
-    options: { maxPayload: limits.maxFrameBytes },
+    options: { maxPayload: Math.max(limits.maxFrameBytes, limits.maxPayloadBytes) },
     // Protocol errors (a frame over the limit, bad framing) already started a close with the right code;
     // a socket that does not finish closing is cut off after the grace period.
     errorHandler(error, socket, request) {

@@ -1,0 +1,216 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import * as encoding from 'lib0/encoding';
+import type { WebSocket } from 'ws';
+import type { WebsocketProvider } from 'y-websocket';
+import type * as Y from 'yjs';
+import { createApiKey, createTestTenant } from '../../../../test/factories.ts';
+import { eventually } from '../../../../test/support/eventually.ts';
+import { SYNC_CLOSE } from '../limits.ts';
+import {
+  closeCode,
+  provider,
+  type SyncInstance,
+  type SyncTenant,
+  startSyncInstance,
+  synced,
+  syncToken,
+  tenantWithRoom,
+  tryUpgrade,
+} from './support.ts';
+
+let t: SyncInstance;
+let tenant: SyncTenant;
+const providers: WebsocketProvider[] = [];
+
+function open(room: string, token: string, doc?: Y.Doc): WebsocketProvider {
+  const p = provider(t, room, token, doc);
+  providers.push(p);
+  return p;
+}
+
+before(async () => {
+  t = await startSyncInstance({ limits: { maxFrameBytes: 64 * 1024 } });
+  tenant = await tenantWithRoom(t);
+});
+after(async () => {
+  for (const p of providers) {
+    p.destroy();
+    p.doc.destroy();
+  }
+  await t.close();
+});
+
+describe('the stock y-websocket provider', () => {
+  test('two clients edit one Y.Text at once and converge; a third joining late gets the whole document', async () => {
+    const token = await syncToken(t, tenant.apiKey);
+    const a = open(tenant.roomId, token);
+    const b = open(tenant.roomId, token);
+    await Promise.all([synced(a), synced(b)]);
+    const textA = a.doc.getText('t');
+    const textB = b.doc.getText('t');
+    for (let i = 0; i < 20; i++) {
+      textA.insert(0, `a${i} `);
+      textB.insert(textB.length, `b${i} `);
+    }
+    await eventually(
+      'both texts to converge',
+      () => textA.toString() === textB.toString() && textA.length > 0,
+    );
+    for (let i = 0; i < 20; i++) {
+      assert.ok(textA.toString().includes(`a${i} `));
+      assert.ok(textA.toString().includes(`b${i} `));
+    }
+    const c = open(tenant.roomId, token);
+    await synced(c);
+    await eventually(
+      'the late joiner to hold everything',
+      () => c.doc.getText('t').toString() === textA.toString(),
+    );
+  });
+
+  test('documents of one room are separate (roomId/docName)', async () => {
+    const token = await syncToken(t, tenant.apiKey);
+    const one = open(`${tenant.roomId}/notes`, token);
+    const two = open(`${tenant.roomId}/notes`, token);
+    const other = open(`${tenant.roomId}/other`, token);
+    await Promise.all([synced(one), synced(two), synced(other)]);
+    one.doc.getMap('m').set('k', 'v');
+    await eventually('the same document to receive it', () => two.doc.getMap('m').get('k') === 'v');
+    assert.equal(other.doc.getMap('m').get('k'), undefined);
+  });
+
+  test('the awareness of a client that closed disappears for the others', async () => {
+    const token = await syncToken(t, tenant.apiKey);
+    const a = open(`${tenant.roomId}/aw`, token);
+    const b = open(`${tenant.roomId}/aw`, token);
+    await Promise.all([synced(a), synced(b)]);
+    a.awareness.setLocalStateField('user', { name: 'Ada' });
+    const aId = a.doc.clientID;
+    await eventually('b to see a', () => b.awareness.getStates().get(aId)?.user !== undefined);
+    const c = open(`${tenant.roomId}/aw`, token);
+    await synced(c);
+    await eventually(
+      'a late joiner to see a at once',
+      () => c.awareness.getStates().get(aId)?.user !== undefined,
+    );
+    a.destroy();
+    await eventually('b to see a gone', () => !b.awareness.getStates().has(aId));
+    await eventually('c to see a gone', () => !c.awareness.getStates().has(aId));
+  });
+
+  test('a read-only token reads and shares awareness, but its updates are dropped', async () => {
+    const writer = open(`${tenant.roomId}/ro`, await syncToken(t, tenant.apiKey));
+    const reader = open(`${tenant.roomId}/ro`, await syncToken(t, tenant.apiKey, { scopes: ['sync:read'] }));
+    await Promise.all([synced(writer), synced(reader)]);
+    writer.doc.getText('t').insert(0, 'written');
+    await eventually('the reader to read it', () => reader.doc.getText('t').toString() === 'written');
+    reader.doc.getText('t').insert(0, 'forged ');
+    reader.awareness.setLocalStateField('user', { name: 'Reader' });
+    await eventually(
+      'the writer to see the reader',
+      () => writer.awareness.getStates().get(reader.doc.clientID)?.user !== undefined,
+    );
+    // A later edit of the writer arrives after anything the reader sent before: the forged one never did.
+    writer.doc.getText('t').insert(7, '!');
+    const late = open(`${tenant.roomId}/ro`, await syncToken(t, tenant.apiKey));
+    await synced(late);
+    await eventually(
+      'the late joiner to get the writer’s edits',
+      () => late.doc.getText('t').toString() === 'written!',
+    );
+    assert.equal(writer.doc.getText('t').toString(), 'written!');
+    const rest = await t.app.inject({
+      method: 'GET',
+      url: `/v1/rooms/${tenant.roomId}/ydoc?docName=ro`,
+      headers: { authorization: `Bearer ${tenant.apiKey}` },
+    });
+    assert.deepEqual(rest.json<{ data: unknown }>().data, { t: 'written!' });
+  });
+});
+
+describe('refusals before the upgrade', () => {
+  const url = (room: string, token?: string) =>
+    `${t.syncUrl}/${room}${token === undefined ? '' : `?token=${encodeURIComponent(token)}`}`;
+  const refusal = async (target: string) => {
+    const result = await tryUpgrade(target);
+    if ('socket' in result) {
+      result.socket.close();
+      return 'opened';
+    }
+    return `${result.status} ${(JSON.parse(result.body) as { error: string }).error}`;
+  };
+
+  test('no token: 401 unauthorized', async () => {
+    assert.equal(await refusal(url(tenant.roomId)), '401 unauthorized');
+  });
+  test('a token without the sync module: 403 insufficient_scope', async () => {
+    const token = await syncToken(t, tenant.apiKey, { modules: ['rooms', 'chat'] });
+    assert.equal(await refusal(url(tenant.roomId, token)), '403 insufficient_scope');
+  });
+  test('a token limited to another room: 403 forbidden', async () => {
+    const token = await syncToken(t, tenant.apiKey, { roomId: 'some-other-room' });
+    assert.equal(await refusal(url(tenant.roomId, token)), '403 forbidden');
+  });
+  test("a token of another tenant: 404 not_found (the room is not the token's tenant's)", async () => {
+    const stranger = await createTestTenant(t);
+    const token = await syncToken(t, stranger.apiKey);
+    assert.equal(await refusal(url(tenant.roomId, token)), '404 not_found');
+  });
+  test('a forged token: 401 invalid_token', async () => {
+    const token = await syncToken(t, tenant.apiKey);
+    const forged = `${token.slice(0, -4)}${token.endsWith('AAAA') ? 'BBBB' : 'AAAA'}`;
+    assert.equal(await refusal(url(tenant.roomId, forged)), '401 invalid_token');
+  });
+  test('an API key without sync:read: 403 insufficient_scope', async () => {
+    const key = await createApiKey(t, tenant.tenantId, ['rooms:read']);
+    assert.equal(await refusal(url(tenant.roomId, key)), '403 insufficient_scope');
+  });
+  test('the control: the right token opens', async () => {
+    assert.equal(await refusal(url(tenant.roomId, await syncToken(t, tenant.apiKey))), 'opened');
+  });
+});
+
+describe('bad frames close only their own connection', () => {
+  async function raw(room: string): Promise<WebSocket> {
+    const result = await tryUpgrade(`${t.syncUrl}/${room}?token=${await syncToken(t, tenant.apiKey)}`);
+    if (!('socket' in result)) throw new Error(`refused: ${result.status} ${result.body}`);
+    return result.socket;
+  }
+  const room = () => `${tenant.roomId}/frames`;
+
+  test('malformed, text, unknown-step and oversized frames get 1007, 1003, 1007 and 1009', async () => {
+    const token = await syncToken(t, tenant.apiKey);
+    const bystander = open(room(), token);
+    const peer = open(room(), token);
+    await Promise.all([synced(bystander), synced(peer)]);
+
+    const garbage = await raw(room());
+    const garbageClosed = closeCode(garbage);
+    garbage.send(new Uint8Array([0, 2, 200, 1, 2, 3]));
+    assert.equal(await garbageClosed, SYNC_CLOSE.malformed);
+
+    const notAnUpdate = await raw(room());
+    const notAnUpdateClosed = closeCode(notAnUpdate);
+    const encoder = encoding.createEncoder();
+    encoding.writeVarUint(encoder, 0);
+    encoding.writeVarUint(encoder, 2);
+    encoding.writeVarUint8Array(encoder, new Uint8Array([255, 255, 255, 1, 7]));
+    notAnUpdate.send(encoding.toUint8Array(encoder));
+    assert.equal(await notAnUpdateClosed, SYNC_CLOSE.malformed);
+
+    const text = await raw(room());
+    const textClosed = closeCode(text);
+    text.send('hello');
+    assert.equal(await textClosed, SYNC_CLOSE.unsupported);
+
+    const big = await raw(room());
+    const bigClosed = closeCode(big);
+    big.send(new Uint8Array(64 * 1024 + 1));
+    assert.equal(await bigClosed, SYNC_CLOSE.tooBig);
+
+    bystander.doc.getText('t').insert(0, 'still fine');
+    await eventually('the others to go on', () => peer.doc.getText('t').toString() === 'still fine');
+    assert.ok(bystander.wsconnected && peer.wsconnected);
+  });
+});

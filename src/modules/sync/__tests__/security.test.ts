@@ -1,0 +1,4 @@
+import { securitySuite } from '../../../../test/support/security-suite.ts';
+import { security } from './security.ts';
+
+securitySuite(security);

@@ -1,0 +1,57 @@
+/**
+ * Close codes of `/v1/sync/:roomId`, part of its public protocol (docs/sync.md). The stock y-websocket
+ * provider (3.x) stops reconnecting on 4400-4499 and emits `closed`; every other code makes it reconnect
+ * with backoff.
+ */
+export const SYNC_CLOSE = {
+  /** A text frame: the protocol is binary. */
+  unsupported: 1003,
+  /** A binary frame that is not a y-websocket message, or an update that is not a Yjs update. */
+  malformed: 1007,
+  /** A frame over `maxFrameBytes`. */
+  tooBig: 1009,
+  /** A server fault (the database refused an append): reconnect, the edit is sent again. */
+  internalError: 1011,
+  /** The instance is shutting down: reconnect (another instance takes the document). */
+  restart: 1012,
+  /** The client reads too slowly (its send buffer passed the limit): reconnect and sync again. */
+  tryAgainLater: 1013,
+  /** The session token expired or was revoked: mint a new one. */
+  unauthorized: 4401,
+  /** The tenant switched the sync module off. */
+  forbidden: 4403,
+  /** The update would grow the document past `maxDocumentBytes`. */
+  documentTooLarge: 4413,
+  /** More messages per second than `maxUpdatesPerSecond` allows (after its burst). */
+  rateLimited: 4429,
+} as const;
+
+/** Limits of one instance (the tenant's own limits are the module's configuration, `SyncConfig`). */
+export interface SyncLimits {
+  /** Frames larger than this close the connection with 1009 (at most the WebSocket server's ceiling). */
+  maxFrameBytes: number;
+  /** Documents held in memory at once on this instance; a connection to one more is refused with 503. */
+  maxOpenDocuments: number;
+  /** Every connection is pinged this often; one that did not answer the previous ping is dropped. */
+  pingIntervalMs: number;
+  /** Bytes waiting to be sent to one client before it counts as too slow (closed with 1013). */
+  maxBufferedBytes: number;
+  /** Log rows of a document after which it is compacted (after `compactDelayMs` of quiet). */
+  compactAfterUpdates: number;
+  compactDelayMs: number;
+  /**
+   * With a shared backplane (Redis): how often each open document is read again from the database, so an
+   * update whose message was lost (a dropped connection, a crashed instance) still arrives.
+   */
+  resyncIntervalMs: number;
+}
+
+export const DEFAULT_SYNC_LIMITS: SyncLimits = {
+  maxFrameBytes: 1024 * 1024,
+  maxOpenDocuments: 10_000,
+  pingIntervalMs: 30_000,
+  maxBufferedBytes: 8 * 1024 * 1024,
+  compactAfterUpdates: 500,
+  compactDelayMs: 5_000,
+  resyncIntervalMs: 30_000,
+};

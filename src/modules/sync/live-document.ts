@@ -1,0 +1,96 @@
+import * as awarenessProtocol from 'y-protocols/awareness';
+import * as Y from 'yjs';
+import type { Timer } from '../../core/clock.ts';
+import type { JsonObject } from '../../core/realtime/index.ts';
+import type { SyncConnection } from './connection.ts';
+import type { DocumentKey } from './document-key.ts';
+import { awarenessMessage, updateMessage } from './protocol.ts';
+import { toBase64 } from './updates.ts';
+
+/** Origins of changes that must not go back out to the other instances. */
+export const FROM_ELSEWHERE = 'elsewhere';
+export const FROM_DATABASE = 'database';
+
+/** A message on a document's backplane channel: an update or awareness change, and who sent it. */
+export interface ChannelMessage extends JsonObject {
+  from: string;
+  kind: 'update' | 'awareness';
+  data: string;
+}
+
+/**
+ * A document held in memory on this instance while it has connections: the Y.Doc, the awareness of its
+ * clients, and the relays between them, this instance's sockets, and the other instances.
+ */
+export class LiveDocument {
+  readonly doc = new Y.Doc();
+  readonly awareness = new awarenessProtocol.Awareness(this.doc);
+  readonly connections = new Set<SyncConnection>();
+  /** Appends not yet committed: waited for before the document is unloaded. */
+  readonly inflight = new Set<Promise<unknown>>();
+  /** An upper bound of the encoded document's size (what was loaded, plus every update appended since). */
+  approxBytes = 0;
+  /** Rows in the log (loaded, plus appended here since): compaction is due past a threshold. */
+  logRows = 0;
+  compaction: Timer | undefined;
+  /** Set once the last connection left: the document is being flushed and dropped. */
+  unloading: Promise<void> | undefined;
+  unsubscribe: (() => void) | undefined;
+
+  constructor(
+    readonly key: DocumentKey,
+    /** Sends a message to the document's channel (to the other instances). */
+    private readonly publish: (message: ChannelMessage) => void,
+    private readonly instanceId: string,
+  ) {
+    // The server speaks for no one: only clients have awareness states.
+    this.awareness.setLocalState(null);
+    this.doc.on('update', (update: Uint8Array, origin: unknown) => this.relayUpdate(update, origin));
+    this.awareness.on('update', (change: AwarenessChange, origin: unknown) =>
+      this.relayAwareness(change, origin),
+    );
+  }
+
+  private relayUpdate(update: Uint8Array, origin: unknown): void {
+    const message = updateMessage(update);
+    for (const connection of this.connections) if (connection !== origin) connection.send(message);
+    if (origin !== FROM_ELSEWHERE && origin !== FROM_DATABASE) {
+      this.publish({ from: this.instanceId, kind: 'update', data: toBase64(update) });
+    }
+  }
+
+  /** Awareness goes to every connection, the sender's too: the stock client takes it as a sign of life. */
+  private relayAwareness(change: AwarenessChange, origin: unknown): void {
+    const changed = [...change.added, ...change.updated, ...change.removed];
+    if (this.connections.has(origin as SyncConnection)) {
+      const connection = origin as SyncConnection;
+      for (const id of [...change.added, ...change.updated]) connection.awarenessIds.add(id);
+      for (const id of change.removed) connection.awarenessIds.delete(id);
+    }
+    const update = awarenessProtocol.encodeAwarenessUpdate(this.awareness, changed);
+    const message = awarenessMessage(update);
+    for (const connection of this.connections) connection.send(message);
+    if (origin !== FROM_ELSEWHERE) {
+      this.publish({ from: this.instanceId, kind: 'awareness', data: toBase64(update) });
+    }
+  }
+
+  /** A closed connection's awareness states disappear for everyone. */
+  forget(connection: SyncConnection): void {
+    this.connections.delete(connection);
+    const ids = [...connection.awarenessIds];
+    if (ids.length > 0) awarenessProtocol.removeAwarenessStates(this.awareness, ids, 'closed');
+  }
+
+  destroy(): void {
+    this.compaction?.cancel();
+    this.awareness.destroy();
+    this.doc.destroy();
+  }
+}
+
+interface AwarenessChange {
+  added: number[];
+  updated: number[];
+  removed: number[];
+}

@@ -1,0 +1,70 @@
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../../core/context.ts';
+import { ALL_WORKSPACES, defineAction, type ModuleManifest } from '../../core/modules/manifest.ts';
+import { SyncHub } from './hub.ts';
+import { DEFAULT_SYNC_LIMITS, type SyncLimits } from './limits.ts';
+import { syncRestRoutes } from './routes.ts';
+import { Applied, ApplyUpdateInput, DocumentJson, DocumentRef, SyncConfig } from './schema.ts';
+import { syncSocketRoutes } from './socket-route.ts';
+import { DOCUMENT_UPDATED } from './store.ts';
+import { applyDocumentUpdate } from './verbs/apply-document-update.ts';
+import { getDocument } from './verbs/get-document.ts';
+
+/** The sync module with instance limits of its own (tests shorten them; `syncModule` uses the defaults). */
+export function syncModuleWith(overrides: Partial<SyncLimits> = {}): ModuleManifest {
+  const limits: SyncLimits = { ...DEFAULT_SYNC_LIMITS, ...overrides };
+  return {
+    name: 'sync',
+    title: 'Realtime sync',
+    description:
+      'Shared Yjs documents in rooms that the stock y-websocket provider edits, durable in PostgreSQL, across instances.',
+    version: '1.0.0',
+    scopes: ['sync:read', 'sync:write'],
+    sessionScopes: ['sync:read', 'sync:write'],
+    eventTypes: [DOCUMENT_UPDATED],
+    configSchema: SyncConfig,
+    migrations: new URL('./migrations/', import.meta.url),
+    // One hub per app: its WebSocket route and REST routes are registered with it.
+    routes: async (app: FastifyInstance, services: Services) => {
+      const hub = new SyncHub({
+        services,
+        identity: app.identity,
+        limits,
+        log: app.log.child({ module: 'sync' }),
+      });
+      hub.start();
+      app.addHook('preClose', () => hub.close());
+      await syncSocketRoutes(app, services, hub, limits);
+      await syncRestRoutes(app, services);
+    },
+    actions: [
+      defineAction({
+        name: 'get_document',
+        title: "Read a room's shared document",
+        description: "The room's Yjs document as JSON: each root type by name (maps, arrays, texts).",
+        input: DocumentRef,
+        output: DocumentJson,
+        scope: 'sync:read',
+        access: 'read',
+        confirmation: 'never',
+        workspaceTypes: ALL_WORKSPACES,
+        run: getDocument,
+      }),
+      defineAction({
+        name: 'apply_document_update',
+        title: "Edit a room's shared document",
+        description:
+          'Apply a Yjs update (base64) to the room’s document; it is stored, then every connected client receives it.',
+        input: ApplyUpdateInput,
+        output: Applied,
+        scope: 'sync:write',
+        access: 'write',
+        confirmation: 'never',
+        workspaceTypes: ALL_WORKSPACES,
+        run: applyDocumentUpdate,
+      }),
+    ],
+  };
+}
+
+export const syncModule: ModuleManifest = syncModuleWith();
