@@ -71,10 +71,10 @@ export async function stripeWebhookRoute(app: FastifyInstance, services: Service
         });
       });
       if (secrets === undefined) throw new NotFound('Stripe account of tenant', tenantId);
-      let event: ReturnType<typeof StripeProvider.verifyEvent>;
+      let event: Awaited<ReturnType<typeof StripeProvider.verifyEvent>>;
       try {
         if (typeof signature !== 'string') throw new Error('no Stripe-Signature header');
-        event = StripeProvider.verifyEvent(
+        event = await StripeProvider.verifyEvent(
           body,
           signature,
           secrets.webhookSecret,

@@ -60,5 +60,5 @@ export async function stripeProviderFor(ctx: ServiceContext): Promise<StripeProv
   if (secrets === undefined) {
     throw new Conflict('the tenant has no Stripe keys: PUT /v1/payments/providers/stripe first');
   }
-  return new StripeProvider({ secretKey: secrets.secretKey, apiUrl: ctx.config.stripeApiUrl });
+  return StripeProvider.open({ secretKey: secrets.secretKey, apiUrl: ctx.config.stripeApiUrl });
 }

@@ -1,4 +1,17 @@
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
+
+type StripeSdk = typeof import('stripe').default;
+let sdk: Promise<StripeSdk> | undefined;
+
+/**
+ * Stripe's SDK, loaded on first use: most services never talk to Stripe, and loading it costs about as
+ * much as the rest of start-up's imports together.
+ */
+function loadStripe(): Promise<StripeSdk> {
+  sdk ??= import('stripe').then((m) => m.default);
+  return sdk;
+}
+
 import { AppError } from '../../../core/http/errors.ts';
 import type { PaymentProvider, ProviderOutcome, ProviderPayment, ProviderRefund } from './provider.ts';
 
@@ -60,10 +73,18 @@ export class StripeProvider implements PaymentProvider {
   readonly livemode: boolean;
   private readonly stripe: Stripe;
 
-  constructor(connection: StripeConnection) {
+  /** The provider with the SDK loaded. */
+  static async open(connection: StripeConnection): Promise<StripeProvider> {
+    return new StripeProvider(connection, await loadStripe());
+  }
+
+  private constructor(
+    connection: StripeConnection,
+    private readonly sdk: StripeSdk,
+  ) {
     this.livemode = connection.secretKey.includes('_live_');
     const url = connection.apiUrl === undefined ? undefined : new URL(connection.apiUrl);
-    this.stripe = new Stripe(connection.secretKey, {
+    this.stripe = new sdk(connection.secretKey, {
       maxNetworkRetries: 1,
       timeout: 20_000,
       telemetry: false,
@@ -107,7 +128,7 @@ export class StripeProvider implements PaymentProvider {
         }
       );
     } catch (error) {
-      if (error instanceof Stripe.errors.StripeCardError) {
+      if (error instanceof this.sdk.errors.StripeCardError) {
         return {
           status: 'failed',
           code: error.code ?? 'card_declined',
@@ -156,13 +177,13 @@ export class StripeProvider implements PaymentProvider {
   }
 
   /** Verifies a webhook's `Stripe-Signature` with the SDK (throws when forged or older than `toleranceSeconds`). */
-  static verifyEvent(
+  static async verifyEvent(
     rawBody: string,
     signature: string,
     secret: string,
     toleranceSeconds: number,
-  ): Stripe.Event {
-    return Stripe.webhooks.constructEvent(rawBody, signature, secret, toleranceSeconds);
+  ): Promise<Stripe.Event> {
+    return (await loadStripe()).webhooks.constructEvent(rawBody, signature, secret, toleranceSeconds);
   }
 
   private async call<T>(fn: () => Promise<T>): Promise<T> {
@@ -174,10 +195,10 @@ export class StripeProvider implements PaymentProvider {
   }
 
   private unavailable(error: unknown): AppError {
-    if (error instanceof Stripe.errors.StripeInvalidRequestError) {
+    if (error instanceof this.sdk.errors.StripeInvalidRequestError) {
       return new AppError('conflict', `Stripe refused the request: ${error.message}`, { cause: error });
     }
-    if (error instanceof Stripe.errors.StripeAuthenticationError) {
+    if (error instanceof this.sdk.errors.StripeAuthenticationError) {
       return new AppError('conflict', 'Stripe refused the tenant’s secret key; set it again', {
         cause: error,
       });
