@@ -66,6 +66,14 @@ function keyOf(request: FastifyRequest): string | undefined {
   return key;
 }
 
+/**
+ * A session's key as stored: its actor's, hashed. It starts with a space, which no key a client sends
+ * may, so it can never meet an API key's key.
+ */
+function actorKey(actorId: string, key: string): string {
+  return ` actor ${createHash('sha256').update(`${actorId}\t${key}`).digest('hex')}`;
+}
+
 interface StoredKey {
   fingerprint: string;
   state: 'running' | 'done';
@@ -88,9 +96,13 @@ export function installIdempotency(app: FastifyInstance, db: Database, clock: Cl
 
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
     if (request.routeOptions.config.idempotent !== true) return;
-    const key = keyOf(request);
-    const tenantId = request.principal?.tenantId;
-    if (key === undefined || tenantId === undefined) return;
+    const sent = keyOf(request);
+    const principal = request.principal;
+    const tenantId = principal?.tenantId;
+    if (sent === undefined || principal === undefined || tenantId === undefined) return;
+    // An API key's keys are the tenant's (its servers share them, as with Stripe); an end user's are
+    // their own, so two users who pick the same key never see each other's response.
+    const key = principal.kind === 'session' ? actorKey(principal.actor.id, sent) : sent;
     const fingerprint = requestFingerprint(request.method, request.url, request.body);
     const now = clock.now();
     const scope = { tenantId };

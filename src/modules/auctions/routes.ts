@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../../core/context.ts';
 import { requestContext } from '../../core/http/context.ts';
+import { IdempotencyHeaders } from '../../core/http/idempotency.ts';
 import { securityFor } from '../../core/http/openapi.ts';
 import { errorRef } from '../../core/http/schemas.ts';
 import {
@@ -35,7 +36,13 @@ import { updateAuction } from './verbs/update-auction.ts';
 const sessionsToo = ['api_key', 'session'] as const;
 const read = { module: 'auctions', auth: { credentials: sessionsToo, scope: 'auctions:read' } };
 const write = { module: 'auctions', auth: { credentials: ['api_key'] as const, scope: 'auctions:write' } };
-const bid = { module: 'auctions', auth: { credentials: sessionsToo, scope: 'auctions:bid' } };
+// A retried bid (or buy-now) with the same Idempotency-Key gets the first answer again; clientBidId does
+// the same in the body, for clients (and frames) that cannot send headers.
+const bid = {
+  module: 'auctions',
+  idempotent: true,
+  auth: { credentials: sessionsToo, scope: 'auctions:bid' },
+};
 const readSecurity = securityFor('api_key', 'session');
 const writeSecurity = securityFor('api_key');
 const Params = Type.Object({ auctionId: AuctionId });
@@ -206,6 +213,7 @@ export async function auctionRoutes(app: FastifyInstance, services: Services) {
         summary: 'Place a bid (amount, proxy maxAmount, or both)',
         tags: ['auctions'],
         security: readSecurity,
+        headers: IdempotencyHeaders,
         params: Params,
         body: PlaceBidBody,
         response: { 201: BidResult, 400: BID_400, 409: BID_409 },
@@ -244,6 +252,7 @@ export async function auctionRoutes(app: FastifyInstance, services: Services) {
         summary: 'Buy at the buy-now price while it is offered; the auction ends at once',
         tags: ['auctions'],
         security: readSecurity,
+        headers: IdempotencyHeaders,
         params: Params,
         body: BuyNowBody,
         response: { 201: BidResult, 409: BID_409 },

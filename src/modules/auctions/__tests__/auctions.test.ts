@@ -305,6 +305,38 @@ describe('auctions module: REST', () => {
     assert.equal(other.statusCode, 400);
   });
 
+  test('Idempotency-Key on bids: a retry replays the first answer; two end users with one key stay apart', async () => {
+    const a = await liveAuction(t, key);
+    const bidAs = (token: string, amount: number) =>
+      call(t.app, {
+        method: 'POST',
+        url: `/v1/auctions/${a.id}/bids`,
+        headers: { ...bearer(token), 'idempotency-key': 'tap-1' },
+        payload: { amount },
+      });
+    const ann = await connectSession(t, key, { modules: ['auctions'], actorId: 'test:idem-ann' });
+    const bob = await connectSession(t, key, { modules: ['auctions'], actorId: 'test:idem-bob' });
+    const first = await bidAs(ann.token, 1000);
+    assert.equal(first.statusCode, 201, first.body);
+    const retry = await bidAs(ann.token, 1000);
+    assert.equal(retry.statusCode, 201);
+    assert.equal(retry.headers['idempotent-replayed'], 'true');
+    assert.equal(retry.body, first.body);
+    const otherBody = await bidAs(ann.token, 1500);
+    assert.equal(otherBody.statusCode, 409);
+    assert.equal(otherBody.json<ErrorBody>().error, 'idempotency_conflict');
+    // Bob's 'tap-1' is his own: his bid runs, and Ann's answer is never shown to him.
+    const bobs = await bidAs(bob.token, 2000);
+    assert.equal(bobs.statusCode, 201, bobs.body);
+    assert.equal(bobs.headers['idempotent-replayed'], undefined);
+    assert.equal(
+      bobs.json<{ bid: { bidder: { externalId: string } } }>().bid.bidder.externalId,
+      'test:idem-bob',
+    );
+    const got = await get(`/v1/auctions/${a.id}`);
+    assert.equal(got.json<AuctionBody>().bidCount, 2);
+  });
+
   test('buy-now ends the auction at once; events say sold at the buy-now price', async () => {
     const a = await liveAuction(t, key, { buyNowPrice: 7000, reservePrice: 3000 });
     assert.equal(a.buyNowAvailable, true);
@@ -316,6 +348,7 @@ describe('auctions module: REST', () => {
     assert.equal(ended.outcome, 'bought_now');
     assert.equal(ended.finalPrice, 7000);
     assert.equal(ended.winner?.externalId, 'test:bob');
+    assert.equal(ended.endedAt, ended.updatedAt, 'the answer says when it ended');
     const events = await eventsOf(t, key, 'auction.ended', a.id);
     assert.equal(events.length, 1);
     assert.equal(events[0]?.data.outcome, 'bought_now');

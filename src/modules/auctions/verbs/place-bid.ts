@@ -370,7 +370,9 @@ async function writeGroup(group: readonly QueuedBid[]): Promise<Outcome[]> {
         endedAt = now;
         changes.push(endedChange(item.ctx, row, state, now, decision.ended.seq));
       }
-      const placed: PlacedBid = { bid: { ...placedBid, maxAmount: decision.maxAmount }, auction };
+      // A bid that ended the auction (buy-now, or the price reaching buy-now) answers with its end time.
+      const answered = decision.ended === undefined ? auction : { ...auction, endedAt: at };
+      const placed: PlacedBid = { bid: { ...placedBid, maxAmount: decision.maxAmount }, auction: answered };
       outcomes.push({ ok: true, placed });
       if (input.clientBidId !== undefined)
         firsts.push({ bidderId: bidder.id, clientBidId: input.clientBidId, outcome: { ok: true, placed } });
