@@ -77,7 +77,6 @@ export class SyncHub {
   }
 
   start(): void {
-    this.schedulePing();
     const { pubsub } = this;
     if (pubsub !== undefined) this.stops.push(pubsub.onDeliveryGap(() => this.resyncAll()));
     if (this.deps.services.realtime?.kind === 'redis') this.scheduleResync();
@@ -114,6 +113,7 @@ export class SyncHub {
     }
     this.open.add(connection);
     this.stats.connections = this.open.size;
+    if (this.pingTimer === undefined) this.schedulePing();
     const attached = this.acquire(session.key).then((document) => {
       if (!connection.isOpen) {
         this.release(document);
@@ -382,10 +382,14 @@ export class SyncHub {
     }, this.deps.limits.resyncIntervalMs);
   }
 
-  /** Every `pingIntervalMs`: a connection that did not answer the last ping is dropped, the others pinged. */
+  /**
+   * Every `pingIntervalMs` while connections are open: one that did not answer the last ping is dropped,
+   * the others pinged. With none open no timer runs (the first connection starts it again).
+   */
   private schedulePing(): void {
     if (this.closing) return;
     this.pingTimer = this.deps.services.clock.setTimeout(() => {
+      this.pingTimer = undefined;
       for (const connection of this.open) {
         if (!connection.alive) {
           connection.closed();
@@ -395,7 +399,7 @@ export class SyncHub {
         connection.alive = false;
         if (connection.isOpen) connection.socket.ping();
       }
-      this.schedulePing();
+      if (this.open.size > 0) this.schedulePing();
     }, this.deps.limits.pingIntervalMs);
   }
 
