@@ -39,6 +39,8 @@ describe('the compiled service', () => {
         ],
         {
           encoding: 'utf8',
+          // The OpenAPI document is over 1 MiB, spawnSync's default output limit.
+          maxBuffer: 64 * 1024 * 1024,
           env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
         },
       );
