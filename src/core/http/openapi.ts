@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import type { Config } from '../../config.ts';
+import { registerApiReference } from './api-reference.ts';
 import { ErrorResponse, errorRef } from './schemas.ts';
 
 export const SECURITY_SCHEMES = {
@@ -166,11 +166,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
         typeof json.$id === 'string' ? json.$id : `def-${i}`,
     },
   });
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    uiConfig: { deepLinking: true, validatorUrl: null },
-    staticCSP: true,
-  });
+  registerApiReference(app, () => app.swagger());
   app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) =>
     reply.type('application/json; charset=utf-8').send(app.swagger()),
   );
