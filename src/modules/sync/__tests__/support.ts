@@ -163,10 +163,16 @@ export function closeCode(socket: WebSocket): Promise<number> {
  * The code of the next close the provider sees from the server (its `connection-close` event; a close
  * the provider makes itself has no event and is not counted).
  */
-export function providerClose(p: WebsocketProvider): Promise<number> {
-  return new Promise((resolve) => {
+export function providerClose(p: WebsocketProvider, timeoutMs = 20_000): Promise<number> {
+  return new Promise((resolve, reject) => {
+    // A guard, not a threshold: a close that never comes fails the test instead of hanging it.
+    const timer = setTimeout(() => {
+      p.off('connection-close', listener);
+      reject(new Error(`the server did not close the provider's socket within ${timeoutMs} ms`));
+    }, timeoutMs);
     const listener = (event: { code: number } | null) => {
       if (event === null) return;
+      clearTimeout(timer);
       p.off('connection-close', listener);
       resolve(event.code);
     };
