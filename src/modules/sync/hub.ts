@@ -36,6 +36,7 @@ export interface SyncStats {
   /** Updates of read-only connections that were dropped. */
   droppedUpdates: number;
   compactions: number;
+  /** Documents read again from the database (after a gap in the backplane's delivery, or periodically). */
   resyncs: number;
 }
 
@@ -56,6 +57,7 @@ export class SyncHub {
   private readonly open = new Set<SyncConnection>();
   private readonly stops: (() => void)[] = [];
   private pingTimer: Timer | undefined;
+  private accessTimer: Timer | undefined;
   private resyncTimer: Timer | undefined;
   private closing = false;
   readonly stats: SyncStats = {
@@ -114,8 +116,22 @@ export class SyncHub {
     this.open.add(connection);
     this.stats.connections = this.open.size;
     if (this.pingTimer === undefined) this.schedulePing();
+    if (this.accessTimer === undefined) this.scheduleAccessCheck();
     const attached = this.acquire(session.key).then((document) => {
       if (!connection.isOpen) {
+        this.release(document);
+        return undefined;
+      }
+      if (document.deleted) {
+        connection.close(SYNC_CLOSE.roomDeleted, 'the room was deleted');
+        this.release(document);
+        return undefined;
+      }
+      if (document.connections.size >= this.deps.limits.maxConnectionsPerDocument) {
+        connection.close(
+          SYNC_CLOSE.tryAgainLater,
+          `this document has ${this.deps.limits.maxConnectionsPerDocument} connections here, its limit; retry later`,
+        );
         this.release(document);
         return undefined;
       }
@@ -240,6 +256,8 @@ export class SyncHub {
         this.compactLater(document);
       },
       (error: unknown) => {
+        // A document deleted with its room refuses appends (its row is gone): its sockets are closed already.
+        if (document.deleted) return;
         this.report(error, 'appending a sync update');
         connection.close(SYNC_CLOSE.internalError, 'the update could not be stored; reconnect');
       },
@@ -254,7 +272,15 @@ export class SyncHub {
     for (;;) {
       let entry = this.documents.get(name);
       if (entry === undefined) {
-        entry = this.load(key);
+        const loading = this.load(key);
+        entry = loading;
+        // First in line: the document knows its entry before anyone else sees it.
+        loading.then(
+          (document) => {
+            document.entry = loading;
+          },
+          () => undefined,
+        );
         this.documents.set(name, entry);
         this.stats.openDocuments = this.documents.size;
         entry.catch(() => {
@@ -263,6 +289,11 @@ export class SyncHub {
         });
       }
       const document = await entry;
+      // A document deleted with its room stays with its last connections; a room of the same id starts afresh.
+      if (document.deleted) {
+        this.forgetEntry(document);
+        continue;
+      }
       if (document.unloading !== undefined) {
         await document.unloading;
         continue;
@@ -310,10 +341,17 @@ export class SyncHub {
     } finally {
       document.unsubscribe?.();
       document.destroy();
-      const name = keyString(document.key);
-      this.documents.delete(name);
-      this.stats.openDocuments = this.documents.size;
+      this.forgetEntry(document);
     }
+  }
+
+  /** Drops the document from the map, unless another load of its key took the place already. */
+  private forgetEntry(document: LiveDocument): void {
+    const name = keyString(document.key);
+    if (document.entry !== undefined && this.documents.get(name) === document.entry) {
+      this.documents.delete(name);
+    }
+    this.stats.openDocuments = this.documents.size;
   }
 
   private compactLater(document: LiveDocument): void {
@@ -346,7 +384,12 @@ export class SyncHub {
 
   /** A message of another instance (or of a REST write): applied here without being sent on again. */
   private fromChannel(document: LiveDocument, message: JsonObject): void {
-    if (message.from === this.instanceId || typeof message.data !== 'string') return;
+    if (message.from === this.instanceId) return;
+    if (message.kind === 'deleted') {
+      this.closeDeleted(document);
+      return;
+    }
+    if (typeof message.data !== 'string') return;
     try {
       const bytes = fromBase64(message.data);
       if (message.kind === 'update') Y.applyUpdate(document.doc, bytes, FROM_ELSEWHERE);
@@ -373,6 +416,26 @@ export class SyncHub {
         }
       }),
     );
+  }
+
+  /**
+   * The room of these documents was deleted (their rows are gone, in the transaction that deleted it):
+   * their connections here are closed with 4404, and every other instance is told to close its own.
+   */
+  async documentsDeleted(keys: readonly DocumentKey[]): Promise<void> {
+    for (const key of keys) {
+      const document = await this.held(key);
+      if (document !== undefined) this.closeDeleted(document);
+      this.publish(key, { from: this.instanceId, kind: 'deleted', data: '' });
+    }
+  }
+
+  private closeDeleted(document: LiveDocument): void {
+    document.deleted = true;
+    this.forgetEntry(document);
+    for (const connection of document.connections) {
+      connection.close(SYNC_CLOSE.roomDeleted, 'the room was deleted');
+    }
   }
 
   private scheduleResync(): void {
@@ -403,6 +466,45 @@ export class SyncHub {
     }, this.deps.limits.pingIntervalMs);
   }
 
+  /**
+   * Every `accessCheckIntervalMs` while connections are open: a tenant that switched the module off has its
+   * connections closed (4403), and every session token is verified again (4401 once revoked or expired).
+   */
+  private scheduleAccessCheck(): void {
+    if (this.closing) return;
+    this.accessTimer = this.deps.services.clock.setTimeout(() => {
+      void this.checkAccess()
+        .catch((error: unknown) => this.report(error, 'checking sync access'))
+        .finally(() => {
+          this.accessTimer = undefined;
+          if (this.open.size > 0) this.scheduleAccessCheck();
+        });
+    }, this.deps.limits.accessCheckIntervalMs);
+  }
+
+  /** Checks every open connection's tenant (once per tenant) and session now. */
+  async checkAccess(): Promise<void> {
+    const byTenant = new Map<string, SyncConnection[]>();
+    for (const connection of this.open) {
+      const tenantId = connection.session.key.tenantId;
+      const list = byTenant.get(tenantId);
+      if (list === undefined) byTenant.set(tenantId, [connection]);
+      else list.push(connection);
+    }
+    await Promise.all(
+      [...byTenant].map(async ([tenantId, connections]) => {
+        const enabled = await this.deps.services.enablement.enabledModules(tenantId);
+        if (!enabled.has('sync')) {
+          for (const connection of connections) {
+            connection.close(SYNC_CLOSE.forbidden, 'the tenant switched the sync module off');
+          }
+          return;
+        }
+        await Promise.all(connections.map((connection) => this.checkSession(connection)));
+      }),
+    );
+  }
+
   private async checkSession(connection: SyncConnection): Promise<void> {
     if (connection.session.principal.kind !== 'session') return;
     try {
@@ -417,6 +519,7 @@ export class SyncHub {
     if (this.closing) return;
     this.closing = true;
     this.pingTimer?.cancel();
+    this.accessTimer?.cancel();
     this.resyncTimer?.cancel();
     for (const stop of this.stops.splice(0)) stop();
     for (const connection of this.open) connection.close(SYNC_CLOSE.restart, 'server restarting');

@@ -14,12 +14,17 @@ export const SYNC_CLOSE = {
   internalError: 1011,
   /** The instance is shutting down: reconnect (another instance takes the document). */
   restart: 1012,
-  /** The client reads too slowly (its send buffer passed the limit): reconnect and sync again. */
+  /**
+   * Try again later: the client reads too slowly (its send buffer passed the limit), or the document
+   * already has `maxConnectionsPerDocument` connections on this instance. Reconnect (with backoff).
+   */
   tryAgainLater: 1013,
   /** The session token expired or was revoked: mint a new one. */
   unauthorized: 4401,
   /** The tenant switched the sync module off. */
   forbidden: 4403,
+  /** The room was deleted, and its documents with it. */
+  roomDeleted: 4404,
   /** The update would grow the document past `maxDocumentBytes`. */
   documentTooLarge: 4413,
   /** More messages per second than `maxUpdatesPerSecond` allows (after its burst). */
@@ -34,6 +39,13 @@ export interface SyncLimits {
   maxOpenDocuments: number;
   /** Every connection is pinged this often; one that did not answer the previous ping is dropped. */
   pingIntervalMs: number;
+  /**
+   * While connections are open: how often each one's access is checked again, so a tenant that switched
+   * the module off (4403) or a token revoked on another instance (4401) ends its connections in this time.
+   */
+  accessCheckIntervalMs: number;
+  /** Connections to one document on this instance; one more is closed with 1013 (try again later). */
+  maxConnectionsPerDocument: number;
   /** Bytes waiting to be sent to one client before it counts as too slow (closed with 1013). */
   maxBufferedBytes: number;
   /** Log rows of a document after which it is compacted (after `compactDelayMs` of quiet). */
@@ -50,6 +62,8 @@ export const DEFAULT_SYNC_LIMITS: SyncLimits = {
   maxFrameBytes: 1024 * 1024,
   maxOpenDocuments: 10_000,
   pingIntervalMs: 30_000,
+  accessCheckIntervalMs: 30_000,
+  maxConnectionsPerDocument: 500,
   maxBufferedBytes: 8 * 1024 * 1024,
   compactAfterUpdates: 500,
   compactDelayMs: 5_000,

@@ -14,7 +14,8 @@ export const FROM_DATABASE = 'database';
 /** A message on a document's backplane channel: an update or awareness change, and who sent it. */
 export interface ChannelMessage extends JsonObject {
   from: string;
-  kind: 'update' | 'awareness';
+  /** `deleted`: the room was deleted; every instance closes the document's connections (no data). */
+  kind: 'update' | 'awareness' | 'deleted';
   data: string;
 }
 
@@ -36,6 +37,10 @@ export class LiveDocument {
   /** Set once the last connection left: the document is being flushed and dropped. */
   unloading: Promise<void> | undefined;
   unsubscribe: (() => void) | undefined;
+  /** Its room was deleted: its connections are closed and no one may join it again. */
+  deleted = false;
+  /** The hub's entry for it (its load), so the hub drops only its own entry. */
+  entry: Promise<LiveDocument> | undefined;
 
   constructor(
     readonly key: DocumentKey,

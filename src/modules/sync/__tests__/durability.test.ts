@@ -141,6 +141,12 @@ describe('durability', () => {
   });
 });
 
+function anUpdate(): Buffer {
+  const doc = new Y.Doc();
+  doc.getText('t').insert(0, 'x');
+  return Buffer.from(Y.encodeStateAsUpdate(doc));
+}
+
 describe('REST', () => {
   let t: SyncInstance;
   let tenant: SyncTenant;
@@ -242,6 +248,14 @@ describe('REST', () => {
       payload: { update: 'x' },
     });
     assert.equal(json.statusCode, 415, json.body);
+    // The body is the verb's to check, but the query is still validated by the route's schema.
+    const badName = await t.app.inject({
+      method: 'PUT',
+      url: `/v1/rooms/${tenant.roomId}/ydoc-binary?docName=${encodeURIComponent('no spaces')}`,
+      headers: { ...auth(), 'content-type': 'application/octet-stream' },
+      payload: anUpdate(),
+    });
+    assert.equal(badName.statusCode, 400, badName.body);
   });
 
   test('actions: get_document and apply_document_update', async () => {

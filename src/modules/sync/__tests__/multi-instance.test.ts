@@ -1,13 +1,19 @@
+import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import type { WebsocketProvider } from 'y-websocket';
-import { testConfig } from '../../../../test/helper.ts';
+import { call, testConfig } from '../../../../test/helper.ts';
 import { type Deployment, deployment, redisUrl } from '../../../../test/realtime-gateway/support.ts';
 import { eventually } from '../../../../test/support/eventually.ts';
 import type { Database } from '../../../core/db/database.ts';
 import { openDatabase } from '../../../runtime.ts';
+import { documentChannel, documentKey } from '../document-key.ts';
+import { SYNC_CLOSE, type SyncLimits } from '../limits.ts';
+import { syncHubOf } from '../manifest.ts';
 import {
+  createRoom,
   provider,
+  providerClose,
   type SyncInstance,
   type SyncTenant,
   startSyncInstance,
@@ -19,9 +25,12 @@ import {
 /**
  * Two app instances on one database (each its own pool with DATABASE_URL) and one backplane (Redis with
  * REDIS_URL, else the in-memory broker): clients of one document on both converge, awareness crosses, and
- * after the Redis connection of one instance drops, what it missed arrives from the database.
+ * after the Redis connection of one instance drops, what it missed arrives from the database. A room
+ * deleted through one instance closes the document's sockets on both.
  */
 
+/** No periodic re-read during the test: only a gap in the backplane's delivery starts one. */
+const limits: Partial<SyncLimits> = { resyncIntervalMs: 24 * 3600_000 };
 let shared: Deployment;
 let a: SyncInstance;
 let b: SyncInstance;
@@ -36,10 +45,10 @@ function open(t: SyncInstance, room: string, token: string): WebsocketProvider {
 
 before(async () => {
   shared = deployment();
-  a = await startSyncInstance({ deployment: shared });
+  a = await startSyncInstance({ deployment: shared, limits });
   const config = testConfig();
   if (config.databaseUrl !== undefined) ownDb = await openDatabase(config);
-  b = await startSyncInstance({ deployment: shared, db: ownDb ?? a.db });
+  b = await startSyncInstance({ deployment: shared, db: ownDb ?? a.db, limits });
   tenant = await tenantWithRoom(a);
 });
 after(async () => {
@@ -80,7 +89,7 @@ describe('sync on two instances', () => {
     await eventually('B to see A leave', () => !onB.awareness.getStates().has(onA.doc.clientID));
   });
 
-  test('after the Redis connection of one instance drops and comes back, its clients get what they missed', {
+  test('an update published while B’s Redis link is down reaches B’s clients by the re-read from the database', {
     skip: redisUrl === undefined ? 'needs REDIS_URL' : false,
   }, async () => {
     const token = await syncToken(a, tenant.apiKey);
@@ -88,25 +97,71 @@ describe('sync on two instances', () => {
     const onA = open(a, room, token);
     const onB = open(b, room, token);
     await Promise.all([synced(onA), synced(onB)]);
-    onB.doc.getText('t').insert(0, 'before;');
-    await eventually('A to have it', () => onA.doc.getText('t').toString() === 'before;');
-    const admin = new Redis(redisUrl ?? '');
+    onA.doc.getText('t').insert(0, 'before;');
+    await eventually('B to have it', () => onB.doc.getText('t').toString() === 'before;');
+
+    const hubB = syncHubOf(b.app.services);
+    if (hubB === undefined) throw new Error('instance B runs no sync hub');
+    // B's subscriber connection (private to the backplane; reached into here to cut it at a known moment).
+    const subscriberOfB = (b.backplane.pubsub as unknown as { subscriber: Redis }).subscriber;
+    // A listener of our own on the document's channel: it sees each message when Redis sends it to B too.
+    const listener = new Redis(redisUrl ?? '');
+    const seen: { from?: string; kind?: string }[] = [];
     try {
-      const clients = String(await admin.client('LIST'));
-      const id = new RegExp(`id=(\\d+) [^\\n]*name=${a.backplane.instanceId}:sub(\\s|$)`).exec(clients)?.[1];
-      if (id === undefined) throw new Error('the subscriber connection of A is named after its instance');
-      await admin.client('KILL', 'ID', id);
-      // Published while A's subscriber is down (or just back): only the resync from the database brings it.
-      onB.doc.getText('t').insert(7, 'during;');
+      const channel = documentChannel(documentKey(tenant.tenantId, tenant.roomId, 'drop'));
+      listener.on('pmessage', (_pattern: string, wire: string, payload: string) => {
+        if (wire.endsWith(channel)) seen.push(JSON.parse(payload) as { from?: string; kind?: string });
+      });
+      await listener.psubscribe(`*${channel}`);
+      const resyncsBefore = hubB.stats.resyncs;
+
+      // B stops reading its subscriber connection; the update A publishes now is sent to it by Redis and
+      // waits, unread, in that socket, which is then cut: the message is lost to B for certain.
+      subscriberOfB.stream.pause();
+      onA.doc.getText('t').insert(7, 'during;');
+      await eventually('Redis to have sent A’s update (to B as well)', () =>
+        seen.some((m) => m.kind === 'update' && m.from === a.backplane.instanceId),
+      );
+      assert.equal(onB.doc.getText('t').toString(), 'before;', 'B has not received it');
+      assert.equal(hubB.stats.resyncs, resyncsBefore);
+      subscriberOfB.stream.destroy();
+
+      // ioredis reconnects, the backplane subscribes again and announces the gap: B reads its open
+      // documents again from the database (the periodic re-read is a day away in this file).
       await eventually(
-        'A to converge after the drop',
-        () => onA.doc.getText('t').toString() === 'before;during;',
-        {
-          timeoutMs: 30_000,
-        },
+        'B’s client to converge with A’s',
+        () =>
+          onB.doc.getText('t').toString() === 'before;during;' &&
+          onA.doc.getText('t').toString() === 'before;during;',
+        { timeoutMs: 30_000 },
+      );
+      assert.ok(hubB.stats.resyncs > resyncsBefore, 'B re-read its documents from the database');
+      // And the link carries updates again.
+      onA.doc.getText('t').insert(0, 'after;');
+      await eventually(
+        'B to receive updates by Redis again',
+        () => onB.doc.getText('t').toString() === 'after;before;during;',
       );
     } finally {
-      admin.disconnect();
+      listener.disconnect();
     }
+  });
+
+  test('a room deleted through A closes its document’s sockets on B too (4404)', async () => {
+    const roomId = await createRoom(a, tenant.apiKey);
+    const token = await syncToken(a, tenant.apiKey);
+    const onA = open(a, roomId, token);
+    const onB = open(b, roomId, token);
+    await Promise.all([synced(onA), synced(onB)]);
+    onB.doc.getText('t').insert(0, 'x');
+    await eventually('A to have it', () => onA.doc.getText('t').toString() === 'x');
+    const closed = [providerClose(onA), providerClose(onB)];
+    const res = await call(a.app, {
+      method: 'DELETE',
+      url: `/v1/rooms/${roomId}`,
+      headers: { authorization: `Bearer ${tenant.apiKey}` },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.deepEqual(await Promise.all(closed), [SYNC_CLOSE.roomDeleted, SYNC_CLOSE.roomDeleted]);
   });
 });

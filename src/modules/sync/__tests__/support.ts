@@ -9,7 +9,7 @@ import { type Deployment, deployment } from '../../../../test/realtime-gateway/s
 import { eventually } from '../../../../test/support/eventually.ts';
 import { appMigrations, buildApp, MODULES } from '../../../app.ts';
 import type { Config } from '../../../config.ts';
-import { systemClock } from '../../../core/clock.ts';
+import { type Clock, systemClock } from '../../../core/clock.ts';
 import type { Database } from '../../../core/db/database.ts';
 import { migrate } from '../../../core/db/migrations.ts';
 import type { RealtimeBackplane } from '../../../core/realtime/index.ts';
@@ -30,6 +30,8 @@ export interface SyncInstanceOptions {
   deployment?: Deployment;
   limits?: Partial<SyncLimits>;
   config?: Partial<Config>;
+  /** The app's clock (default the system's): a ManualClock moves token expiry and the access checks. */
+  clock?: Clock;
 }
 
 export async function startSyncInstance(options: SyncInstanceOptions = {}): Promise<SyncInstance> {
@@ -43,7 +45,7 @@ export async function startSyncInstance(options: SyncInstanceOptions = {}): Prom
   const app = await buildApp({
     config,
     db,
-    clock: systemClock,
+    clock: options.clock ?? systemClock,
     workers: false,
     modules,
     realtime: { backplane },
@@ -91,6 +93,15 @@ export async function syncToken(
   apiKey: string,
   options: { modules?: string[]; roomId?: string; scopes?: string[] } = {},
 ): Promise<string> {
+  return (await syncSession(t, apiKey, options)).token;
+}
+
+/** A session through POST /v1/runtime/connect: its token and its id (to revoke it). */
+export async function syncSession(
+  t: TestApp,
+  apiKey: string,
+  options: { modules?: string[]; roomId?: string; scopes?: string[] } = {},
+): Promise<{ token: string; sessionId: string }> {
   const res = await call(t.app, {
     method: 'POST',
     url: '/v1/runtime/connect',
@@ -103,7 +114,7 @@ export async function syncToken(
     },
   });
   if (res.statusCode !== 201) throw new Error(`connect failed: ${res.statusCode} ${res.body}`);
-  return res.json<{ token: string }>().token;
+  return res.json<{ token: string; sessionId: string }>();
 }
 
 /** The stock provider in Node: `ws` as its WebSocket, no BroadcastChannel between the test's own clients. */
@@ -146,4 +157,40 @@ export function tryUpgrade(url: string): Promise<{ status: number; body: string 
 /** Resolves with the close code the server sent. */
 export function closeCode(socket: WebSocket): Promise<number> {
   return new Promise((resolve) => socket.once('close', (code) => resolve(code)));
+}
+
+/**
+ * The code of the next close the provider sees from the server (its `connection-close` event; a close
+ * the provider makes itself has no event and is not counted).
+ */
+export function providerClose(p: WebsocketProvider, timeoutMs = 20_000): Promise<number> {
+  return new Promise((resolve, reject) => {
+    // A guard, not a threshold: a close that never comes fails the test instead of hanging it.
+    const timer = setTimeout(() => {
+      p.off('connection-close', listener);
+      reject(new Error(`the server did not close the provider's socket within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const listener = (event: { code: number } | null) => {
+      if (event === null) return;
+      clearTimeout(timer);
+      p.off('connection-close', listener);
+      resolve(event.code);
+    };
+    p.on('connection-close', listener);
+  });
+}
+
+/** PUT /api/console/tenants/:tenantId/modules/sync as the tenant's owner: enablement and configuration. */
+export async function configureSync(
+  t: TestApp,
+  tenant: TestTenant,
+  body: { enabled: boolean; config?: Record<string, unknown> },
+): Promise<void> {
+  const res = await call(t.app, {
+    method: 'PUT',
+    url: `/api/console/tenants/${tenant.tenantId}/modules/sync`,
+    headers: { authorization: `Bearer ${tenant.ownerToken}` },
+    payload: body,
+  });
+  if (res.statusCode !== 200) throw new Error(`module settings: ${res.statusCode} ${res.body}`);
 }
