@@ -72,7 +72,8 @@ async function recordStep(
     [row.id, kind, stepKey(kind, row.id, seq), JSON.stringify(args), leaseEnd(now), seq],
   );
   const saved = rows[0];
-  if (saved === undefined) throw new Conflict(`payment ${row.id} is ${row.status} with a provider call running`);
+  if (saved === undefined)
+    throw new Conflict(`payment ${row.id} is ${row.status} with a provider call running`);
   return saved;
 }
 
