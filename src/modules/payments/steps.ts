@@ -124,7 +124,14 @@ export async function runStep(
       return { resumed: false, row: await recordStep(tx, row, kind, plan(row), now) };
     });
     const ran = begun.row.step;
-    const done = await callAndApply(ctx, prepared, begun.row);
+    let done: PaymentRow;
+    try {
+      done = await callAndApply(ctx, prepared, begun.row);
+    } catch (error) {
+      // A resumed step of another kind that ended refused or overtaken is over: plan this request.
+      if (!begun.resumed || ran === kind || outcomeUnknown(error)) throw error;
+      continue;
+    }
     if (!begun.resumed || ran === kind) return done;
   }
 }
@@ -170,7 +177,16 @@ export async function callAndApply(
     if (unknown && kind === 'create' && options.keepUnknownCreate === true && left !== undefined) return left;
     throw error;
   }
-  return inTenant(ctx, (tx, emit) => applyStep(ctx, tx, emit, row, key, result, prepared.settings));
+  const applied = await inTenant(ctx, (tx, emit) =>
+    applyStep(ctx, tx, emit, row, key, result, prepared.settings),
+  );
+  if (applied.overtaken) {
+    // The step is cleared (committed); the payment stays where a provider report moved it meanwhile.
+    throw new Conflict(
+      `payment ${row.id} is ${applied.row.status}: a provider report moved it there while its ${kind} ran, so the ${kind} was not applied`,
+    );
+  }
+  return applied.row;
 }
 
 /** The status a confirmation starts from: a new payment method starts it over with that method attached. */
@@ -225,25 +241,26 @@ async function applyStep(
   key: string,
   result: StepResult,
   settings: PaymentSettings,
-): Promise<PaymentRow> {
+): Promise<{ row: PaymentRow; overtaken: boolean }> {
   const { rows } = await tx.query<PaymentRow>(
     `update payments set ${CLEAR_STEP} where id = $1 and step_key = $2 returning ${PAYMENT_COLUMNS}`,
     [before.id, key],
   );
   const row = rows[0];
-  if (row === undefined) return lockPayment(tx, before.id);
+  // Applied already by whoever resumed the step: the payment as that left it.
+  if (row === undefined) return { row: await lockPayment(tx, before.id), overtaken: false };
   const now = ctx.clock.now();
   const args = before.step_args ?? {};
   switch (result.kind) {
     case 'create': {
       const saved = await savePayment(tx, row.id, { provider_ref: result.providerRef }, now);
       await emit('payment.created', { paymentId: saved.id, payment: toPayment(saved) });
-      return saved;
+      return { row: saved, overtaken: false };
     }
     case 'confirm': {
       const paymentMethod = args.paymentMethod ?? row.payment_method ?? '';
       const from = confirmingFrom(row, paymentMethod);
-      if (from === undefined) return row;
+      if (from === undefined) return { row, overtaken: true };
       let current = row;
       if (from !== row.status || paymentMethod !== row.payment_method) {
         current = await savePayment(
@@ -266,8 +283,11 @@ async function applyStep(
   }
 }
 
-/** The outcome, when the payment may still take it (a webhook may have moved it on meanwhile). */
-function applyIfLegal(
+/**
+ * The outcome, when the payment may still take it; `overtaken` when a webhook moved it on meanwhile to
+ * where the outcome cannot follow (the payment stays there).
+ */
+async function applyIfLegal(
   ctx: ServiceContext,
   tx: Queryable,
   emit: Emit,
@@ -275,10 +295,10 @@ function applyIfLegal(
   outcome: ProviderOutcome,
   settings: PaymentSettings,
   extra: Parameters<typeof applyOutcome>[6] = {},
-): Promise<PaymentRow> {
+): Promise<{ row: PaymentRow; overtaken: boolean }> {
   const to: PaymentStatus = outcome.status === 'failed' ? 'requires_payment_method' : outcome.status;
-  if (to !== row.status && !canTransition(row.status, to)) return Promise.resolve(row);
-  return applyOutcome(ctx, tx, emit, row, outcome, settings, extra);
+  if (to !== row.status && !canTransition(row.status, to)) return { row, overtaken: true };
+  return { row: await applyOutcome(ctx, tx, emit, row, outcome, settings, extra), overtaken: false };
 }
 
 /**
@@ -294,6 +314,11 @@ export async function resumeStep(ctx: ServiceContext, paymentId: string): Promis
     return claimStep(tx, row, now);
   });
   if (claimed === undefined) return false;
-  await callAndApply(ctx, prepared, claimed);
+  try {
+    await callAndApply(ctx, prepared, claimed);
+  } catch (error) {
+    // Refused or overtaken: the step is over all the same. Unknown: tried again after the lease.
+    if (outcomeUnknown(error)) throw error;
+  }
   return true;
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import Stripe from 'stripe';
 import { bearer, createTestTenant, type TestTenant } from '../../../../test/factories.ts';
 import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
 import { eventually } from '../../../../test/support/eventually.ts';
@@ -190,6 +191,46 @@ describe('payments: provider calls outside the transaction, recovered with the s
     assert.equal(now.paymentMethod, 'pm_card_visa');
     assert.equal(performed(paths.of(payment, 'confirm')).length, 1);
     assert.equal(await captureTransactions(payment.id), 1);
+  });
+
+  test('a webhook that moves the payment on while a step runs wins: the step answers 409 naming the status', async () => {
+    const payment = await authorized(2200);
+    const held = fake.hold(paths.of(payment, 'cancel'));
+    const cancel = act(t, key, payment.id, 'cancel');
+    await held.reached;
+    const intent = fake.settle(payment.providerRef ?? '', 'succeeded');
+    const payload = JSON.stringify({
+      id: `evt_steps_${payment.id}`,
+      object: 'event',
+      type: 'payment_intent.succeeded',
+      data: { object: intent },
+      livemode: false,
+      created: 1,
+    });
+    const hook = await call(t.app, {
+      method: 'POST',
+      url: `/v1/payments/webhooks/stripe/${tenant.tenantId}`,
+      headers: {
+        'content-type': 'application/json',
+        'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET }),
+      },
+      payload,
+    });
+    assert.equal(hook.statusCode, 200, hook.body);
+    assert.equal((await read(payment.id)).status, 'succeeded');
+    held.release();
+    const res = await cancel;
+    assert.equal(res.statusCode, 409, res.body);
+    assert.match(
+      res.json<ErrorBody>().message,
+      new RegExp(`payment ${payment.id} is succeeded: a provider report moved it there while its cancel ran`),
+    );
+    const now = await read(payment.id);
+    assert.equal(now.status, 'succeeded');
+    assert.equal(await captureTransactions(payment.id), 1);
+    // The step is over: the payment takes its next change.
+    assert.equal((await refund(t, key, payment.id, { amount: 100 })).statusCode, 201);
+    await ledgerOk();
   });
 
   test('create: our row first; an answer lost after Stripe made the PaymentIntent keeps the payment, and its next change gets that same PaymentIntent', async () => {
