@@ -12,6 +12,7 @@ import { newId } from '../../../core/ids.ts';
 import { SettlementWorker } from '../settlement.ts';
 import { STEP_LEASE_MS } from '../steps.ts';
 import { createPaymentRecord } from '../verbs/create-payment.ts';
+import { resumeRefund } from '../verbs/refund-payment.ts';
 import { type FakeRequest, StripeFake } from './stripe-fake.ts';
 import {
   act,
@@ -230,6 +231,57 @@ describe('payments: provider calls outside the transaction, recovered with the s
     assert.equal(await captureTransactions(payment.id), 1);
     // The step is over: the payment takes its next change.
     assert.equal((await refund(t, key, payment.id, { amount: 100 })).statusCode, 201);
+    await ledgerOk();
+  });
+
+  test('a refund whose answer was lost is settled by Stripe’s refund.updated, found by our id in its metadata', async () => {
+    const paid = await authorized(3000);
+    assert.equal((await act(t, key, paid.id, 'capture')).statusCode, 200);
+    fake.refundStatus = 'pending';
+    fake.loseAnswers(paths.refunds(paid), 2);
+    const lost = await refund(t, key, paid.id, { amount: 1000 });
+    fake.refundStatus = 'succeeded';
+    assert.equal(lost.statusCode, 201, lost.body);
+    const ours = lost.json<RefundView>();
+    assert.equal(ours.providerRef, null);
+    const stripeRefund = performed(paths.refunds(paid))[0];
+    assert.equal(stripeRefund?.form['metadata[svc_refund_id]'], ours.id);
+    const payload = JSON.stringify({
+      id: `evt_lost_${ours.id}`,
+      object: 'event',
+      type: 'refund.updated',
+      data: {
+        object: {
+          id: 're_fromStripe',
+          object: 'refund',
+          status: 'succeeded',
+          amount: 1000,
+          metadata: { svc_refund_id: ours.id },
+          failure_reason: null,
+        },
+      },
+      livemode: false,
+      created: 1,
+    });
+    const hook = await call(t.app, {
+      method: 'POST',
+      url: `/v1/payments/webhooks/stripe/${tenant.tenantId}`,
+      headers: {
+        'content-type': 'application/json',
+        'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET }),
+      },
+      payload,
+    });
+    assert.equal(hook.json<{ result: string }>().result, 'applied', hook.body);
+    const list = (await get(t, key, `/v1/payments/${paid.id}/refunds`)).json<{ data: RefundView[] }>().data;
+    assert.deepEqual(
+      list.map((r) => [r.id, r.status, r.providerRef]),
+      [[ours.id, 'succeeded', 're_fromStripe']],
+    );
+    // Its outcome is known: recovery has nothing left to ask.
+    clock.advance(STEP_LEASE_MS + 1);
+    assert.equal(await resumeRefund(context(), ours.id), false);
+    assert.equal(sent(paths.refunds(paid)).length, 2, 'only the SDK’s two attempts');
     await ledgerOk();
   });
 
