@@ -128,8 +128,9 @@ export async function runStep(
     try {
       done = await callAndApply(ctx, prepared, begun.row);
     } catch (error) {
-      // A resumed step of another kind that ended refused or overtaken is over: plan this request.
-      if (!begun.resumed || ran === kind || outcomeUnknown(error)) throw error;
+      // A resumed step of another kind that ended refused or overtaken is over: plan this request. (A
+      // resumed create stays open when refused: its payment has no provider id to go on with.)
+      if (!begun.resumed || ran === kind || ran === 'create' || outcomeUnknown(error)) throw error;
       continue;
     }
     if (!begun.resumed || ran === kind) return done;

@@ -312,6 +312,23 @@ describe('payments: provider calls outside the transaction, recovered with the s
     assert.ok(creates.every((c) => c.idempotencyKey === `svc-create-${created.id}`));
   });
 
+  test('create: a lost create that Stripe then refuses on resume answers the change with the refusal; the next one goes on', async () => {
+    fake.loseAnswers(paths.create, 2);
+    const created = await createPayment(t, key, { amount: 1300 });
+    assert.equal(created.providerRef, null);
+    fake.refuse(paths.create);
+    const refused = await act(t, key, created.id, 'confirm', { paymentMethod: 'pm_card_visa' });
+    assert.equal(refused.statusCode, 409, refused.body);
+    assert.match(refused.json<ErrorBody>().message, /Stripe refused the request/);
+    assert.equal((await read(created.id)).providerRef, null, 'still ours, still without its PaymentIntent');
+    const confirmed = await act(t, key, created.id, 'confirm', { paymentMethod: 'pm_card_visa' });
+    assert.equal(confirmed.statusCode, 200, confirmed.body);
+    assert.equal(confirmed.json<PaymentView>().status, 'succeeded');
+    const intent = [...fake.intents.values()].filter((i) => i.metadata.svc_payment_id === created.id);
+    assert.equal(intent.length, 1);
+    assert.equal(confirmed.json<PaymentView>().providerRef, intent[0]?.id);
+  });
+
   test('create: a PaymentIntent Stripe refuses leaves nothing on either side', async () => {
     const before = fake.intents.size;
     fake.refuse(paths.create);
