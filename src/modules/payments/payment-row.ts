@@ -95,7 +95,10 @@ export function providerView(row: PaymentRow): ProviderPayment {
   };
 }
 
-/** The payment, locked until the transaction ends: every change of a payment goes through this. */
+/**
+ * The payment, locked until the transaction ends (short transactions only: a provider call never runs
+ * while it is held, see steps.ts).
+ */
 export async function lockPayment(tx: Queryable, paymentId: string): Promise<PaymentRow> {
   const { rows } = await tx.query<PaymentRow>(
     `select ${PAYMENT_COLUMNS} from payments where id = $1 for update`,
