@@ -14,7 +14,6 @@ export const ACCOUNTS = {
   sales: 'platform:sales',
   customer: (actor: string) => `customer:${actor}`,
   sellerPayable: (seller: string) => `seller:${seller}:payable`,
-  clearing: (provider: string) => `provider:${provider}:clearing`,
 } as const;
 
 /** Every currency's postings sum to zero: throws otherwise (a bug, never a user's mistake). */

@@ -30,14 +30,28 @@ export interface PaymentRow {
   application_fee: number | string;
   last_error: Static<typeof LastError> | null;
   next_action: Static<typeof NextAction> | null;
+  step: StepKind | null;
+  step_key: string | null;
+  step_args: StepArgs | null;
+  step_state: 'calling' | 'unknown' | null;
+  step_until: string | null;
+  step_seq: number;
   created_at: string;
   updated_at: string;
 }
 
+/** A provider call a payment is waiting for (see steps.ts). */
+export type StepKind = 'create' | 'confirm' | 'capture' | 'cancel';
+export interface StepArgs {
+  paymentMethod?: string;
+  amount?: number;
+  reason?: string | null;
+}
+
 export const PAYMENT_COLUMNS = `id, seq, amount, currency, capture_method, status, customer, seller, description,
   metadata, auction_id, provider, provider_ref, payment_method, livemode, amount_capturable, amount_captured,
-  amount_refunded, application_fee, last_error, next_action,
-  ${isoTime('created_at')} as created_at, ${isoTime('updated_at')} as updated_at`;
+  amount_refunded, application_fee, last_error, next_action, step, step_key, step_args, step_state,
+  ${isoTime('step_until')} as step_until, step_seq, ${isoTime('created_at')} as created_at, ${isoTime('updated_at')} as updated_at`;
 
 export function toPayment(row: PaymentRow): PaymentView {
   return {
@@ -81,7 +95,10 @@ export function providerView(row: PaymentRow): ProviderPayment {
   };
 }
 
-/** The payment, locked until the transaction ends: every change of a payment goes through this. */
+/**
+ * The payment, locked until the transaction ends (short transactions only: a provider call never runs
+ * while it is held, see steps.ts).
+ */
 export async function lockPayment(tx: Queryable, paymentId: string): Promise<PaymentRow> {
   const { rows } = await tx.query<PaymentRow>(
     `select ${PAYMENT_COLUMNS} from payments where id = $1 for update`,
@@ -139,11 +156,12 @@ export interface RefundRow {
   status: RefundView['status'];
   provider_ref: string | null;
   failure_reason: string | null;
+  call_until: string | null;
   created_at: string;
 }
 
 export const REFUND_COLUMNS = `id, payment_id, amount, currency, reason, status, provider_ref, failure_reason,
-  ${isoTime('created_at')} as created_at`;
+  ${isoTime('call_until')} as call_until, ${isoTime('created_at')} as created_at`;
 
 export function toRefund(row: RefundRow): RefundView {
   return {

@@ -27,6 +27,7 @@ import {
   SimulateBody,
   StripeAccount,
   StripeAccountBody,
+  StripeAccountStatus,
   TransactionPage,
 } from './schema.ts';
 import { stripeWebhookRoute } from './stripe-webhook-route.ts';
@@ -44,6 +45,7 @@ import { listTransactions } from './verbs/list-transactions.ts';
 import { refundPayment } from './verbs/refund-payment.ts';
 import { setStripeAccount } from './verbs/set-stripe-account.ts';
 import { simulateWebhook } from './verbs/simulate-webhook.ts';
+import { deleteStripeAccount, getStripeAccount } from './verbs/stripe-keys.ts';
 
 const read = {
   module: 'payments',
@@ -59,6 +61,11 @@ const refund = {
   module: 'payments',
   idempotent: true,
   auth: { credentials: ['api_key'] as const, scope: 'payments:refund' },
+};
+/** The tenant's Stripe keys: set, read (never a secret) and removed with an API key holding payments:write. */
+const stripeKeys = {
+  module: 'payments',
+  auth: { credentials: ['api_key'] as const, scope: 'payments:write' },
 };
 const readSecurity = securityFor('api_key', 'session');
 const apiSecurity = securityFor('api_key');
@@ -245,7 +252,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services) {
   typed.put(
     '/v1/payments/providers/stripe',
     {
-      config: { module: 'payments', auth: { credentials: ['api_key'] as const, scope: 'payments:write' } },
+      config: stripeKeys,
       schema: {
         operationId: 'setStripeAccount',
         summary:
@@ -257,6 +264,40 @@ export async function paymentRoutes(app: FastifyInstance, services: Services) {
       },
     },
     async (request) => setStripeAccount(ctx(request), request.body),
+  );
+
+  typed.get(
+    '/v1/payments/providers/stripe',
+    {
+      config: stripeKeys,
+      schema: {
+        operationId: 'getStripeAccount',
+        summary:
+          'Whether the tenant’s Stripe keys are set: mode (test or live), last 4 characters, when set; never a secret',
+        tags,
+        security: apiSecurity,
+        response: { 200: StripeAccountStatus },
+      },
+    },
+    async (request) => getStripeAccount(ctx(request)),
+  );
+
+  typed.delete(
+    '/v1/payments/providers/stripe',
+    {
+      config: stripeKeys,
+      schema: {
+        operationId: 'deleteStripeAccount',
+        summary: 'Remove the tenant’s Stripe keys; Stripe payments then answer 409 until keys are set again',
+        tags,
+        security: apiSecurity,
+        response: { 204: Type.Null({ description: 'Removed (or none were set)' }) },
+      },
+    },
+    async (request, reply) => {
+      await deleteStripeAccount(ctx(request));
+      return reply.code(204).send(null);
+    },
   );
 
   typed.get(

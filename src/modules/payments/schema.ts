@@ -192,6 +192,21 @@ export const StripeAccount = Type.Object({
   webhookUrl: Type.String({ description: 'Where Stripe sends this tenant’s events' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });
+export const StripeAccountStatus = Type.Object({
+  provider: Type.Literal('stripe'),
+  configured: Type.Boolean({ description: 'Whether the tenant’s Stripe keys are set' }),
+  mode: Type.Union([oneOf(['test', 'live'] as const), Type.Null()], {
+    description: 'test or live, from the secret key’s prefix (sk_test_ / sk_live_); null when not set',
+  }),
+  livemode: Type.Union([Type.Boolean(), Type.Null()]),
+  secretKeyLast4: Type.Union([Type.String(), Type.Null()], {
+    description: 'The secret key’s last 4 characters (the keys themselves are never answered)',
+  }),
+  updatedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'When the keys were set',
+  }),
+  webhookUrl: Type.String({ description: 'Where Stripe sends this tenant’s events' }),
+});
 export const SIMULATED_OUTCOMES = ['succeeded', 'failed'] as const;
 export const SimulateBody = Type.Object(
   {
@@ -221,7 +236,7 @@ export const RefundPage = Type.Object({ data: Type.Array(Refund) });
 export const AccountName = Type.String({
   pattern: '^[a-z_]+(:[A-Za-z0-9_.:-]{1,256})?$',
   maxLength: 300,
-  description: 'world, platform:fees, customer:<actor>, seller:<id>:payable, provider:<name>:clearing',
+  description: 'world, customer:<actor>, seller:<id>:payable, platform:fees, platform:sales',
 });
 export const Account = Type.Object({
   account: Type.String(),

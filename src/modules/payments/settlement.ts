@@ -3,6 +3,8 @@ import type { OutboxWriter } from '../../core/events/store.ts';
 import type { TenantEvent } from '../../core/events/types.ts';
 import type { ModuleHost } from '../../core/modules/hooks.ts';
 import { PollingWorker, type PollingWorkerOptions } from '../../core/modules/polling-worker.ts';
+import { resumeStep } from './steps.ts';
+import { resumeRefund } from './verbs/refund-payment.ts';
 import { settleAuction, soldAuction } from './verbs/settle-auction.ts';
 
 /** The auctions module's event this module settles (its name is the contract between the two). */
@@ -47,7 +49,8 @@ export interface SettlementOptions extends PollingWorkerOptions {
 /**
  * Creates the payments of recorded settlements: woken by the outbox writer after commit, and polling as
  * the fallback (a wake lost, an instance that died before it settled). Every instance runs one;
- * `settleAuction` makes a race between them harmless.
+ * `settleAuction` makes a race between them harmless. It also recovers provider calls whose lease ran
+ * out (their instance died between the call and its apply; steps.ts), asking again with the same key.
  */
 export class SettlementWorker extends PollingWorker {
   constructor(host: ModuleHost, options: SettlementOptions = {}) {
@@ -80,8 +83,39 @@ export class SettlementWorker extends PollingWorker {
         );
       }
     }
+    const recovered = await this.recover();
     if (!this.loop.running || this.loop.woken) return;
-    if (pending.length >= this.batch) return this.loop.lookAgain();
+    if (pending.length >= this.batch || recovered >= this.batch) return this.loop.lookAgain();
     this.loop.sleep(this.maxPollMs);
+  }
+
+  /** Payments' steps and refunds' calls whose lease ran out, resumed; answers how many were found. */
+  private async recover(): Promise<number> {
+    const open = await systemTx(this.host.db, async (tx) => {
+      const { rows } = await tx.query<{ tenant_id: string; id: string; kind: 'payment' | 'refund' }>(
+        `(select tenant_id, id, 'payment' as kind from payments
+           where step is not null and step_until <= $2 and ($3::text[] is null or tenant_id = any($3::text[]))
+           order by step_until limit $1)
+         union all
+         (select tenant_id, id, 'refund' as kind from payment_refunds
+           where call_until <= $2 and status = 'pending' and ($3::text[] is null or tenant_id = any($3::text[]))
+           order by call_until limit $1)`,
+        [this.batch, new Date(this.clock.now()).toISOString(), this.tenants()],
+      );
+      return rows;
+    });
+    for (const row of open) {
+      if (!this.loop.running) break;
+      try {
+        const ctx = this.context(row.tenant_id);
+        await (row.kind === 'payment' ? resumeStep(ctx, row.id) : resumeRefund(ctx, row.id));
+      } catch (error) {
+        this.host.log.warn(
+          { err: error, id: row.id },
+          'payments: recovering a provider call failed; it is tried again later',
+        );
+      }
+    }
+    return open.length;
   }
 }

@@ -103,6 +103,8 @@ export const security = defineSecurity({
       scope: 'payments:write',
       ...list,
     },
+    { method: 'GET', url: () => '/v1/payments/providers/stripe', scope: 'payments:write', ...list },
+    { method: 'DELETE', url: () => '/v1/payments/providers/stripe', scope: 'payments:write', ...list },
     { method: 'GET', url: () => '/v1/ledger/accounts', scope: 'payments:read', ...list },
     {
       method: 'GET',

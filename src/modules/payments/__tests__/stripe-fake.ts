@@ -28,6 +28,15 @@ export interface FakeIntent {
   livemode: false;
 }
 
+interface Fault {
+  kind: 'lose' | 'refuse' | 'hold';
+  match: (r: FakeRequest) => boolean;
+  times: number;
+  reached?: Promise<void>;
+  released?: Promise<void>;
+  onReach?: () => void;
+}
+
 const id = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 
 /**
@@ -40,8 +49,55 @@ export class StripeFake {
   readonly intents = new Map<string, FakeIntent>();
   /** The status the next refunds get (Stripe answers `pending` for some payment methods). */
   refundStatus: 'succeeded' | 'pending' = 'succeeded';
+  /** The requests the fake carried out (a replay of an idempotency key is not one). */
+  readonly performed: FakeRequest[] = [];
   private readonly replies = new Map<string, { status: number; body: string }>();
   private server: Server | undefined;
+  private faults: Fault[] = [];
+
+  /**
+   * The next `times` answers to matching requests are lost: the fake carries the request out (and keeps
+   * its answer for the idempotency key), then closes the connection without answering.
+   */
+  loseAnswers(match: (r: FakeRequest) => boolean, times: number): void {
+    this.faults.push({ kind: 'lose', match, times });
+  }
+
+  /** The next `times` matching requests are refused, as Stripe refuses a request (400), doing nothing. */
+  refuse(match: (r: FakeRequest) => boolean, times = 1): void {
+    this.faults.push({ kind: 'refuse', match, times });
+  }
+
+  /**
+   * The answer to the next matching request waits until `release()`: `reached` resolves once the request
+   * has arrived (and been carried out).
+   */
+  hold(match: (r: FakeRequest) => boolean): { reached: Promise<void>; release: () => void } {
+    let reached = () => {};
+    let release = () => {};
+    const fault: Fault = {
+      kind: 'hold',
+      match,
+      times: 1,
+      reached: new Promise<void>((resolve) => {
+        reached = resolve;
+      }),
+      released: new Promise<void>((resolve) => {
+        release = resolve;
+      }),
+    };
+    fault.onReach = reached;
+    this.faults.push(fault);
+    return { reached: fault.reached ?? Promise.resolve(), release };
+  }
+
+  private fault(request: FakeRequest): Fault | undefined {
+    const found = this.faults.find((f) => f.times > 0 && f.match(request));
+    if (found === undefined) return undefined;
+    found.times -= 1;
+    this.faults = this.faults.filter((f) => f.times > 0);
+    return found;
+  }
 
   async start(): Promise<string> {
     this.server = createServer((req, res) => {
@@ -79,9 +135,27 @@ export class StripeFake {
     this.requests.push(request);
     const key =
       request.idempotencyKey === undefined ? undefined : `${request.path} ${request.idempotencyKey}`;
+    const fault = this.fault(request);
+    if (fault?.kind === 'refuse') {
+      res.writeHead(400, { 'content-type': 'application/json', 'request-id': id('req') }).end(
+        JSON.stringify({
+          error: { type: 'invalid_request_error', message: 'Refused by the test (a bad parameter)' },
+        }),
+      );
+      return;
+    }
     const replay = key === undefined ? undefined : this.replies.get(key);
     const reply = replay ?? this.route(request);
+    if (replay === undefined) this.performed.push(request);
     if (key !== undefined && replay === undefined) this.replies.set(key, reply);
+    if (fault?.kind === 'lose') {
+      req.socket.destroy();
+      return;
+    }
+    if (fault?.kind === 'hold') {
+      fault.onReach?.();
+      await fault.released;
+    }
     res
       .writeHead(reply.status, { 'content-type': 'application/json', 'request-id': id('req') })
       .end(reply.body);

@@ -1,7 +1,13 @@
 /**
- * The seam every payment provider sits behind (as Medusa's payment providers): the verbs hold the payment
- * row locked, ask the provider, and write what it answered. Amounts are integer minor units.
+ * The seam every payment provider sits behind (as Medusa's payment providers): the verbs record the step
+ * they are about to take, ask the provider with no transaction open (steps.ts), and write what it
+ * answered. Amounts are integer minor units. Every call that changes something at the provider carries an
+ * idempotency key derived from our ids, so calling again after a lost answer does it once.
  */
+
+export interface CallOptions {
+  idempotencyKey: string;
+}
 
 /** The payment as a provider sees it. */
 export interface ProviderPayment {
@@ -45,12 +51,13 @@ export interface PaymentProvider {
   readonly name: 'test' | 'stripe';
   readonly livemode: boolean;
   /** Registers the payment with the provider; answers the provider's id for it. */
-  initiate(payment: ProviderPayment): Promise<{ providerRef: string | null }>;
+  initiate(payment: ProviderPayment, options: CallOptions): Promise<{ providerRef: string | null }>;
   /** Confirms with a payment method (or completes the action it asked for). */
-  confirm(payment: ProviderPayment, paymentMethod: string): Promise<ProviderOutcome>;
+  confirm(payment: ProviderPayment, paymentMethod: string, options: CallOptions): Promise<ProviderOutcome>;
   /** Captures `amount` (<= the authorized amount); the rest is released. */
-  capture(payment: ProviderPayment, amount: number): Promise<void>;
-  cancel(payment: ProviderPayment): Promise<void>;
+  capture(payment: ProviderPayment, amount: number, options: CallOptions): Promise<void>;
+  cancel(payment: ProviderPayment, options: CallOptions): Promise<void>;
+  /** The refund's idempotency key is derived from its id. */
   refund(
     payment: ProviderPayment,
     refund: { id: string; amount: number; reason: string | null },

@@ -13,7 +13,13 @@ function loadStripe(): Promise<StripeSdk> {
 }
 
 import { AppError } from '../../../core/http/errors.ts';
-import type { PaymentProvider, ProviderOutcome, ProviderPayment, ProviderRefund } from './provider.ts';
+import type {
+  CallOptions,
+  PaymentProvider,
+  ProviderOutcome,
+  ProviderPayment,
+  ProviderRefund,
+} from './provider.ts';
 
 export interface StripeConnection {
   secretKey: string;
@@ -65,8 +71,10 @@ function providerRef(payment: ProviderPayment): string {
 }
 
 /**
- * Stripe through its official SDK, with the tenant's secret key. Every create carries an idempotency key
- * derived from our id, so a retry after a network failure never makes a second PaymentIntent or refund.
+ * Stripe through its official SDK, with the tenant's secret key. Every call that changes something
+ * carries an idempotency key derived from our ids (`svc-create-<pay>`, `svc-confirm-<pay>-<n>`,
+ * `svc-refund-<re>`, ...), so calling again after a lost answer never makes a second PaymentIntent,
+ * capture or refund: Stripe answers the first call's result again.
  */
 export class StripeProvider implements PaymentProvider {
   readonly name = 'stripe' as const;
@@ -98,7 +106,7 @@ export class StripeProvider implements PaymentProvider {
     });
   }
 
-  async initiate(payment: ProviderPayment) {
+  async initiate(payment: ProviderPayment, options: CallOptions) {
     const intent = await this.call(() =>
       this.stripe.paymentIntents.create(
         {
@@ -108,17 +116,23 @@ export class StripeProvider implements PaymentProvider {
           ...(payment.description === null ? {} : { description: payment.description }),
           metadata: { svc_payment_id: payment.id },
         },
-        { idempotencyKey: `svc-create-${payment.id}` },
+        { idempotencyKey: options.idempotencyKey },
       ),
     );
     return { providerRef: intent.id };
   }
 
-  async confirm(payment: ProviderPayment, paymentMethod: string): Promise<ProviderOutcome> {
+  async confirm(
+    payment: ProviderPayment,
+    paymentMethod: string,
+    options: CallOptions,
+  ): Promise<ProviderOutcome> {
     try {
-      const intent = await this.stripe.paymentIntents.confirm(providerRef(payment), {
-        payment_method: paymentMethod,
-      });
+      const intent = await this.stripe.paymentIntents.confirm(
+        providerRef(payment),
+        { payment_method: paymentMethod },
+        { idempotencyKey: options.idempotencyKey },
+      );
       return (
         outcomeOf(intent) ?? {
           status: 'failed',
@@ -140,14 +154,20 @@ export class StripeProvider implements PaymentProvider {
     }
   }
 
-  async capture(payment: ProviderPayment, amount: number): Promise<void> {
+  async capture(payment: ProviderPayment, amount: number, options: CallOptions): Promise<void> {
     await this.call(() =>
-      this.stripe.paymentIntents.capture(providerRef(payment), { amount_to_capture: amount }),
+      this.stripe.paymentIntents.capture(
+        providerRef(payment),
+        { amount_to_capture: amount },
+        { idempotencyKey: options.idempotencyKey },
+      ),
     );
   }
 
-  async cancel(payment: ProviderPayment): Promise<void> {
-    await this.call(() => this.stripe.paymentIntents.cancel(providerRef(payment)));
+  async cancel(payment: ProviderPayment, options: CallOptions): Promise<void> {
+    await this.call(() =>
+      this.stripe.paymentIntents.cancel(providerRef(payment), {}, { idempotencyKey: options.idempotencyKey }),
+    );
   }
 
   async refund(payment: ProviderPayment, refund: { id: string; amount: number; reason: string | null }) {

@@ -7,6 +7,7 @@ import { newId } from '../../../core/ids.ts';
 import { PAYMENT_COLUMNS, type PaymentRow, type PaymentView, toPayment } from '../payment-row.ts';
 import { providerFor } from '../providers/index.ts';
 import type { CreatePaymentInput } from '../schema.ts';
+import { callAndApply, STEP_LEASE_MS, stepKey } from '../steps.ts';
 import { paymentsConfig } from './config.ts';
 
 export type NewPayment = Static<typeof CreatePaymentInput> & { auctionId?: string };
@@ -32,32 +33,31 @@ export async function createPayment(
   return createPaymentRecord(ctx, { ...input, customer: input.customer ?? own?.externalId });
 }
 
-/** Creates a payment (also for an auction's settlement, with `auctionId`: one per auction). */
+/**
+ * Creates a payment (also for an auction's settlement, with `auctionId`: one per auction). Our row comes
+ * first, with the create step recorded; then the provider is asked, with no transaction open and an
+ * idempotency key built from our id (`svc-create-<pay>`); then its id is stored. A provider that refuses
+ * leaves nothing (the row is removed); one that does not answer leaves the payment without its provider
+ * id, fetched with the same key by its next change or by recovery, so the provider never holds an
+ * object we do not know.
+ */
 export async function createPaymentRecord(ctx: ServiceContext, input: NewPayment): Promise<PaymentView> {
-  const { provider: providerName } = await paymentsConfig(ctx);
-  const provider = await providerFor(ctx, providerName);
+  const settings = await paymentsConfig(ctx);
+  const provider = await providerFor(ctx, settings.provider);
   const now = ctx.clock.now();
   const id = newId('payment', now);
   const captureMethod = input.captureMethod ?? 'automatic';
   const status = input.paymentMethod === undefined ? 'requires_payment_method' : 'requires_confirmation';
-  const { providerRef } = await provider.initiate({
-    id,
-    amount: input.amount,
-    currency: input.currency,
-    captureMethod,
-    customer: input.customer ?? null,
-    description: input.description ?? null,
-    providerRef: null,
-    paymentMethod: input.paymentMethod ?? null,
-    status,
-  });
   const at = new Date(now).toISOString();
+  let row: PaymentRow;
   try {
-    return await inTenant(ctx, async (tx, emit) => {
+    row = await inTenant(ctx, async (tx) => {
       const { rows } = await tx.query<PaymentRow>(
         `insert into payments (tenant_id, id, amount, currency, capture_method, status, customer, seller, description,
-                               metadata, auction_id, provider, provider_ref, payment_method, livemode, created_at, updated_at)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16)
+                               metadata, auction_id, provider, provider_ref, payment_method, livemode, created_at, updated_at,
+                               step, step_key, step_args, step_state, step_until, step_seq)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, null, $13, $14, $15, $15,
+                 'create', $16, '{}'::jsonb, 'calling', $17, 1)
          returning ${PAYMENT_COLUMNS}`,
         [
           ctx.tenantId,
@@ -72,17 +72,16 @@ export async function createPaymentRecord(ctx: ServiceContext, input: NewPayment
           JSON.stringify(input.metadata ?? {}),
           input.auctionId ?? null,
           provider.name,
-          providerRef,
           input.paymentMethod ?? null,
           provider.livemode,
           at,
+          stepKey('create', id, 1),
+          new Date(now + STEP_LEASE_MS).toISOString(),
         ],
       );
-      const row = rows[0];
-      if (row === undefined) throw new Error('payment insert returned nothing');
-      const payment = toPayment(row);
-      await emit('payment.created', { paymentId: id, payment });
-      return payment;
+      const inserted = rows[0];
+      if (inserted === undefined) throw new Error('payment insert returned nothing');
+      return inserted;
     });
   } catch (error) {
     if (pgErrorCode(error) === PG_ERROR.uniqueViolation && input.auctionId !== undefined) {
@@ -90,4 +89,9 @@ export async function createPaymentRecord(ctx: ServiceContext, input: NewPayment
     }
     throw error;
   }
+  const saved = await callAndApply(ctx, { provider, settings }, row, {
+    dropRefusedCreate: true,
+    keepUnknownCreate: true,
+  });
+  return toPayment(saved);
 }

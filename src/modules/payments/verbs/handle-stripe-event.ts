@@ -67,7 +67,11 @@ export async function handleStripeEvent(
   });
 }
 
-/** A refund Stripe decided later (it answered `pending`): settled once, when it is still pending here. */
+/**
+ * A refund Stripe decided later (it answered `pending`): settled once, when it is still pending here. It
+ * is found by Stripe's id, or by ours in its metadata when Stripe's answer to the refund never arrived
+ * (then the event also ends the call's recovery: its outcome is known).
+ */
 async function refundUpdated(
   ctx: ServiceContext,
   tx: Queryable,
@@ -75,9 +79,12 @@ async function refundUpdated(
   event: Stripe.Event,
   stripeRefund: Stripe.Refund,
 ): Promise<StripeEventResult> {
+  const ours = stripeRefund.metadata?.svc_refund_id ?? null;
   const { rows } = await tx.query<RefundRow>(
-    `select ${REFUND_COLUMNS} from payment_refunds where provider_ref = $1`,
-    [stripeRefund.id],
+    `select ${REFUND_COLUMNS} from payment_refunds
+      where provider_ref = $1 or (provider_ref is null and id = $2)
+      order by provider_ref nulls last limit 1`,
+    [stripeRefund.id, ours],
   );
   const refund = rows[0];
   const paymentId = refund?.payment_id ?? null;
@@ -101,6 +108,10 @@ async function refundUpdated(
   );
   const pending = still[0];
   if (pending === undefined) return { received: true, result: 'ignored', paymentId };
+  await tx.query(
+    `update payment_refunds set provider_ref = coalesce(provider_ref, $2), call_until = null where id = $1`,
+    [pending.id, stripeRefund.id],
+  );
   await settleRefund(ctx, tx, emit, payment, pending, outcome, stripeRefund.failure_reason ?? null);
   return { received: true, result: 'applied', paymentId };
 }

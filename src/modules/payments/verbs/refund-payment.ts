@@ -4,6 +4,7 @@ import { InvalidRequest } from '../../../core/http/errors.ts';
 import { newId } from '../../../core/ids.ts';
 import {
   lockPayment,
+  type PaymentRow,
   providerView,
   REFUND_COLUMNS,
   type RefundRow,
@@ -11,22 +12,28 @@ import {
   savePayment,
   toRefund,
 } from '../payment-row.ts';
+import type { PaymentProvider, ProviderRefund } from '../providers/provider.ts';
 import type { RefundInput } from '../schema.ts';
 import { assertOperation } from '../states.ts';
+import { outcomeUnknown, STEP_LEASE_MS } from '../steps.ts';
 import { prepare } from './prepare.ts';
 import { settleRefund } from './settle-refund.ts';
 
 /**
- * Refunds a succeeded payment (recorded `pending`, then settled at once when the provider has decided), in whole (the default: what is left) or in part. Refunds add up to at most
- * the captured amount: the payment row is locked while one is decided, and its check constraint holds it
- * even so. A succeeded refund posts the capture's reversal, with the fee given back in proportion.
+ * Refunds a succeeded payment, in whole (the default: what is left) or in part. The refund is recorded
+ * first (`pending`, its amount counted in `amountRefunded` with the payment locked, so refunds add up to at
+ * most the captured amount whoever refunds at once), then the provider is asked with no transaction open
+ * and the idempotency key `svc-refund-<re>`, then its answer is applied (guarded: once). A succeeded refund
+ * posts the capture's reversal, with the fee given back in proportion. A provider that refuses fails the
+ * refund (its amount released) and answers its error; one that does not answer leaves the refund `pending`,
+ * asked again with the same key by recovery.
  */
 export async function refundPayment(
   ctx: ServiceContext,
   input: Static<typeof RefundInput>,
 ): Promise<RefundView> {
   const { provider } = await prepare(ctx, input.paymentId);
-  return inTenant(ctx, async (tx, emit) => {
+  const recorded = await inTenant(ctx, async (tx, emit) => {
     const row = await lockPayment(tx, input.paymentId);
     assertOperation(row.id, row.status, 'refund');
     const captured = Number(row.amount_captured);
@@ -47,12 +54,11 @@ export async function refundPayment(
     }
     const now = ctx.clock.now();
     const id = newId('refund', now);
-    const result = await provider.refund(providerView(row), { id, amount, reason: input.reason ?? null });
     const at = new Date(now).toISOString();
     const { rows } = await tx.query<RefundRow>(
       `insert into payment_refunds (tenant_id, id, payment_id, amount, currency, reason, status, provider_ref,
-                                    failure_reason, created_at, updated_at)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) returning ${REFUND_COLUMNS}`,
+                                    failure_reason, call_until, created_at, updated_at)
+       values ($1, $2, $3, $4, $5, $6, 'pending', null, null, $7, $8, $8) returning ${REFUND_COLUMNS}`,
       [
         ctx.tenantId,
         id,
@@ -60,21 +66,93 @@ export async function refundPayment(
         amount,
         row.currency,
         input.reason ?? null,
-        'pending',
-        result.providerRef,
-        null,
+        new Date(now + STEP_LEASE_MS).toISOString(),
         at,
       ],
     );
     const inserted = rows[0];
     if (inserted === undefined) throw new Error('refund insert returned nothing');
-    const refund = toRefund(inserted);
-    await emit('refund.created', { refundId: id, paymentId: row.id, refund });
+    await emit('refund.created', { refundId: id, paymentId: row.id, refund: toRefund(inserted) });
     // Counted at once, pending or not, so no other refund can take the same money meanwhile.
-    const saved = await savePayment(tx, row.id, { amount_refunded: refundedBefore + amount }, now);
-    if (result.status === 'pending') return refund;
-    const failureReason = result.failureReason ?? null;
-    await settleRefund(ctx, tx, emit, saved, inserted, result.status, failureReason);
-    return { ...refund, status: result.status, failureReason };
+    const payment = await savePayment(tx, row.id, { amount_refunded: refundedBefore + amount }, now);
+    return { payment, refund: inserted };
   });
+  return sendRefund(ctx, provider, recorded.payment, recorded.refund);
+}
+
+/** Asks the provider for a recorded refund (no transaction open) and applies its answer, once. */
+export async function sendRefund(
+  ctx: ServiceContext,
+  provider: PaymentProvider,
+  payment: PaymentRow,
+  refund: RefundRow,
+): Promise<RefundView> {
+  let result: ProviderRefund;
+  try {
+    result = await provider.refund(providerView(payment), {
+      id: refund.id,
+      amount: Number(refund.amount),
+      reason: refund.reason,
+    });
+  } catch (error) {
+    if (outcomeUnknown(error)) return toRefund(refund);
+    await applyRefund(ctx, refund, {
+      status: 'failed',
+      providerRef: null,
+      failureReason: error instanceof Error ? error.message : 'refused',
+    });
+    throw error;
+  }
+  return applyRefund(ctx, refund, result);
+}
+
+async function applyRefund(
+  ctx: ServiceContext,
+  refund: RefundRow,
+  result: ProviderRefund,
+): Promise<RefundView> {
+  return inTenant(ctx, async (tx, emit) => {
+    const payment = await lockPayment(tx, refund.payment_id);
+    const { rows } = await tx.query<RefundRow>(
+      `update payment_refunds set provider_ref = coalesce($2, provider_ref), call_until = null
+        where id = $1 and call_until is not null and status = 'pending' returning ${REFUND_COLUMNS}`,
+      [refund.id, result.providerRef],
+    );
+    const held = rows[0];
+    if (held === undefined) {
+      // Applied already (a request and recovery both asked): as it is now.
+      const { rows: now } = await tx.query<RefundRow>(
+        `select ${REFUND_COLUMNS} from payment_refunds where id = $1`,
+        [refund.id],
+      );
+      return toRefund(now[0] ?? refund);
+    }
+    if (result.status === 'pending') return toRefund(held);
+    const failureReason = result.failureReason ?? null;
+    await settleRefund(ctx, tx, emit, payment, held, result.status, failureReason);
+    return { ...toRefund(held), status: result.status, failureReason };
+  });
+}
+
+/**
+ * Recovery of a refund whose provider call never got its answer applied (a lost answer, or an instance
+ * that died): asked again with the same idempotency key once its lease ran out. Answers whether it ran.
+ */
+export async function resumeRefund(ctx: ServiceContext, refundId: string): Promise<boolean> {
+  const claimed = await inTenant(ctx, async (tx) => {
+    const now = ctx.clock.now();
+    const { rows } = await tx.query<RefundRow>(
+      `update payment_refunds set call_until = $2
+        where id = $1 and status = 'pending' and call_until <= $3 returning ${REFUND_COLUMNS}`,
+      [refundId, new Date(now + STEP_LEASE_MS).toISOString(), new Date(now).toISOString()],
+    );
+    const refund = rows[0];
+    if (refund === undefined) return undefined;
+    const payment = await lockPayment(tx, refund.payment_id);
+    return { refund, payment };
+  });
+  if (claimed === undefined) return false;
+  const { provider } = await prepare(ctx, claimed.payment.id);
+  await sendRefund(ctx, provider, claimed.payment, claimed.refund);
+  return true;
 }

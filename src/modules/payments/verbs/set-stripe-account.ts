@@ -3,6 +3,7 @@ import type { ServiceContext } from '../../../core/context.ts';
 import { tenantRead } from '../../../core/db/tenant-tx.ts';
 import { encryptFor, STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET } from '../providers/stripe-account.ts';
 import type { StripeAccount, StripeAccountBody } from '../schema.ts';
+import { stripeWebhookUrl } from './stripe-keys.ts';
 
 /** Stores the tenant's Stripe keys, encrypted; answers where Stripe should send the tenant's events. */
 export async function setStripeAccount(
@@ -34,7 +35,7 @@ export async function setStripeAccount(
     provider: 'stripe',
     livemode,
     secretKeyLast4: input.secretKey.slice(-4),
-    webhookUrl: `${ctx.config.publicUrl}/v1/payments/webhooks/stripe/${ctx.tenantId}`,
+    webhookUrl: stripeWebhookUrl(ctx),
     updatedAt: now,
   };
 }

@@ -1,7 +1,14 @@
 import type { Emit, ServiceContext } from '../../../core/context.ts';
 import type { Queryable } from '../../../core/db/database.ts';
 import { postTransaction, refundedFee, refundPostings } from '../ledger.ts';
-import { type PaymentRow, type RefundRow, savePayment, toPayment, toRefund } from '../payment-row.ts';
+import {
+  type PaymentRow,
+  REFUND_COLUMNS,
+  type RefundRow,
+  savePayment,
+  toPayment,
+  toRefund,
+} from '../payment-row.ts';
 
 /** What succeeded refunds of a payment already gave back: the base of the next one's fee share. */
 async function succeededBefore(tx: Queryable, paymentId: string): Promise<number> {
@@ -31,8 +38,7 @@ export async function settleRefund(
   const before = await succeededBefore(tx, payment.id);
   const { rows } = await tx.query<RefundRow>(
     `update payment_refunds set status = $2, failure_reason = $3, updated_at = $4 where id = $1
-     returning id, payment_id, amount, currency, reason, status, provider_ref, failure_reason,
-               to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at`,
+     returning ${REFUND_COLUMNS}`,
     [refund.id, outcome, failureReason, new Date(now).toISOString()],
   );
   const updated = toRefund(rows[0] ?? { ...refund, status: outcome });
