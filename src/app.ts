@@ -94,6 +94,11 @@ export interface AppDeps {
   encryption?: SecretEncryption;
   /** Tests: a backplane to use (the app closes it) and shorter gateway limits. */
   realtime?: { backplane?: RealtimeBackplane; limits?: Partial<GatewayLimits> };
+  /**
+   * What must be done in the database before the app reads it (the migrations, see runtime.ts): the
+   * routes register meanwhile; the first statement of the app's own waits for it.
+   */
+  prepared?: Promise<unknown>;
 }
 
 /** The whole service as one Fastify instance: core first, then surfaces, then each module. */
@@ -105,14 +110,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = createServer(config, clock);
   const encryption = deps.encryption ?? openEncryption(config, clock);
   // Before anything reads a stored secret: plain values (rows from before encryption) and values under
-  // a rotated-out key are written again under the current key.
-  const { encrypted } = await reencryptStoredSecrets(db, encryption, encryptedColumns(modules));
-  if (Object.values(encrypted).some((n) => n > 0)) {
-    app.log.info(
-      { encrypted, keyId: encryption.currentKeyId },
-      'stored secrets encrypted under the current key',
-    );
-  }
+  // a rotated-out key are written again under the current key. This and the identity's keys load on the
+  // database while the routes below register; both are awaited before the app is returned.
+  const stored = (deps.prepared ?? Promise.resolve()).then(() =>
+    reencryptStoredSecrets(db, encryption, encryptedColumns(modules)),
+  );
+  stored.catch(() => {}); // awaited below
   const reportError = (context: string) => (err: unknown) => app.log.error({ err }, context);
   const backplane =
     deps.realtime?.backplane ??
@@ -161,6 +164,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         };
   const sharedFailures = sharedCounts('auth:failures:');
   const sharedProductRequests = sharedCounts('product-keys:requests:');
+  const closeShared = async () => {
+    await sharedFailures?.counts.close();
+    await sharedProductRequests?.counts.close();
+    await bus.close();
+    await backplane.close();
+  };
   let identity: Identity;
   try {
     identity = await Identity.create({
@@ -173,13 +182,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       ...(sharedProductRequests === undefined ? {} : { sharedProductRequests }),
     });
   } catch (error) {
-    // E.g. a signing key that does not decrypt: the start fails, and no connection keeps the process alive.
-    await sharedFailures?.counts.close();
-    await sharedProductRequests?.counts.close();
-    await bus.close();
-    await backplane.close();
+    await closeShared();
     throw error;
   }
+  const started = stored.then(() => identity.start());
+  started.catch(() => {}); // awaited below
   app.decorate('identity', identity);
   app.decorate('services', services);
   app.addHook('onClose', async () => {
@@ -237,5 +244,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     runWorkers: deps.workers !== false,
   });
 
+  try {
+    const { encrypted } = await stored;
+    if (Object.values(encrypted).some((n) => n > 0)) {
+      app.log.info(
+        { encrypted, keyId: encryption.currentKeyId },
+        'stored secrets encrypted under the current key',
+      );
+    }
+    await started;
+  } catch (error) {
+    // E.g. a migration that failed, or a signing key that does not decrypt: the start fails, and no
+    // connection keeps the process alive.
+    await app.close().catch(() => {});
+    throw error;
+  }
   return app;
 }

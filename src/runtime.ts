@@ -4,6 +4,7 @@ import type { Config } from './config.ts';
 import { type Clock, systemClock } from './core/clock.ts';
 import type { Database } from './core/db/database.ts';
 import { migrate } from './core/db/migrations.ts';
+import { openingDatabase } from './core/db/opening.ts';
 import type { ModuleManifest } from './core/modules/manifest.ts';
 import { openDatabase } from './open-database.ts';
 
@@ -15,7 +16,10 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-/** Opens the database, applies migrations and builds the app; `close()` closes the app, then the database. */
+/**
+ * Opens the database, applies migrations and builds the app, the last two while the first is under way;
+ * `close()` closes the app, then the database.
+ */
 export async function createRuntime(
   config: Config,
   options: {
@@ -33,18 +37,24 @@ export async function createRuntime(
 ): Promise<Runtime> {
   const modules = options.modules ?? MODULES;
   const migrations = appMigrations(modules);
+  // The app builds while the database opens and migrates: its statements wait for the database, and
+  // `buildApp` awaits `prepared` before it returns (docs/operations.md, start-up).
   const db =
     options.db ??
-    (await (options.opening ??
-      openDatabase(config, {
-        migrations: async () => migrations,
-        ...(options.inMemory === undefined ? {} : { inMemory: options.inMemory }),
-      })));
+    openingDatabase(
+      config.databaseUrl === undefined ? 'pglite' : 'postgres',
+      options.opening ??
+        openDatabase(config, {
+          migrations: async () => migrations,
+          ...(options.inMemory === undefined ? {} : { inMemory: options.inMemory }),
+        }),
+    );
   try {
-    await migrate(db, migrations);
+    const prepared = migrate(db, migrations);
     const app = await buildApp({
       config,
       db,
+      prepared,
       clock: options.clock ?? systemClock,
       modules,
       ...(options.workers === undefined ? {} : { workers: options.workers }),

@@ -28,6 +28,7 @@ export class Identity {
     /** Origin and request-rate limits of product keys, applied once a key verified. */
     readonly productGate: ProductKeyGate,
     private readonly system: SystemContext,
+    private readonly onError: (e: unknown) => void,
   ) {}
 
   static async create(deps: {
@@ -44,7 +45,6 @@ export class Identity {
   }) {
     const { config, db, clock } = deps;
     const keyRing = new SessionKeyRing(db, deps.encryption, clock);
-    await keyRing.load();
     const revocations = new RevocationList(db, clock, config.revocationPollMs, deps.onError);
     const apiKeys = new ApiKeyVerifier(db, clock);
     revocations.onApiKeyRevoked((keyId) => apiKeys.evict(keyId));
@@ -52,7 +52,7 @@ export class Identity {
     revocations.onProductKeyChanged((keyId) => productKeys.evict(keyId));
     const shared = (counts?: { counts: SharedFailureCounts; pubsub: PubSub }) =>
       counts === undefined ? undefined : { ...counts, report: deps.onError };
-    const identity = new Identity(
+    return new Identity(
       apiKeys,
       new SessionTokens(keyRing, revocations, clock),
       await createHostedJwtVerifier(config, clock),
@@ -71,12 +71,20 @@ export class Identity {
         ),
       ),
       { db, clock },
+      deps.onError,
     );
-    await revocations.start();
-    await identity.failures.start();
-    await identity.productGate.start();
-    apiKeys.start(deps.onError);
-    return identity;
+  }
+
+  /**
+   * Loads what verifying needs from the database (the session signing keys, the revocations) and starts
+   * the background tasks: before the first request, once the migrations are applied.
+   */
+  async start(): Promise<void> {
+    await this.keyRing.load();
+    await this.revocations.start();
+    await this.failures.start();
+    await this.productGate.start();
+    this.apiKeys.start(this.onError);
   }
 
   /** The hot path: a credential verified recently answers from memory. Undefined -> call `verify`. */
