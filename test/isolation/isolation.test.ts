@@ -512,8 +512,7 @@ describe('tenant isolation', () => {
   // tenant's secret, not with a credential (forged signatures: the payments module's Stripe tests).
   const notTenantScoped = new Set([
     'POST /v1/actions/:name',
-    'GET /docs/*',
-    'GET /docs/static/*',
+    'GET /docs/static/:file',
     'POST /v1/payments/webhooks/stripe/:tenantId',
   ]);
 

@@ -197,6 +197,13 @@ describe('OpenAPI contract and API reference', () => {
     assert.doesNotMatch(code, /https?:\/\//, 'the initializer loads nothing from another host');
     assert.match(code, /"validatorUrl":null/, 'no call to the public validator badge');
 
+    // Only Swagger UI's own files: nothing else of the package's folder, or above it.
+    for (const url of ['/docs/static/package.json', '/docs/static/..%2f..%2fpackage.json']) {
+      const refused = await call(t.app, { method: 'GET', url });
+      assert.equal(refused.statusCode, 404, url);
+      assert.equal(refused.json().error, 'not_found', url);
+    }
+
     const spec = await call(t.app, { method: 'GET', url: '/docs/json' });
     assert.equal(spec.statusCode, 200);
     assert.deepEqual(spec.json(), doc, 'the reference renders the same document');
