@@ -1,12 +1,14 @@
 // `npm run bench:auctions`: accepted bids per second through the whole service (HTTP, group commit,
 // rules, outbox, realtime fan-out), on one hot auction and on 100 auctions at once, on the embedded
 // database and on PostgreSQL; p50/p99 from sending a bid on the hot auction to its frame reaching each of
-// 100 sockets watching the room; and the baseline measured in the same run through the same driver: a
+// 100 sockets watching the room, with the bidders in a closed loop and at a fixed rate offered open loop;
+// and the baseline measured in the same run through the same driver: a
 // bare single-row `UPDATE ... WHERE price < $1` loop. PostgreSQL is measured in a throwaway database on
 // BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres); skipped with a note when unreachable.
 //
 // Settings: BENCH_CONNECTIONS (concurrent bidders, default 50), BENCH_DURATION_S (default 5),
-// BENCH_WATCHERS (sockets in the hot room, default 100), BENCH_ONLY (embedded | postgres), BENCH_PROFILE
+// BENCH_WATCHERS (sockets in the hot room, default 100), BENCH_RATE (bids/s offered open loop, default
+// 2000: the issue's target as a rate), BENCH_ONLY (embedded | postgres), BENCH_PROFILE
 // (a file: the service's CPU profile of the hot run).
 // The bidders and the watching sockets run in a child process (`clients`), so the service shares no
 // event loop with its load.
@@ -15,6 +17,7 @@ import { fork } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import inspector from 'node:inspector';
+import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { machineLine } from './lib/compare.ts';
@@ -27,6 +30,7 @@ import { withThrowawayDatabase } from './lib/throwaway-db.ts';
 const settings = loadSettings({ connections: 50, durationSeconds: 5, warmupSeconds: 1 });
 const WATCHERS = Number(process.env.BENCH_WATCHERS ?? 100);
 const AUCTIONS = 100;
+const PACED_RATE = Number(process.env.BENCH_RATE ?? 2000);
 
 async function api(baseUrl: string, apiKey: string, route: string, body: unknown): Promise<unknown> {
   const res = await fetch(`${baseUrl}${route}`, {
@@ -131,6 +135,27 @@ function post(agent: http.Agent, url: URL, headers: Record<string, string>, body
   });
 }
 
+/**
+ * CPU time of every `postgres` process on this machine so far (Linux /proc; undefined elsewhere): the
+ * server's share of the cores during a run, next to the service's and the clients'.
+ */
+function postgresCpuMs(): number | undefined {
+  if (!fs.existsSync('/proc/self/stat')) return undefined;
+  let ticks = 0;
+  for (const pid of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (!stat.includes('(postgres)')) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return ticks * 10; // USER_HZ is 100 on Linux
+}
+
 /** `connections` loops bid for `seconds` on the auctions given, round robin; each bid tops the last by a little. */
 async function bidFor(
   baseUrl: string,
@@ -166,6 +191,45 @@ async function bidFor(
   return run;
 }
 
+/**
+ * Open loop: bid i is due at start + i / rate and is sent then, answered or not (no coordinated omission;
+ * as bench/lib/paced-load.ts, with a body of its own per bid). Its latency counts from its due time.
+ */
+async function bidPaced(
+  baseUrl: string,
+  apiKey: string,
+  auctionId: string,
+  rate: number,
+  seconds: number,
+): Promise<BidRun> {
+  const run: BidRun = { accepted: 0, refused: 0, errors: 0, sentAt: new Map() };
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1024 });
+  const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+  const url = new URL(`${baseUrl}/v1/auctions/${auctionId}/bids`);
+  const total = Math.round(rate * seconds);
+  const pending: Promise<void>[] = [];
+  const send = async (i: number, dueAt: number) => {
+    const actor = { type: 'end_user', id: `bench:paced-${i % 500}`, identityProvider: 'bench' };
+    const clientBidId = `p${i}`;
+    const body = JSON.stringify({ maxAmount: 1000 + i * 10, clientBidId, actor });
+    const status = await post(agent, url, headers, body).catch(() => 0);
+    if (status === 201) {
+      run.accepted += 1;
+      run.sentAt.set(clientBidId, dueAt);
+    } else if (status === 409) run.refused += 1;
+    else run.errors += 1;
+  };
+  const startedAt = performance.now();
+  for (let sent = 0; sent < total; ) {
+    const due = Math.min(total, Math.floor(((performance.now() - startedAt) * rate) / 1000) + 1);
+    for (; sent < due; sent++) pending.push(send(sent, startedAt + (sent * 1000) / rate));
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  await Promise.all(pending);
+  agent.destroy();
+  return run;
+}
+
 interface ClientJob {
   baseUrl: string;
   apiKey: string;
@@ -173,6 +237,8 @@ interface ClientJob {
   /** Sockets to join into `watchRoom` before bidding (0: none). */
   watchers: number;
   watchRoom: string;
+  /** Bids per second offered open-loop on the first auction (after a closed-loop warm-up); else closed loop. */
+  rate?: number;
 }
 
 interface ClientReport {
@@ -186,6 +252,8 @@ interface ClientReport {
   p99Ms: number;
   deliveries: number;
   missing: number;
+  /** The clients' own CPU from the watchers' join to the end of the frames' tail. */
+  cpuMs: number;
 }
 
 /** In the child: joins the watchers, warms up, bids for the bench's duration, measures bid -> frame. */
@@ -193,8 +261,12 @@ async function runClients(job: ClientJob): Promise<ClientReport> {
   const watchers =
     job.watchers > 0 ? await watch(job.baseUrl, job.apiKey, job.watchRoom, job.watchers) : undefined;
   process.send?.('ready');
+  const cpuBefore = process.cpuUsage();
   const warmup = await bidFor(job.baseUrl, job.apiKey, job.auctionIds, settings.warmupSeconds);
-  const run = await bidFor(job.baseUrl, job.apiKey, job.auctionIds, settings.durationSeconds);
+  const run =
+    job.rate === undefined
+      ? await bidFor(job.baseUrl, job.apiKey, job.auctionIds, settings.durationSeconds)
+      : await bidPaced(job.baseUrl, job.apiKey, job.auctionIds[0] ?? '', job.rate, settings.durationSeconds);
   // Let the last frames arrive before reading the latencies.
   await new Promise((resolve) => setTimeout(resolve, 1000));
   const latencies: number[] = [];
@@ -209,8 +281,10 @@ async function runClients(job: ClientJob): Promise<ClientReport> {
     }
     watchers.close();
   }
+  const cpu = process.cpuUsage(cpuBefore);
   latencies.sort((x, y) => x - y);
   return {
+    cpuMs: (cpu.user + cpu.system) / 1000,
     accepted: run.accepted,
     acceptedAll: warmup.accepted + run.accepted,
     refused: run.refused,
@@ -299,22 +373,43 @@ async function run(label: string, env: Record<string, string | undefined>) {
     const hot = await liveAuction(baseUrl, apiKey, `hot-${stamp}`);
     // The service's own CPU from the watchers' join to the end (warm-up, bids and the frames' tail).
     let cpuBefore = process.cpuUsage();
+    let pgBefore = postgresCpuMs();
+    let wallBefore = performance.now();
     let groupsBefore = service.app.services.groupCommit.written('auctions.bid');
     const profile = await profiler(process.env.BENCH_PROFILE);
     const one = await inChild(
       { baseUrl, apiKey, auctionIds: [hot], watchers: WATCHERS, watchRoom: `hot-${stamp}` },
       () => {
         cpuBefore = process.cpuUsage();
+        pgBefore = postgresCpuMs();
+        wallBefore = performance.now();
         groupsBefore = service.app.services.groupCommit.written('auctions.bid');
         profile.start();
       },
     );
     const cpu = process.cpuUsage(cpuBefore);
+    const pgAfter = postgresCpuMs();
+    const wallMs = performance.now() - wallBefore;
+    const pgMs =
+      env.DATABASE_URL === undefined || pgBefore === undefined || pgAfter === undefined
+        ? undefined
+        : pgAfter - pgBefore;
     await profile.stop();
     const groupsAfter = service.app.services.groupCommit.written('auctions.bid');
     const groups = groupsAfter.groups - groupsBefore.groups;
     const perGroup = (groupsAfter.items - groupsBefore.items) / Math.max(1, groups);
     const { missing } = one;
+
+    // The target as a rate: bids offered at PACED_RATE a second, open loop, on a new auction watched alike.
+    const pacedAuction = await liveAuction(baseUrl, apiKey, `paced-${stamp}`);
+    const paced = await inChild({
+      baseUrl,
+      apiKey,
+      auctionIds: [pacedAuction],
+      watchers: WATCHERS,
+      watchRoom: `paced-${stamp}`,
+      rate: PACED_RATE,
+    });
 
     const many: string[] = [];
     for (let i = 0; i < AUCTIONS; i++) many.push(await liveAuction(baseUrl, apiKey, `many-${stamp}-${i}`));
@@ -330,6 +425,9 @@ async function run(label: string, env: Record<string, string | undefined>) {
         `  one hot auction     ${fmt(perSecond(one))} accepted bids/s  (refused ${one.refused}, errors ${one.errors})`,
         `    bid -> frame at ${WATCHERS} watchers: p50 ${ms(one.p50Ms)} ms  p99 ${ms(one.p99Ms)} ms  (${one.deliveries} deliveries, ${missing} missing)`,
         `    service CPU ${ms((cpu.user + cpu.system) / 1000)} ms for ${one.acceptedAll} accepted bids (warm-up included): ${((cpu.user + cpu.system) / Math.max(1, one.acceptedAll)).toFixed(0)} µs a bid, ${((100 * cpu.system) / Math.max(1, cpu.user + cpu.system)).toFixed(0)}% in the kernel; ${groups} transactions, ${perGroup.toFixed(1)} bids each`,
+        `    CPU over those ${(wallMs / 1000).toFixed(1)} s (${os.cpus().length} cores: ${((os.cpus().length * wallMs) / 1000).toFixed(1)} s to share): service ${ms((cpu.user + cpu.system) / 1e6)} s, clients ${ms(one.cpuMs / 1000)} s${pgMs === undefined ? ' (PostgreSQL: in the service, embedded)' : `, PostgreSQL ${ms(pgMs / 1000)} s`}`,
+        `  one hot auction, ${PACED_RATE} bids/s offered (open loop, ${settings.durationSeconds} s):${fmt(perSecond(paced))} accepted/s + ${fmt(paced.refused / settings.durationSeconds)} refused/s (errors ${paced.errors})`,
+        `    bid due -> frame at ${WATCHERS} watchers: p50 ${ms(paced.p50Ms)} ms  p99 ${ms(paced.p99Ms)} ms  (${paced.deliveries} deliveries, ${paced.missing} missing)`,
         `  ${AUCTIONS} auctions at once  ${fmt(perSecond(spread))} accepted bids/s  (refused ${spread.refused}, errors ${spread.errors})`,
         `  bare UPDATE ... WHERE price < $1   ${fmt(bare)} rows/s (same driver, ${settings.connections} concurrent loops, one row)`,
         `  ratio one hot auction / bare UPDATE = ${(perSecond(one) / bare).toFixed(2)}`,

@@ -66,9 +66,19 @@ interface BuiltStatement {
 }
 
 /**
+ * Several events as one JSON array of records, for `jsonb_to_recordset`: one `JSON.stringify` of them all,
+ * where `jsonb[]` parameters made the driver escape every quote of every event's JSON once more.
+ */
+function eventRecords(events: readonly TenantEvent[]): string {
+  return JSON.stringify(
+    events.map((e) => ({ id: e.id, type: e.type, data: e.data, trace: e.trace, created_at: e.createdAt })),
+  );
+}
+
+/**
  * The one `insert into events`: the rows of `events` (one tenant), with every writer's statement, and
  * the caller's `own` statement if any, as CTEs of the same statement, so the whole outbox is one round
- * trip. One event binds plain values; several bind arrays (unnest), which costs more to plan.
+ * trip. One event binds plain values; several bind one JSON array of records.
  */
 function outboxStatement(
   tenantId: string,
@@ -88,11 +98,8 @@ function outboxStatement(
       ? `values (${bind(only.id)}, ${tenant}, ${bind(only.type)}, ${bind(JSON.stringify(only.data))}::jsonb,
                  ${bind(JSON.stringify(only.trace))}::jsonb, ${bind(only.createdAt)}::timestamptz)`
       : `select id, ${tenant}, type, data, trace, created_at
-           from unnest(${bind(events.map((e) => e.id))}::text[], ${bind(events.map((e) => e.type))}::text[],
-                       ${bind(events.map((e) => JSON.stringify(e.data)))}::jsonb[],
-                       ${bind(events.map((e) => JSON.stringify(e.trace)))}::jsonb[],
-                       ${bind(events.map((e) => e.createdAt))}::timestamptz[])
-                as e(id, type, data, trace, created_at)`;
+           from jsonb_to_recordset(${bind(eventRecords(events))}::jsonb)
+                as e(id text, type text, data jsonb, trace jsonb, created_at timestamptz)`;
   const parts: { name: string; writer?: OutboxWriter; sql: string }[] = [];
   if (events.length > 0) {
     for (const writer of writers) {

@@ -185,6 +185,8 @@ function errorOf(code: Refusal['code']): Refusal['error'] {
 /**
  * Everything a group decided, in one statement: the auction's new state (guarded by the seq it was
  * decided on), the accepted bids, the refusals and the log rows. Each part is skipped when it has no rows.
+ * The rows travel as three JSON arrays of records (one `JSON.stringify` each), not as a parameter array
+ * per column, which the driver serialised and escaped element by element.
  */
 const WRITE_SQL = `
 with saved as (
@@ -197,18 +199,20 @@ with saved as (
 bids as (
   insert into auction_bids (tenant_id, auction_id, id, seq, kind, bidder_actor_id, bidder, amount, max_amount,
       price_after, leading_after, client_bid_id, created_at)
-  select $17, $1, * from unnest($18::text[], $19::bigint[], $20::text[], $21::uuid[], $22::jsonb[],
-      $23::bigint[], $24::bigint[], $25::bigint[], $26::boolean[], $27::text[], $28::timestamptz[])
+  select $17, $1, * from jsonb_to_recordset($18::jsonb) as b(id text, seq bigint, kind text,
+      bidder_actor_id uuid, bidder jsonb, amount bigint, max_amount bigint, price_after bigint,
+      leading_after boolean, client_bid_id text, created_at timestamptz)
 ),
 refused as (
   insert into auction_rejections (tenant_id, auction_id, bidder_actor_id, amount, max_amount, code, message,
       current_price, client_bid_id, created_at)
-  select $17, $1, * from unnest($29::uuid[], $30::bigint[], $31::bigint[], $32::text[], $33::text[],
-      $34::bigint[], $35::text[], $36::timestamptz[])
+  select $17, $1, * from jsonb_to_recordset($19::jsonb) as r(bidder_actor_id uuid, amount bigint,
+      max_amount bigint, code text, message text, current_price bigint, client_bid_id text,
+      created_at timestamptz)
 ),
 logged as (
   insert into auction_log (tenant_id, auction_id, room_id, seq, frame, created_at)
-  select $17, $1, $37, l.seq, l.frame, $16 from unnest($38::bigint[], $39::jsonb[]) as l(seq, frame)
+  select $17, $1, $20, (l.frame->>'seq')::bigint, l.frame, $16 from jsonb_array_elements($21::jsonb) as l(frame)
 )
 select (select count(*) from saved)::int as saved`;
 
@@ -260,8 +264,8 @@ async function writeGroup(group: readonly QueuedBid[]): Promise<Outcome[]> {
           );
 
     const outcomes: Outcome[] = [];
-    const bids: unknown[][] = Array.from({ length: 11 }, () => []);
-    const refusals: unknown[][] = Array.from({ length: 8 }, () => []);
+    const bids: Record<string, unknown>[] = [];
+    const refusals: Record<string, unknown>[] = [];
     const at = new Date(now).toISOString();
     for (const [i, item] of group.entries()) {
       const { input } = item;
@@ -293,35 +297,33 @@ async function writeGroup(group: readonly QueuedBid[]): Promise<Outcome[]> {
         const error = refusalError(decision.refusal, state);
         outcomes.push({ ok: false, error });
         const r = decision.refusal;
-        const values = [
-          bidder.id,
-          input.amount ?? null,
-          input.maxAmount ?? null,
-          r.code,
-          r.message,
-          state.currentPrice,
-          input.clientBidId ?? null,
-          at,
-        ];
-        for (const [column, value] of values.entries()) refusals[column]?.push(value);
+        refusals.push({
+          bidder_actor_id: bidder.id,
+          amount: input.amount ?? null,
+          max_amount: input.maxAmount ?? null,
+          code: r.code,
+          message: r.message,
+          current_price: state.currentPrice,
+          client_bid_id: input.clientBidId ?? null,
+          created_at: at,
+        });
         if (input.clientBidId !== undefined)
           firsts.push({ bidderId: bidder.id, clientBidId: input.clientBidId, outcome: { ok: false, error } });
         continue;
       }
-      const values = [
-        bidId,
-        decision.seq,
-        item.kind,
-        bidder.id,
-        JSON.stringify(bidder),
-        decision.amount,
-        decision.maxAmount,
-        decision.priceAfter,
-        decision.leading,
-        input.clientBidId ?? null,
-        at,
-      ];
-      for (const [column, value] of values.entries()) bids[column]?.push(value);
+      bids.push({
+        id: bidId,
+        seq: decision.seq,
+        kind: item.kind,
+        bidder_actor_id: bidder.id,
+        bidder,
+        amount: decision.amount,
+        max_amount: decision.maxAmount,
+        price_after: decision.priceAfter,
+        leading_after: decision.leading,
+        client_bid_id: input.clientBidId ?? null,
+        created_at: at,
+      });
       const auction = { ...toAuction(row, now, state), updatedAt: at };
       const placedBid = {
         id: bidId,
@@ -378,7 +380,7 @@ async function writeGroup(group: readonly QueuedBid[]): Promise<Outcome[]> {
         firsts.push({ bidderId: bidder.id, clientBidId: input.clientBidId, outcome: { ok: true, placed } });
     }
 
-    if (changes.length > 0 || (refusals[0]?.length ?? 0) > 0) {
+    if (changes.length > 0 || refusals.length > 0) {
       const { rows: written } = await tx.query<{ saved: number }>(WRITE_SQL, [
         auctionId,
         startSeq,
@@ -386,11 +388,10 @@ async function writeGroup(group: readonly QueuedBid[]): Promise<Outcome[]> {
         endedAt === undefined ? null : new Date(endedAt).toISOString(),
         at,
         ctx.tenantId,
-        ...bids,
-        ...refusals,
+        JSON.stringify(bids),
+        JSON.stringify(refusals),
         row.room_id,
-        changes.map((c) => c.data.seq),
-        changes.map((c) => JSON.stringify(frameOf(c))),
+        JSON.stringify(changes.map(frameOf)),
       ]);
       if (state.seq !== startSeq && written[0]?.saved !== 1)
         throw new Error(`auction ${auctionId} changed under its lock`);
