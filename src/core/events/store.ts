@@ -91,15 +91,18 @@ function outboxStatement(
     params.push(value);
     return `$${params.length}`;
   };
-  const tenant = bind(tenantId);
   const [only] = events;
-  const rows =
-    events.length === 1 && only !== undefined
+  // Bound only when written (no events, no rows): a parameter the statement does not use has no type,
+  // and PostgreSQL refuses the statement.
+  const rows = () => {
+    const tenant = bind(tenantId);
+    return events.length === 1 && only !== undefined
       ? `values (${bind(only.id)}, ${tenant}, ${bind(only.type)}, ${bind(JSON.stringify(only.data))}::jsonb,
                  ${bind(JSON.stringify(only.trace))}::jsonb, ${bind(only.createdAt)}::timestamptz)`
       : `select id, ${tenant}, type, data, trace, created_at
            from jsonb_to_recordset(${bind(eventRecords(events))}::jsonb)
                 as e(id text, type text, data jsonb, trace jsonb, created_at timestamptz)`;
+  };
   const parts: { name: string; writer?: OutboxWriter; sql: string }[] = [];
   if (events.length > 0) {
     for (const writer of writers) {
@@ -113,9 +116,9 @@ function outboxStatement(
     helpers.push(...(statement.with ?? []));
     parts.push({ name: 'own', sql: statement.sql });
   }
-  if (parts.length === 0) return { sql: `${EVENT_COLUMNS} ${rows}`, params, writers: [] };
+  if (parts.length === 0) return { sql: `${EVENT_COLUMNS} ${rows()}`, params, writers: [] };
   const ctes = [
-    ...(events.length > 0 ? [`events_written as (${EVENT_COLUMNS} ${rows})`] : []),
+    ...(events.length > 0 ? [`events_written as (${EVENT_COLUMNS} ${rows()})`] : []),
     ...helpers.map(([name, sql]) => `${name} as (${sql})`),
     ...parts.map((part) => `${part.name} as (${part.sql})`),
   ].join(',\n');

@@ -3,6 +3,7 @@ import { roomLimit } from '../../../core/auth/principal.ts';
 import { inTenant, type ServiceContext } from '../../../core/context.ts';
 import { isoTime } from '../../../core/db/database.ts';
 import type { GroupWriter } from '../../../core/db/group-commit.ts';
+import type { OwnStatement } from '../../../core/events/store.ts';
 import { AppError, type ErrorDetail, NotFound } from '../../../core/http/errors.ts';
 import { newId } from '../../../core/ids.ts';
 import {
@@ -183,43 +184,89 @@ function errorOf(code: Refusal['code']): Refusal['error'] {
 }
 
 /**
- * Everything a group decided, in one statement: the auction's new state (guarded by the seq it was
- * decided on), the accepted bids, the refusals and the log rows. Each part is skipped when it has no rows.
- * The rows travel as three JSON arrays of records (one `JSON.stringify` each), not as a parameter array
- * per column, which the driver serialised and escaped element by element.
+ * Everything a group decided, in one statement with its events (`writeWithEvents`): the auction's new
+ * state (guarded by the seq it was decided on), the accepted bids, the refusals and the log rows. Each
+ * part is skipped when it has no rows. The rows travel as three JSON arrays of records (one
+ * `JSON.stringify` each), not as a parameter array per column, which the driver serialised and escaped
+ * element by element.
  */
-const WRITE_SQL = `
-with saved as (
-  update auctions set status = $3, current_price = $4, leader_bid_id = $5, leader_max = $6, leader = $7,
-      bid_count = $8, ends_at = $9, extensions = $10, seq = $11, outcome = $12, winner = $13, final_price = $14,
-      ended_at = coalesce($15, ended_at), updated_at = $16
-    where id = $1 and seq = $2 and $11::bigint <> $2::bigint
-  returning 1
-),
-bids as (
-  insert into auction_bids (tenant_id, auction_id, id, seq, kind, bidder_actor_id, bidder, amount, max_amount,
-      price_after, leading_after, client_bid_id, created_at)
-  select $17, $1, * from jsonb_to_recordset($18::jsonb) as b(id text, seq bigint, kind text,
-      bidder_actor_id uuid, bidder jsonb, amount bigint, max_amount bigint, price_after bigint,
-      leading_after boolean, client_bid_id text, created_at timestamptz)
-),
-refused as (
-  insert into auction_rejections (tenant_id, auction_id, bidder_actor_id, amount, max_amount, code, message,
-      current_price, client_bid_id, created_at)
-  select $17, $1, * from jsonb_to_recordset($19::jsonb) as r(bidder_actor_id uuid, amount bigint,
-      max_amount bigint, code text, message text, current_price bigint, client_bid_id text,
-      created_at timestamptz)
-),
-logged as (
-  insert into auction_log (tenant_id, auction_id, room_id, seq, frame, created_at)
-  select $17, $1, $20, (l.frame->>'seq')::bigint, l.frame, $16 from jsonb_array_elements($21::jsonb) as l(frame)
-)
-select (select count(*) from saved)::int as saved`;
+function groupWrite(
+  auctionId: string,
+  startSeq: number,
+  state: AuctionState,
+  written: {
+    tenantId: string;
+    roomId: string;
+    at: string;
+    endedAt: string | null;
+    bids: readonly Record<string, unknown>[];
+    refusals: readonly Record<string, unknown>[];
+    frames: readonly Record<string, unknown>[];
+  },
+): OwnStatement {
+  return (bind) => {
+    const [
+      status,
+      price,
+      leaderBid,
+      leaderMax,
+      leader,
+      bidCount,
+      endsAt,
+      extensions,
+      seq,
+      outcome,
+      winner,
+      final,
+    ] = stateParams(state).map(bind);
+    const id = bind(auctionId);
+    const tenant = bind(written.tenantId);
+    const at = bind(written.at);
+    const from = bind(startSeq);
+    return {
+      with: [
+        [
+          'saved',
+          `update auctions set status = ${status}, current_price = ${price}, leader_bid_id = ${leaderBid},
+              leader_max = ${leaderMax}, leader = ${leader}, bid_count = ${bidCount}, ends_at = ${endsAt},
+              extensions = ${extensions}, seq = ${seq}, outcome = ${outcome}, winner = ${winner},
+              final_price = ${final}, ended_at = coalesce(${bind(written.endedAt)}, ended_at), updated_at = ${at}
+            where id = ${id} and seq = ${from} and ${seq}::bigint <> ${from}::bigint
+          returning 1`,
+        ],
+        [
+          'bids',
+          `insert into auction_bids (tenant_id, auction_id, id, seq, kind, bidder_actor_id, bidder, amount,
+              max_amount, price_after, leading_after, client_bid_id, created_at)
+          select ${tenant}, ${id}, * from jsonb_to_recordset(${bind(JSON.stringify(written.bids))}::jsonb)
+            as b(id text, seq bigint, kind text, bidder_actor_id uuid, bidder jsonb, amount bigint,
+                 max_amount bigint, price_after bigint, leading_after boolean, client_bid_id text,
+                 created_at timestamptz)`,
+        ],
+        [
+          'refused',
+          `insert into auction_rejections (tenant_id, auction_id, bidder_actor_id, amount, max_amount, code,
+              message, current_price, client_bid_id, created_at)
+          select ${tenant}, ${id}, * from jsonb_to_recordset(${bind(JSON.stringify(written.refusals))}::jsonb)
+            as r(bidder_actor_id uuid, amount bigint, max_amount bigint, code text, message text,
+                 current_price bigint, client_bid_id text, created_at timestamptz)`,
+        ],
+        [
+          'logged',
+          `insert into auction_log (tenant_id, auction_id, room_id, seq, frame, created_at)
+          select ${tenant}, ${id}, ${bind(written.roomId)}, (l.frame->>'seq')::bigint, l.frame, ${at}
+            from jsonb_array_elements(${bind(JSON.stringify(written.frames))}::jsonb) as l(frame)`,
+        ],
+      ],
+      sql: 'select (select count(*) from saved)::int as saved',
+    };
+  };
+}
 
 /**
  * One transaction for a group of bids on one auction (in `ctx` of the first): lock the row, end it first
- * if its end has passed, decide each bid in order, then write the new state, bids, refusals and log in one
- * statement and the events in one more.
+ * if its end has passed, decide each bid in order, then write the new state, bids, refusals, log and
+ * events in one statement.
  */
 async function writeGroup(group: readonly QueuedBid[]): Promise<Outcome[]> {
   const first = group[0];
@@ -229,7 +276,7 @@ async function writeGroup(group: readonly QueuedBid[]): Promise<Outcome[]> {
   // Let requests that arrived meanwhile reach the queue first: the embedded database answers without
   // yielding to them, so without this each of its bids would be a group of one.
   await new Promise((resolve) => setImmediate(resolve));
-  return inTenant(ctx, async (tx, _emit, emitEach) => {
+  return inTenant(ctx, async (tx, _emit, _emitEach, writeWithEvents) => {
     const now = ctx.clock.now();
     const clientIds = group.flatMap((item) =>
       item.input.clientBidId === undefined ? [] : [item.input.clientBidId],
@@ -381,21 +428,20 @@ async function writeGroup(group: readonly QueuedBid[]): Promise<Outcome[]> {
     }
 
     if (changes.length > 0 || refusals.length > 0) {
-      const { rows: written } = await tx.query<{ saved: number }>(WRITE_SQL, [
-        auctionId,
-        startSeq,
-        ...stateParams(state),
-        endedAt === undefined ? null : new Date(endedAt).toISOString(),
-        at,
-        ctx.tenantId,
-        JSON.stringify(bids),
-        JSON.stringify(refusals),
-        row.room_id,
-        JSON.stringify(changes.map(frameOf)),
-      ]);
+      const written = await writeWithEvents<{ saved: number }>(
+        changes.map((c) => ({ by: c.by, type: c.type, data: c.data })),
+        groupWrite(auctionId, startSeq, state, {
+          tenantId: ctx.tenantId,
+          roomId: row.room_id,
+          at,
+          endedAt: endedAt === undefined ? null : new Date(endedAt).toISOString(),
+          bids,
+          refusals,
+          frames: changes.map(frameOf),
+        }),
+      );
       if (state.seq !== startSeq && written[0]?.saved !== 1)
         throw new Error(`auction ${auctionId} changed under its lock`);
-      await emitEach(changes.map((c) => ({ by: c.by, type: c.type, data: c.data })));
     }
     return outcomes;
   });
