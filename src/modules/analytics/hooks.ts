@@ -10,9 +10,10 @@ import { storeEvents } from './verbs/ingest-events.ts';
  * by the instance that committed it; the event id is the messageId, so a repeated call records nothing.
  */
 export async function capturePlatformEvent(host: ModuleHost, event: TenantEvent): Promise<boolean> {
-  const ctx = systemContext(host, event.tenantId);
+  // Checked first: most tenants' events stop here, before a context is made for them.
   const states = await host.enablement.states(event.tenantId);
   if (states.get('analytics')?.enabled !== true) return false;
+  const ctx = systemContext(host, event.tenantId);
   const { capturePlatformEvents } = await analyticsConfig(ctx);
   if (!capturePlatformEvents) return false;
   const duplicates = await storeEvents(ctx, [platformEventRow(ctx, event)]);
