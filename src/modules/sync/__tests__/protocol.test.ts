@@ -6,7 +6,7 @@ import type { WebsocketProvider } from 'y-websocket';
 import type * as Y from 'yjs';
 import { createApiKey, createTestTenant } from '../../../../test/factories.ts';
 import { eventually } from '../../../../test/support/eventually.ts';
-import { SYNC_CLOSE } from '../limits.ts';
+import { DEFAULT_SYNC_LIMITS, SYNC_CLOSE } from '../limits.ts';
 import {
   closeCode,
   provider,
@@ -168,6 +168,28 @@ describe('refusals before the upgrade', () => {
   });
   test('the control: the right token opens', async () => {
     assert.equal(await refusal(url(tenant.roomId, await syncToken(t, tenant.apiKey))), 'opened');
+  });
+});
+
+describe('without the upgrade', () => {
+  test('GET /v1/sync/:roomId[/:docName] answers where to connect and every limit a client meets', async () => {
+    const token = await syncToken(t, tenant.apiKey);
+    for (const path of [tenant.roomId, `${tenant.roomId}/notes`]) {
+      const res = await t.app.inject({ method: 'GET', url: `/v1/sync/${path}?token=${token}` });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.deepEqual(res.json(), {
+        url: `${t.config.publicUrl.replace(/^http/, 'ws')}/v1/sync/${path}`,
+        limits: {
+          // The instance's limits (this test's instance has 64 KiB frames) and the tenant's configuration.
+          maxFrameBytes: 64 * 1024,
+          pingIntervalMs: DEFAULT_SYNC_LIMITS.pingIntervalMs,
+          maxDocumentBytes: 10 * 1024 * 1024,
+          maxUpdatesPerSecond: 60,
+          maxConnectionsPerDocument: DEFAULT_SYNC_LIMITS.maxConnectionsPerDocument,
+        },
+      });
+    }
+    assert.equal(DEFAULT_SYNC_LIMITS.maxConnectionsPerDocument, 500);
   });
 });
 
