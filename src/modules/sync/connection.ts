@@ -6,6 +6,9 @@ import type { ServiceContext } from '../../core/context.ts';
 import type { DocumentKey } from './document-key.ts';
 import { SYNC_CLOSE } from './limits.ts';
 
+/** How long a closed connection's peer has to answer the close frame before its socket is cut. */
+const CLOSE_GRACE_MS = 2000;
+
 /** What a connection was admitted with, fixed for its life. */
 export interface SyncSession {
   key: DocumentKey;
@@ -84,8 +87,8 @@ export class SyncConnection {
     this.expiry?.cancel();
     if (this.socket.readyState === WebSocket.OPEN || this.socket.readyState === WebSocket.CONNECTING) {
       this.socket.close(code, reason);
-      // A peer that never answers the close frame is cut off.
-      setTimeout(() => this.socket.terminate(), 2000).unref();
+      // A peer that never answers the close frame (or never reads up to it) is cut off.
+      this.clock.setTimeout(() => this.socket.terminate(), CLOSE_GRACE_MS);
     }
   }
 

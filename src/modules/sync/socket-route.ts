@@ -38,6 +38,9 @@ const SyncEndpoint = Type.Object({
     maxUpdatesPerSecond: Type.Integer({
       description: 'Messages per second (burst twice that); more close with 4429',
     }),
+    maxConnectionsPerDocument: Type.Integer({
+      description: 'Connections to one document on one instance; one more is closed with 1013',
+    }),
   }),
 });
 
@@ -150,6 +153,7 @@ export async function syncSocketRoutes(
             pingIntervalMs: limits.pingIntervalMs,
             maxDocumentBytes: config.maxDocumentBytes,
             maxUpdatesPerSecond: config.maxUpdatesPerSecond,
+            maxConnectionsPerDocument: limits.maxConnectionsPerDocument,
           },
         };
       },

@@ -7,6 +7,8 @@ import { eventually } from '../../../../test/support/eventually.ts';
 import type { Database } from '../../../core/db/database.ts';
 import { systemTx } from '../../../core/db/tenant-tx.ts';
 import { openDatabase } from '../../../runtime.ts';
+import { documentKey } from '../document-key.ts';
+import { compactDocument, loadStoredDocument } from '../store.ts';
 import {
   provider,
   type SyncInstance,
@@ -135,6 +137,55 @@ describe('durability', () => {
         ).json<{ data: { list: number[] } }>().data.list,
         b.doc.getArray('list').toJSON(),
       );
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('compaction on a shared database', () => {
+  test('two compactions of one document at once, with appends between them, merge each log row once and lose nothing', async () => {
+    const t = await startSyncInstance({ db });
+    try {
+      const tenant = await tenantWithRoom(t);
+      const key = documentKey(tenant.tenantId, tenant.roomId, 'race');
+      const writer = new Y.Doc();
+      const put = async (i: number) => {
+        const before = Y.encodeStateVector(writer);
+        writer.getMap('m').set(`k${i}`, i);
+        const res = await t.app.inject({
+          method: 'PUT',
+          url: `/v1/rooms/${tenant.roomId}/ydoc-binary?docName=race`,
+          headers: {
+            authorization: `Bearer ${tenant.apiKey}`,
+            'content-type': 'application/octet-stream',
+          },
+          payload: Buffer.from(Y.encodeStateAsUpdate(writer, before)),
+        });
+        assert.equal(res.statusCode, 200, res.body);
+      };
+      for (let i = 0; i < 20; i++) await put(i);
+      // As two instances would: each compacts in its own transaction, while a client keeps writing.
+      const [one, two, , three] = await Promise.all([
+        compactDocument(db, key),
+        compactDocument(db, key),
+        (async () => {
+          for (let i = 20; i < 30; i++) await put(i);
+        })(),
+        compactDocument(db, key),
+      ]);
+      const logLeft = await systemTx(db, async (tx) => {
+        const { rows } = await tx.query<{ n: string }>(
+          'select count(*)::text as n from sync_updates where tenant_id = $1 and room_id = $2 and doc_name = $3',
+          [key.tenantId, key.roomId, key.docName],
+        );
+        return Number(rows[0]?.n ?? 0);
+      });
+      assert.equal(one + two + three + logLeft, 30, 'every appended row merged once or still in the log');
+      assert.ok(one + two + three >= 20, 'the rows written before the compactions were merged');
+      const stored = await loadStoredDocument(db, key);
+      assert.deepEqual(stored.getMap('m').toJSON(), writer.getMap('m').toJSON());
+      assert.equal(stored.getMap('m').size, 30);
     } finally {
       await t.close();
     }

@@ -6,7 +6,8 @@ import type { WebsocketProvider } from 'y-websocket';
 import type * as Y from 'yjs';
 import { createApiKey, createTestTenant } from '../../../../test/factories.ts';
 import { eventually } from '../../../../test/support/eventually.ts';
-import { SYNC_CLOSE } from '../limits.ts';
+import { DEFAULT_SYNC_LIMITS, SYNC_CLOSE } from '../limits.ts';
+import { syncHubOf } from '../manifest.ts';
 import {
   closeCode,
   provider,
@@ -105,6 +106,9 @@ describe('the stock y-websocket provider', () => {
     await Promise.all([synced(writer), synced(reader)]);
     writer.doc.getText('t').insert(0, 'written');
     await eventually('the reader to read it', () => reader.doc.getText('t').toString() === 'written');
+    const hub = syncHubOf(t.app.services);
+    assert.ok(hub);
+    const droppedBefore = hub.stats.droppedUpdates;
     reader.doc.getText('t').insert(0, 'forged ');
     reader.awareness.setLocalStateField('user', { name: 'Reader' });
     await eventually(
@@ -120,6 +124,7 @@ describe('the stock y-websocket provider', () => {
       () => late.doc.getText('t').toString() === 'written!',
     );
     assert.equal(writer.doc.getText('t').toString(), 'written!');
+    assert.ok(hub.stats.droppedUpdates > droppedBefore, 'the dropped update is counted');
     const rest = await t.app.inject({
       method: 'GET',
       url: `/v1/rooms/${tenant.roomId}/ydoc?docName=ro`,
@@ -168,6 +173,45 @@ describe('refusals before the upgrade', () => {
   });
   test('the control: the right token opens', async () => {
     assert.equal(await refusal(url(tenant.roomId, await syncToken(t, tenant.apiKey))), 'opened');
+  });
+});
+
+describe('without the upgrade', () => {
+  test('GET /v1/sync/:roomId[/:docName] answers where to connect and every limit a client meets', async () => {
+    const token = await syncToken(t, tenant.apiKey);
+    for (const path of [tenant.roomId, `${tenant.roomId}/notes`]) {
+      const res = await t.app.inject({ method: 'GET', url: `/v1/sync/${path}?token=${token}` });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.deepEqual(res.json(), {
+        url: `${t.config.publicUrl.replace(/^http/, 'ws')}/v1/sync/${path}`,
+        limits: {
+          // The instance's limits (this test's instance has 64 KiB frames) and the tenant's configuration.
+          maxFrameBytes: 64 * 1024,
+          pingIntervalMs: DEFAULT_SYNC_LIMITS.pingIntervalMs,
+          maxDocumentBytes: 10 * 1024 * 1024,
+          maxUpdatesPerSecond: 60,
+          maxConnectionsPerDocument: DEFAULT_SYNC_LIMITS.maxConnectionsPerDocument,
+        },
+      });
+    }
+    assert.equal(DEFAULT_SYNC_LIMITS.maxConnectionsPerDocument, 500);
+  });
+});
+
+describe('OpenAPI', () => {
+  test('lists the upgrade routes and the REST routes', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/openapi.json' });
+    assert.equal(res.statusCode, 200);
+    const paths = res.json<{
+      paths: Record<string, Record<string, { operationId?: string; responses?: Record<string, unknown> }>>;
+    }>().paths;
+    const operation = (path: string, method: string) => paths[path]?.[method]?.operationId;
+    assert.equal(operation('/v1/sync/{roomId}', 'get'), 'connectSync');
+    assert.equal(operation('/v1/sync/{roomId}/{docName}', 'get'), 'connectSyncDocument');
+    assert.ok(paths['/v1/sync/{roomId}']?.get?.responses?.['101'], 'the upgrade is documented (101)');
+    assert.equal(operation('/v1/rooms/{roomId}/ydoc', 'get'), 'getSyncDocument');
+    assert.equal(operation('/v1/rooms/{roomId}/ydoc-binary', 'get'), 'getSyncDocumentUpdate');
+    assert.equal(operation('/v1/rooms/{roomId}/ydoc-binary', 'put'), 'applySyncDocumentUpdate');
   });
 });
 
