@@ -182,16 +182,17 @@ describe('payments: the stripe provider, through the official SDK, against a loc
     assert.equal(txs.json<{ data: unknown[] }>().data.length, 1, 'posted once');
   });
 
-  test('a refund Stripe answers pending is settled by refund.updated: succeeded posts it, failed releases it', async () => {
+  test('a refund Stripe answers pending is settled by refund.updated: succeeded posts it, failed or canceled releases it', async () => {
     const payment = await createPayment(t, key, { amount: 4000, seller: 'shop' });
     await act(t, key, payment.id, 'confirm', { paymentMethod: 'pm_card_visa' });
     fake.refundStatus = 'pending';
     const first = await refund(t, key, payment.id, { amount: 1000 });
     const second = await refund(t, key, payment.id, { amount: 2000 });
+    const third = await refund(t, key, payment.id, { amount: 500 });
     fake.refundStatus = 'succeeded';
     assert.equal(first.json<RefundView>().status, 'pending', first.body);
-    assert.equal((await get(t, key, `/v1/payments/${payment.id}`)).json<PaymentView>().amountRefunded, 3000);
-    const beyond = await refund(t, key, payment.id, { amount: 1001 });
+    assert.equal((await get(t, key, `/v1/payments/${payment.id}`)).json<PaymentView>().amountRefunded, 3500);
+    const beyond = await refund(t, key, payment.id, { amount: 501 });
     assert.equal(beyond.statusCode, 400, 'pending refunds count against the captured amount');
     const refundEvent = (eventId: string, res: typeof first, status: string) =>
       event(eventId, 'refund.updated', {
@@ -206,8 +207,10 @@ describe('payments: the stripe provider, through the official SDK, against a loc
     assert.equal((await webhook(ok, signed(ok))).json<{ result: string }>().result, 'duplicate');
     const failed = refundEvent('evt_r2', second, 'failed');
     assert.equal((await webhook(failed, signed(failed))).json<{ result: string }>().result, 'applied');
+    const canceled = refundEvent('evt_r3', third, 'canceled');
+    assert.equal((await webhook(canceled, signed(canceled))).json<{ result: string }>().result, 'applied');
     const after = (await get(t, key, `/v1/payments/${payment.id}`)).json<PaymentView>();
-    assert.equal(after.amountRefunded, 1000, 'the failed refund released its amount');
+    assert.equal(after.amountRefunded, 1000, 'the failed and the canceled refund released their amounts');
     const refunds = (await get(t, key, `/v1/payments/${payment.id}/refunds`)).json<{ data: RefundView[] }>()
       .data;
     assert.deepEqual(
@@ -215,8 +218,18 @@ describe('payments: the stripe provider, through the official SDK, against a loc
       [
         [1000, 'succeeded', null],
         [2000, 'failed', 'expired_or_canceled_card'],
+        [500, 'canceled', null],
       ],
     );
+    const told = (await call(t.app, { method: 'GET', url: '/v1/events?limit=100', headers: bearer(key) }))
+      .json<{ data: { type: string; data: { refundId?: string; refund?: { status: string } } }[] }>()
+      .data.filter((e) => e.type.startsWith('refund.') && e.data.refundId === third.json<RefundView>().id)
+      .map((e) => [e.type, e.data.refund?.status])
+      .reverse();
+    assert.deepEqual(told, [
+      ['refund.created', 'pending'],
+      ['refund.failed', 'canceled'],
+    ]);
     const txs = (await get(t, key, `/v1/ledger/transactions?paymentId=${payment.id}`)).json<{
       data: { kind: string }[];
     }>().data;

@@ -33,7 +33,8 @@ export type ProviderOutcome =
   | { status: 'canceled' };
 
 export interface ProviderRefund {
-  status: 'pending' | 'succeeded' | 'failed';
+  /** `canceled`: the provider canceled it before it went through (Stripe: a refund awaiting the customer). */
+  status: 'pending' | 'succeeded' | 'failed' | 'canceled';
   providerRef: string | null;
   failureReason?: string;
 }

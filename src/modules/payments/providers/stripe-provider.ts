@@ -61,7 +61,7 @@ export function outcomeOf(intent: Stripe.PaymentIntent): ProviderOutcome | undef
 /** The refund's status, as ours. */
 function refundStatus(status: string | null): ProviderRefund['status'] {
   if (status === 'succeeded') return 'succeeded';
-  if (status === 'failed' || status === 'canceled') return 'failed';
+  if (status === 'failed' || status === 'canceled') return status;
   return 'pending';
 }
 

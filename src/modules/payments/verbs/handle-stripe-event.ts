@@ -95,11 +95,11 @@ async function refundUpdated(
   );
   if (fresh.length === 0) return { received: true, result: 'duplicate', paymentId };
   const outcome =
-    stripeRefund.status === 'succeeded'
-      ? 'succeeded'
-      : stripeRefund.status === 'failed' || stripeRefund.status === 'canceled'
-        ? 'failed'
-        : undefined;
+    stripeRefund.status === 'succeeded' ||
+    stripeRefund.status === 'failed' ||
+    stripeRefund.status === 'canceled'
+      ? stripeRefund.status
+      : undefined;
   if (refund === undefined || outcome === undefined) return { received: true, result: 'ignored', paymentId };
   const payment = await lockPayment(tx, refund.payment_id);
   const { rows: still } = await tx.query<RefundRow>(
