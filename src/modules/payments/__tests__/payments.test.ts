@@ -2,11 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestTenant, type TestTenant } from '../../../../test/factories.ts';
 import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
+import { AppError } from '../../../core/http/errors.ts';
 import { testProvider } from '../providers/index.ts';
 import type { PaymentProvider, ProviderPayment } from '../providers/provider.ts';
 import { StripeProvider } from '../providers/stripe-provider.ts';
 import { PAYMENT_STATUSES } from '../schema.ts';
-import { OPERATIONS, type PaymentStatus, TRANSITIONS } from '../states.ts';
+import { OPERATIONS, type PaymentStatus, TRANSITIONS, transition } from '../states.ts';
 import { act, createPayment, type ErrorBody, get, type PaymentView, paidPayment, post } from './support.ts';
 
 describe('payments: intents, the state machine, the test provider', () => {
@@ -281,6 +282,34 @@ describe('payments: the transition table', () => {
     }
     assert.ok(!TRANSITIONS.requires_payment_method.includes('succeeded'), 'no success without confirmation');
     assert.ok(!TRANSITIONS.requires_capture.includes('requires_payment_method'));
+  });
+});
+
+describe('payments: the one transition function', () => {
+  test('every pair of statuses: the table’s moves pass, every other one is 409 conflict naming both', () => {
+    let legal = 0;
+    let illegal = 0;
+    for (const from of PAYMENT_STATUSES) {
+      for (const to of PAYMENT_STATUSES) {
+        if (TRANSITIONS[from].includes(to)) {
+          assert.equal(transition('pay_x', from, to), to);
+          legal++;
+          continue;
+        }
+        assert.throws(
+          () => transition('pay_x', from, to),
+          (error: unknown) =>
+            error instanceof AppError &&
+            error.status === 409 &&
+            error.code === 'conflict' &&
+            error.message === `payment pay_x is ${from}; it cannot become ${to}`,
+          `${from} -> ${to}`,
+        );
+        illegal++;
+      }
+    }
+    assert.equal(legal + illegal, PAYMENT_STATUSES.length ** 2);
+    assert.equal(legal, 19, 'the table of issue #15');
   });
 });
 

@@ -238,6 +238,48 @@ describe('payments: the stripe provider, through the official SDK, against a loc
     assert.equal(check.json<{ ok: boolean }>().ok, true, check.body);
   });
 
+  test('webhook: from requires_action a PaymentIntent goes to processing, requires_capture or back to requires_payment_method', async () => {
+    const needingAction = async (captureMethod: 'automatic' | 'manual') => {
+      const payment = await createPayment(t, key, { captureMethod });
+      const res = await act(t, key, payment.id, 'confirm', {
+        paymentMethod: 'pm_card_authenticationRequired',
+      });
+      assert.equal(res.json<PaymentView>().status, 'requires_action', res.body);
+      return res.json<PaymentView>();
+    };
+    const moves: [PaymentView, Record<string, unknown>, string][] = [
+      [await needingAction('automatic'), { status: 'processing' }, 'processing'],
+      [await needingAction('manual'), { status: 'requires_capture' }, 'requires_capture'],
+      [
+        await needingAction('automatic'),
+        {
+          status: 'requires_payment_method',
+          last_payment_error: {
+            code: 'authentication_required',
+            message: 'The customer did not authenticate.',
+          },
+        },
+        'requires_payment_method',
+      ],
+    ];
+    for (const [i, [payment, intent, expected]] of moves.entries()) {
+      const body = event(`evt_action_${i}`, `payment_intent.${expected}`, {
+        id: payment.providerRef,
+        object: 'payment_intent',
+        amount: payment.amount,
+        amount_received: 0,
+        ...intent,
+      });
+      const res = await webhook(body, signed(body));
+      assert.equal(res.json<{ result: string }>().result, 'applied', res.body);
+      const now = (await get(t, key, `/v1/payments/${payment.id}`)).json<PaymentView>();
+      assert.equal(now.status, expected);
+      if (expected === 'requires_payment_method') {
+        assert.equal(now.lastError?.code, 'authentication_required');
+      }
+    }
+  });
+
   test('webhook: payment_intent.payment_failed sends it back with the error', async () => {
     const payment = await createPayment(t, key);
     await act(t, key, payment.id, 'confirm', { paymentMethod: 'pm_card_processing' });
