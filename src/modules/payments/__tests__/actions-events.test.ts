@@ -4,6 +4,8 @@ import type { Client } from '@modelcontextprotocol/client';
 import { bearer, createApiKey, createTestTenant, type TestTenant } from '../../../../test/factories.ts';
 import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
 import { connect, mcpUrl, toolError, toolNames } from '../../../../test/mcp/support.ts';
+import { eventually } from '../../../../test/support/eventually.ts';
+import { ok, type Receiver, startReceiver } from '../../webhooks/__tests__/support.ts';
 import { act, createPayment, type PaymentView, paidPayment, refund } from './support.ts';
 
 /** The names issue #15 gives; the module may add more (`payment.amount_capturable_updated`). */
@@ -161,5 +163,49 @@ describe('payments: the catalog, its actions and the events of cancel and refund
     const paid = await paidPayment(t, apiKey, { amount: 900 });
     const done = await unattended.callTool({ name: 'refund_payment', arguments: { paymentId: paid.id } });
     assert.equal((done.structuredContent as { status?: string } | undefined)?.status, 'succeeded');
+  });
+});
+
+describe('payments events reach a webhook endpoint (outbox -> webhooks)', () => {
+  let t: TestApp;
+  let tenant: TestTenant;
+  let receiver: Receiver;
+
+  before(async () => {
+    t = await buildTestApp({
+      config: { webhookRetryScheduleMs: [20, 40], webhookTimeoutMs: 2000 },
+      webhookWorker: true,
+    });
+    tenant = await createTestTenant(t);
+    receiver = await startReceiver(ok);
+  });
+  after(async () => {
+    await t.close();
+    await receiver.close();
+  });
+
+  test('payment.* and refund.* subscribed: created, succeeded, refund created and succeeded delivered', async () => {
+    const key = tenant.apiKey;
+    const endpoint = await call(t.app, {
+      method: 'POST',
+      url: '/v1/webhooks',
+      headers: bearer(key),
+      payload: {
+        url: receiver.url,
+        secret: 'whsec-payments-0123456789',
+        eventTypes: ['payment.*', 'refund.*'],
+      },
+    });
+    assert.equal(endpoint.statusCode, 201, endpoint.body);
+    const paid = await paidPayment(t, key, { amount: 2000 });
+    assert.equal((await refund(t, key, paid.id, { amount: 500 })).statusCode, 201);
+    const expected = ['payment.created', 'payment.succeeded', 'refund.created', 'refund.succeeded'];
+    const types = await eventually('the four deliveries', () => {
+      const got = receiver.received
+        .filter((r) => (r.json.data as { paymentId?: string }).paymentId === paid.id)
+        .map((r) => String(r.json.type));
+      return expected.every((type) => got.includes(type)) ? got : undefined;
+    });
+    assert.deepEqual([...types].sort(), [...expected].sort());
   });
 });
