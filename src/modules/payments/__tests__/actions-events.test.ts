@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import { bearer, createApiKey, createTestTenant, type TestTenant } from '../../../../test/factories.ts';
 import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
 import { connect, mcpUrl, toolError, toolNames } from '../../../../test/mcp/support.ts';
 import { eventually } from '../../../../test/support/eventually.ts';
-import { ok, type Receiver, startReceiver } from '../../webhooks/__tests__/support.ts';
 import { act, createPayment, type PaymentView, paidPayment, refund } from './support.ts';
 
 /** The names issue #15 gives; the module may add more (`payment.amount_capturable_updated`). */
@@ -166,10 +167,31 @@ describe('payments: the catalog, its actions and the events of cancel and refund
   });
 });
 
+/** A webhook receiver on a real port: answers 200 and keeps each delivery's JSON body. */
+async function startReceiver(): Promise<{
+  url: string;
+  received: Record<string, unknown>[];
+  server: Server;
+}> {
+  const received: Record<string, unknown>[] = [];
+  const server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => {
+      body += chunk.toString('utf8');
+    });
+    request.on('end', () => {
+      received.push(JSON.parse(body) as Record<string, unknown>);
+      response.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received, server };
+}
+
 describe('payments events reach a webhook endpoint (outbox -> webhooks)', () => {
   let t: TestApp;
   let tenant: TestTenant;
-  let receiver: Receiver;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
   before(async () => {
     t = await buildTestApp({
@@ -177,11 +199,11 @@ describe('payments events reach a webhook endpoint (outbox -> webhooks)', () => 
       webhookWorker: true,
     });
     tenant = await createTestTenant(t);
-    receiver = await startReceiver(ok);
+    receiver = await startReceiver();
   });
   after(async () => {
     await t.close();
-    await receiver.close();
+    await new Promise((resolve) => receiver.server.close(resolve));
   });
 
   test('payment.* and refund.* subscribed: created, succeeded, refund created and succeeded delivered', async () => {
@@ -202,8 +224,8 @@ describe('payments events reach a webhook endpoint (outbox -> webhooks)', () => 
     const expected = ['payment.created', 'payment.succeeded', 'refund.created', 'refund.succeeded'];
     const types = await eventually('the four deliveries', () => {
       const got = receiver.received
-        .filter((r) => (r.json.data as { paymentId?: string }).paymentId === paid.id)
-        .map((r) => String(r.json.type));
+        .filter((r) => (r.data as { paymentId?: string }).paymentId === paid.id)
+        .map((r) => String(r.type));
       return expected.every((type) => got.includes(type)) ? got : undefined;
     });
     assert.deepEqual([...types].sort(), [...expected].sort());
