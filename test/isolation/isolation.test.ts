@@ -678,6 +678,61 @@ describe('tenant isolation', () => {
     assert.equal(mine.json<{ accepted: number }>().accepted, 1, "B's messageId is not A's");
   }
 
+  /** Payments' routes that name no record: they act on the caller's tenant only. */
+  test("payments without a record in the path: A's key reads and changes only A's (Stripe keys, the books)", async () => {
+    const bKey = bearer(b.apiKey);
+    const stripe = '/v1/payments/providers/stripe';
+    const secret = fixture.secretMarker.replace(/[^A-Za-z0-9]/g, '');
+    const set = await call(t.app, {
+      method: 'PUT',
+      url: stripe,
+      headers: bKey,
+      payload: {
+        secretKey: `sk_test_${secret}Bkey`,
+        webhookSecret: `whsec_${secret}`,
+      },
+    });
+    assert.equal(set.statusCode, 200, set.body);
+    const read = await call(t.app, { method: 'GET', url: stripe, headers: asA.key() });
+    assert.equal(read.statusCode, 200, read.body);
+    assert.equal(read.json<{ configured: boolean }>().configured, false, "A does not see B's keys");
+    assert.doesNotMatch(read.body, /Bkey/);
+    const removed = await call(t.app, { method: 'DELETE', url: stripe, headers: asA.key() });
+    assert.equal(removed.statusCode, 204);
+    const still = await call(t.app, { method: 'GET', url: stripe, headers: bKey });
+    assert.equal(still.json<{ configured: boolean }>().configured, true, "A's DELETE left B's keys");
+    assert.equal((await call(t.app, { method: 'DELETE', url: stripe, headers: bKey })).statusCode, 204);
+
+    const created = await call(t.app, {
+      method: 'POST',
+      url: '/v1/payments',
+      headers: asA.key(),
+      payload: { amount: 100, currency: 'EUR', customer: 'b:payer' },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const bList = await call(t.app, { method: 'GET', url: '/v1/payments?customer=b:payer', headers: bKey });
+    assert.deepEqual(
+      bList.json<{ data: { id: string }[] }>().data.map((p) => p.id),
+      [fixture.paymentId],
+      "A's payment is not in B's list",
+    );
+    const books = async (headers: Record<string, string>) => {
+      const check = await call(t.app, { method: 'GET', url: '/v1/ledger/check', headers });
+      assert.equal(check.statusCode, 200, check.body);
+      const txs = await call(t.app, { method: 'GET', url: '/v1/ledger/transactions?limit=100', headers });
+      return {
+        counted: check.json<{ transactions: number }>().transactions,
+        listed: txs.json<{ data: { paymentId: string | null }[] }>().data.map((tx) => tx.paymentId),
+      };
+    };
+    const aBooks = await books(asA.key());
+    assert.equal(aBooks.counted, aBooks.listed.length, "A's check counts A's transactions only");
+    assert.ok(!aBooks.listed.includes(fixture.paymentId));
+    const bBooks = await books(bKey);
+    assert.ok(bBooks.listed.includes(fixture.paymentId));
+    assert.equal(bBooks.counted, bBooks.listed.length);
+  });
+
   test("lists and actions under A's credentials never include B's rows", async () => {
     const sameId = await call(t.app, {
       method: 'POST',

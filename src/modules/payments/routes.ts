@@ -70,12 +70,20 @@ const stripeKeys = {
 const readSecurity = securityFor('api_key', 'session');
 const apiSecurity = securityFor('api_key');
 const Params = Type.Object({ paymentId: PaymentId });
+/** What every idempotent route may answer besides its own conflicts. */
+const KEY_RUNNING = 'or a request with this Idempotency-Key is still running';
+const KEY_REUSED =
+  '`idempotency_conflict`: this Idempotency-Key was used with another request (method, path or body)';
 const STATUS_409 = errorRef(
-  'The payment’s status does not allow this (the message names it), or a request with this Idempotency-Key is still running.',
+  `\`conflict\`: the payment’s status does not allow this (the message names it and what it needs), a provider call of this payment is still running, the provider refused the request, ${KEY_RUNNING}; ${KEY_REUSED}.`,
 );
 const IDEMPOTENCY_409 = errorRef(
-  '`conflict`: the status does not allow this, or this Idempotency-Key is still running; `idempotency_conflict`: the key was used with another request.',
+  `\`conflict\`: the auction already has a payment, the tenant’s provider is stripe and it has no keys, Stripe refused the request, ${KEY_RUNNING}; ${KEY_REUSED}.`,
 );
+const REFUND_409 = errorRef(
+  `\`conflict\`: the payment is not succeeded (the message names its status), the provider refused the refund, ${KEY_RUNNING}; ${KEY_REUSED}.`,
+);
+
 const tags = ['payments'];
 
 export async function paymentRoutes(app: FastifyInstance, services: Services) {
@@ -222,7 +230,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services) {
         response: {
           201: Refund,
           400: errorRef('Malformed, or more than is left to refund (`details[0].code` `amount_too_large`).'),
-          409: STATUS_409,
+          409: REFUND_409,
         },
       },
     },

@@ -92,7 +92,11 @@ export async function stripeWebhookRoute(app: FastifyInstance, services: Service
           ],
         );
       }
-      return handleStripeEvent(systemContext(request, services, tenantId), event);
+      const provider = await StripeProvider.open({
+        secretKey: secrets.secretKey,
+        apiUrl: services.config.stripeApiUrl,
+      });
+      return handleStripeEvent(systemContext(request, services, tenantId), provider, event);
     },
   );
 }

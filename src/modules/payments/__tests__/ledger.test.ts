@@ -150,7 +150,7 @@ describe('payments: refunds and the ledger', () => {
     assert.equal((await check()).ok, true);
   });
 
-  test('refund of a payment not succeeded: 409 naming the status; refund events', async () => {
+  test('refund of a payment not succeeded: 409 naming the status', async () => {
     const payment = await createPayment(t, key);
     const res = await refund(t, key, payment.id);
     assert.equal(res.statusCode, 409);

@@ -167,7 +167,7 @@ export class StripeFake {
       status,
       body: JSON.stringify({ error: body }),
     });
-    if (r.authorization?.startsWith('Bearer sk_test_') !== true) {
+    if (!/^Bearer sk_(test|live)_/.test(r.authorization ?? '')) {
       return error(401, { type: 'invalid_request_error', message: 'Invalid API Key provided' });
     }
     const match = /^\/v1\/payment_intents(?:\/([^/]+)(?:\/(confirm|capture|cancel))?)?$/.exec(r.path);

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { bearer, createApiKey, createTestTenant, type TestTenant } from '../../../../test/factories.ts';
 import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
 import { StripeFake } from './stripe-fake.ts';
-import { createPayment, type ErrorBody } from './support.ts';
+import { createPayment, type ErrorBody, get } from './support.ts';
 
 const TEST_KEY = 'sk_test_51KeysRouteStandIn0000wxyz';
 const LIVE_KEY = 'sk_live_51KeysRouteStandIn0000LIVE';
@@ -163,5 +163,17 @@ describe('payments: reading and removing a tenant’s Stripe keys', () => {
     );
     const again = await createPayment(t, tenant.apiKey, { amount: 500 });
     assert.match(again.providerRef ?? '', /^pi_/);
+    assert.equal(again.livemode, false, 'a test key makes test-mode payments');
+    assert.equal(
+      (await keys(tenant.apiKey, 'PUT', { secretKey: LIVE_KEY, webhookSecret: WEBHOOK_SECRET })).statusCode,
+      200,
+    );
+    const live = await createPayment(t, tenant.apiKey, { amount: 500 });
+    assert.equal(live.livemode, true, 'a live key makes live payments');
+    assert.equal(
+      (await get(t, tenant.apiKey, `/v1/payments/${again.id}`)).json<{ livemode: boolean }>().livemode,
+      false,
+      'a payment keeps the mode it was made in',
+    );
   });
 });

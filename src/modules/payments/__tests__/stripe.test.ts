@@ -182,16 +182,17 @@ describe('payments: the stripe provider, through the official SDK, against a loc
     assert.equal(txs.json<{ data: unknown[] }>().data.length, 1, 'posted once');
   });
 
-  test('a refund Stripe answers pending is settled by refund.updated: succeeded posts it, failed releases it', async () => {
+  test('a refund Stripe answers pending is settled by refund.updated: succeeded posts it, failed or canceled releases it', async () => {
     const payment = await createPayment(t, key, { amount: 4000, seller: 'shop' });
     await act(t, key, payment.id, 'confirm', { paymentMethod: 'pm_card_visa' });
     fake.refundStatus = 'pending';
     const first = await refund(t, key, payment.id, { amount: 1000 });
     const second = await refund(t, key, payment.id, { amount: 2000 });
+    const third = await refund(t, key, payment.id, { amount: 500 });
     fake.refundStatus = 'succeeded';
     assert.equal(first.json<RefundView>().status, 'pending', first.body);
-    assert.equal((await get(t, key, `/v1/payments/${payment.id}`)).json<PaymentView>().amountRefunded, 3000);
-    const beyond = await refund(t, key, payment.id, { amount: 1001 });
+    assert.equal((await get(t, key, `/v1/payments/${payment.id}`)).json<PaymentView>().amountRefunded, 3500);
+    const beyond = await refund(t, key, payment.id, { amount: 501 });
     assert.equal(beyond.statusCode, 400, 'pending refunds count against the captured amount');
     const refundEvent = (eventId: string, res: typeof first, status: string) =>
       event(eventId, 'refund.updated', {
@@ -206,8 +207,10 @@ describe('payments: the stripe provider, through the official SDK, against a loc
     assert.equal((await webhook(ok, signed(ok))).json<{ result: string }>().result, 'duplicate');
     const failed = refundEvent('evt_r2', second, 'failed');
     assert.equal((await webhook(failed, signed(failed))).json<{ result: string }>().result, 'applied');
+    const canceled = refundEvent('evt_r3', third, 'canceled');
+    assert.equal((await webhook(canceled, signed(canceled))).json<{ result: string }>().result, 'applied');
     const after = (await get(t, key, `/v1/payments/${payment.id}`)).json<PaymentView>();
-    assert.equal(after.amountRefunded, 1000, 'the failed refund released its amount');
+    assert.equal(after.amountRefunded, 1000, 'the failed and the canceled refund released their amounts');
     const refunds = (await get(t, key, `/v1/payments/${payment.id}/refunds`)).json<{ data: RefundView[] }>()
       .data;
     assert.deepEqual(
@@ -215,14 +218,66 @@ describe('payments: the stripe provider, through the official SDK, against a loc
       [
         [1000, 'succeeded', null],
         [2000, 'failed', 'expired_or_canceled_card'],
+        [500, 'canceled', null],
       ],
     );
+    const told = (await call(t.app, { method: 'GET', url: '/v1/events?limit=100', headers: bearer(key) }))
+      .json<{ data: { type: string; data: { refundId?: string; refund?: { status: string } } }[] }>()
+      .data.filter((e) => e.type.startsWith('refund.') && e.data.refundId === third.json<RefundView>().id)
+      .map((e) => [e.type, e.data.refund?.status])
+      .reverse();
+    assert.deepEqual(told, [
+      ['refund.created', 'pending'],
+      ['refund.failed', 'canceled'],
+    ]);
     const txs = (await get(t, key, `/v1/ledger/transactions?paymentId=${payment.id}`)).json<{
       data: { kind: string }[];
     }>().data;
     assert.deepEqual(txs.map((tx) => tx.kind).sort(), ['capture', 'refund']);
     const check = await get(t, key, '/v1/ledger/check');
     assert.equal(check.json<{ ok: boolean }>().ok, true, check.body);
+  });
+
+  test('webhook: from requires_action a PaymentIntent goes to processing, requires_capture or back to requires_payment_method', async () => {
+    const needingAction = async (captureMethod: 'automatic' | 'manual') => {
+      const payment = await createPayment(t, key, { captureMethod });
+      const res = await act(t, key, payment.id, 'confirm', {
+        paymentMethod: 'pm_card_authenticationRequired',
+      });
+      assert.equal(res.json<PaymentView>().status, 'requires_action', res.body);
+      return res.json<PaymentView>();
+    };
+    const moves: [PaymentView, Record<string, unknown>, string][] = [
+      [await needingAction('automatic'), { status: 'processing' }, 'processing'],
+      [await needingAction('manual'), { status: 'requires_capture' }, 'requires_capture'],
+      [
+        await needingAction('automatic'),
+        {
+          status: 'requires_payment_method',
+          last_payment_error: {
+            code: 'authentication_required',
+            message: 'The customer did not authenticate.',
+          },
+        },
+        'requires_payment_method',
+      ],
+    ];
+    for (const [i, [payment, intent, expected]] of moves.entries()) {
+      const body = event(`evt_action_${i}`, `payment_intent.${expected}`, {
+        id: payment.providerRef,
+        object: 'payment_intent',
+        amount: payment.amount,
+        amount_received: 0,
+        ...intent,
+      });
+      const res = await webhook(body, signed(body));
+      assert.equal(res.json<{ result: string }>().result, 'applied', res.body);
+      const now = (await get(t, key, `/v1/payments/${payment.id}`)).json<PaymentView>();
+      assert.equal(now.status, expected);
+      if (expected === 'requires_payment_method') {
+        assert.equal(now.lastError?.code, 'authentication_required');
+      }
+    }
   });
 
   test('webhook: payment_intent.payment_failed sends it back with the error', async () => {

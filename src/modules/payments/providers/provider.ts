@@ -33,7 +33,8 @@ export type ProviderOutcome =
   | { status: 'canceled' };
 
 export interface ProviderRefund {
-  status: 'pending' | 'succeeded' | 'failed';
+  /** `canceled`: the provider canceled it before it went through (Stripe: a refund awaiting the customer). */
+  status: 'pending' | 'succeeded' | 'failed' | 'canceled';
   providerRef: string | null;
   failureReason?: string;
 }
@@ -42,9 +43,12 @@ export interface ProviderRefund {
 export interface ProviderEvent {
   eventId: string;
   type: string;
+  /** The provider's id of the payment the event is about; null when it is about no payment. */
   providerRef: string | null;
-  /** Undefined when the event changes nothing we track. */
+  /** Where the payment now is; undefined when the event changes nothing we track. */
   outcome: ProviderOutcome | undefined;
+  /** What the provider captured, when it reports `succeeded` (a partial capture: less than the amount). */
+  amountCaptured?: number;
 }
 
 export interface PaymentProvider {
@@ -64,4 +68,9 @@ export interface PaymentProvider {
   ): Promise<ProviderRefund>;
   /** The provider's current view of the payment. */
   status(payment: ProviderPayment): Promise<ProviderOutcome | undefined>;
+  /**
+   * Translates one of the provider's webhooks (its signature checked by the caller) into the status
+   * change it reports; the caller applies it through the transition table, once per event id.
+   */
+  translateEvent(event: unknown): ProviderEvent;
 }

@@ -16,6 +16,7 @@ import { AppError } from '../../../core/http/errors.ts';
 import type {
   CallOptions,
   PaymentProvider,
+  ProviderEvent,
   ProviderOutcome,
   ProviderPayment,
   ProviderRefund,
@@ -61,7 +62,7 @@ export function outcomeOf(intent: Stripe.PaymentIntent): ProviderOutcome | undef
 /** The refund's status, as ours. */
 function refundStatus(status: string | null): ProviderRefund['status'] {
   if (status === 'succeeded') return 'succeeded';
-  if (status === 'failed' || status === 'canceled') return 'failed';
+  if (status === 'failed' || status === 'canceled') return status;
   return 'pending';
 }
 
@@ -194,6 +195,24 @@ export class StripeProvider implements PaymentProvider {
 
   async status(payment: ProviderPayment): Promise<ProviderOutcome | undefined> {
     return outcomeOf(await this.call(() => this.stripe.paymentIntents.retrieve(providerRef(payment))));
+  }
+
+  /** A `payment_intent.*` event: the PaymentIntent's id and its status as ours; other events name no payment. */
+  translateEvent(event: Stripe.Event): ProviderEvent {
+    if (!event.type.startsWith('payment_intent.')) {
+      return { eventId: event.id, type: event.type, providerRef: null, outcome: undefined };
+    }
+    const intent = event.data.object as Stripe.PaymentIntent;
+    const outcome = outcomeOf(intent);
+    return {
+      eventId: event.id,
+      type: event.type,
+      providerRef: intent.id,
+      outcome,
+      ...(outcome?.status === 'succeeded' && intent.amount_received > 0
+        ? { amountCaptured: intent.amount_received }
+        : {}),
+    };
   }
 
   /** Verifies a webhook's `Stripe-Signature` with the SDK (throws when forged or older than `toleranceSeconds`). */

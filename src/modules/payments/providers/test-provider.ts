@@ -1,5 +1,5 @@
 import { InvalidRequest } from '../../../core/http/errors.ts';
-import type { PaymentProvider, ProviderOutcome, ProviderPayment } from './provider.ts';
+import type { PaymentProvider, ProviderEvent, ProviderOutcome, ProviderPayment } from './provider.ts';
 
 /**
  * The test payment methods, like Stripe's test cards: each has one deterministic path. `requires_action`
@@ -80,16 +80,25 @@ export class TestProvider implements PaymentProvider {
     return undefined;
   }
 
-  /** What a simulated provider webhook reports for a processing payment. */
-  simulated(payment: ProviderPayment, outcome: 'succeeded' | 'failed'): ProviderOutcome {
-    if (outcome === 'failed') {
-      return {
-        status: 'failed',
-        code: 'payment_failed',
-        declineCode: null,
-        message: 'The payment failed at the provider.',
-      };
-    }
-    return authorized(payment);
+  /** A simulated webhook (`POST /v1/payments/:id/simulate`): the outcome of a processing payment. */
+  translateEvent(event: TestWebhook): ProviderEvent {
+    const { payment } = event;
+    const outcome: ProviderOutcome =
+      event.outcome === 'failed'
+        ? {
+            status: 'failed',
+            code: 'payment_failed',
+            declineCode: null,
+            message: 'The payment failed at the provider.',
+          }
+        : authorized(payment);
+    return { eventId: event.id, type: `payment.${event.outcome}`, providerRef: payment.providerRef, outcome };
   }
+}
+
+/** The test provider's webhook, as `POST /v1/payments/:id/simulate` makes it. */
+export interface TestWebhook {
+  id: string;
+  payment: ProviderPayment;
+  outcome: 'succeeded' | 'failed';
 }

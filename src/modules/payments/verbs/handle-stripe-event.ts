@@ -8,7 +8,7 @@ import {
   REFUND_COLUMNS,
   type RefundRow,
 } from '../payment-row.ts';
-import { outcomeOf } from '../providers/stripe-provider.ts';
+import type { PaymentProvider } from '../providers/provider.ts';
 import { canTransition } from '../states.ts';
 import { applyOutcome } from './apply-outcome.ts';
 import { paymentsConfig } from './config.ts';
@@ -23,11 +23,12 @@ export interface StripeEventResult {
 
 /**
  * A verified Stripe event: recorded by its id in the transaction that applies it, so a retried or
- * replayed event changes nothing. A PaymentIntent event moves the payment to Stripe's status when the
- * transition table allows it (an event that arrives after a later one is ignored).
+ * replayed event changes nothing. A PaymentIntent event, translated by the provider, moves the payment to
+ * Stripe's status when the transition table allows it (an event that arrives after a later one is ignored).
  */
 export async function handleStripeEvent(
   ctx: ServiceContext,
+  provider: PaymentProvider,
   event: Stripe.Event,
 ): Promise<StripeEventResult> {
   const settings = await paymentsConfig(ctx);
@@ -35,15 +36,13 @@ export async function handleStripeEvent(
     if (event.type === 'refund.updated' || event.type === 'charge.refund.updated') {
       return refundUpdated(ctx, tx, emit, event, event.data.object as Stripe.Refund);
     }
-    const intent = event.type.startsWith('payment_intent.')
-      ? (event.data.object as Stripe.PaymentIntent)
-      : undefined;
+    const news = provider.translateEvent(event);
     const { rows: found } =
-      intent === undefined
+      news.providerRef === null
         ? { rows: [] as PaymentRow[] }
         : await tx.query<PaymentRow>(
-            `select ${PAYMENT_COLUMNS} from payments where provider = 'stripe' and provider_ref = $1 for update`,
-            [intent.id],
+            `select ${PAYMENT_COLUMNS} from payments where provider = $1 and provider_ref = $2 for update`,
+            [provider.name, news.providerRef],
           );
     const row = found[0];
     const { rows: fresh } = await tx.query(
@@ -52,8 +51,8 @@ export async function handleStripeEvent(
       [ctx.tenantId, event.id, event.type, row?.id ?? null, new Date(ctx.clock.now()).toISOString()],
     );
     if (fresh.length === 0) return { received: true, result: 'duplicate', paymentId: row?.id ?? null };
-    const outcome = intent === undefined ? undefined : outcomeOf(intent);
-    if (row === undefined || intent === undefined || outcome === undefined) {
+    const { outcome } = news;
+    if (row === undefined || outcome === undefined) {
       return { received: true, result: 'ignored', paymentId: row?.id ?? null };
     }
     const to = outcome.status === 'failed' ? 'requires_payment_method' : outcome.status;
@@ -61,7 +60,7 @@ export async function handleStripeEvent(
       return { received: true, result: 'ignored', paymentId: row.id };
     }
     await applyOutcome(ctx, tx, emit, row, outcome, settings, {
-      ...(outcome.status === 'succeeded' ? { captured: intent.amount_received || Number(row.amount) } : {}),
+      ...(outcome.status === 'succeeded' ? { captured: news.amountCaptured ?? Number(row.amount) } : {}),
     });
     return { received: true, result: 'applied', paymentId: row.id };
   });
@@ -95,11 +94,11 @@ async function refundUpdated(
   );
   if (fresh.length === 0) return { received: true, result: 'duplicate', paymentId };
   const outcome =
-    stripeRefund.status === 'succeeded'
-      ? 'succeeded'
-      : stripeRefund.status === 'failed' || stripeRefund.status === 'canceled'
-        ? 'failed'
-        : undefined;
+    stripeRefund.status === 'succeeded' ||
+    stripeRefund.status === 'failed' ||
+    stripeRefund.status === 'canceled'
+      ? stripeRefund.status
+      : undefined;
   if (refund === undefined || outcome === undefined) return { received: true, result: 'ignored', paymentId };
   const payment = await lockPayment(tx, refund.payment_id);
   const { rows: still } = await tx.query<RefundRow>(

@@ -21,8 +21,9 @@ async function succeededBefore(tx: Queryable, paymentId: string): Promise<number
 
 /**
  * A refund of a locked payment reaches its outcome: succeeded posts the capture's reversal for its amount
- * (with the fee given back in proportion to what succeeded before); failed releases its amount. Either
- * way with its event. The refund was counted in `amount_refunded` when it was created.
+ * (with the fee given back in proportion to what succeeded before); failed or canceled releases its
+ * amount, told as `refund.failed` (the refund's status says which). The refund was counted in
+ * `amount_refunded` when it was created.
  */
 export async function settleRefund(
   ctx: ServiceContext,
@@ -30,7 +31,7 @@ export async function settleRefund(
   emit: Emit,
   payment: PaymentRow,
   refund: RefundRow,
-  outcome: 'succeeded' | 'failed',
+  outcome: 'succeeded' | 'failed' | 'canceled',
   failureReason: string | null = null,
 ): Promise<PaymentRow> {
   const now = ctx.clock.now();
@@ -42,7 +43,7 @@ export async function settleRefund(
     [refund.id, outcome, failureReason, new Date(now).toISOString()],
   );
   const updated = toRefund(rows[0] ?? { ...refund, status: outcome });
-  if (outcome === 'failed') {
+  if (outcome === 'failed' || outcome === 'canceled') {
     const saved = await savePayment(
       tx,
       payment.id,

@@ -25,7 +25,12 @@ export async function simulateWebhook(
       );
     }
     assertOperation(row.id, row.status, 'simulate');
-    const outcome = testProvider().simulated(providerView(row), input.outcome);
+    const { outcome } = testProvider().translateEvent({
+      id: `sim_${row.id}`,
+      payment: providerView(row),
+      outcome: input.outcome,
+    });
+    if (outcome === undefined) throw new Error('a simulated webhook always has an outcome');
     return toPayment(await applyOutcome(ctx, tx, emit, row, outcome, settings));
   });
 }
