@@ -6,10 +6,11 @@
 // BENCH_FANOUT_SUBSCRIBERS (1000), BENCH_FANOUT_RATE (100 msg/s), BENCH_DURATION_S (10),
 // BENCH_FANOUT_STRESS_RATE (300 msg/s, 5 s; 0 skips it), BENCH_REDIS_URL (unset: in-memory backplane),
 // BENCH_DATABASE_URL (unset: in-memory PGlite; set: a PostgreSQL database the run may write to).
-import { type ChildProcess, fork } from 'node:child_process';
+import { fork } from 'node:child_process';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startBareBroadcast } from './lib/bare-broadcast.ts';
+import { memory, nextReport } from './lib/child-reports.ts';
 import { machineLine } from './lib/compare.ts';
 import type { Command, PhasePlan, PhaseResult, Report } from './lib/fanout-protocol.ts';
 import { type ServiceTarget, startService } from './lib/targets.ts';
@@ -44,29 +45,6 @@ interface TargetResult {
   phases: PhaseResult[];
 }
 
-function memory(): { rss: number; heap: number } {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  gc?.();
-  gc?.();
-  const usage = process.memoryUsage();
-  return { rss: usage.rss, heap: usage.heapUsed + usage.external };
-}
-
-function nextReport(child: ChildProcess, kind: Report['kind']): Promise<Report> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ${kind} report in time`)), TARGET_DEADLINE_MS);
-    const onMessage = (report: Report) => {
-      if (report.kind !== kind && report.kind !== 'failed') return;
-      clearTimeout(timer);
-      child.off('message', onMessage);
-      if (report.kind === 'failed') reject(new Error(`client process: ${report.message}`));
-      else resolve(report);
-    };
-    child.on('message', onMessage);
-    child.once('exit', (code) => reject(new Error(`client process exited (${code})`)));
-  });
-}
-
 async function measureTarget(name: string, url: string, tokens: string[] | undefined): Promise<TargetResult> {
   const child = fork(path.join(import.meta.dirname, 'lib/fanout-clients.ts'), [], {
     execArgv: ['--import', 'tsx'],
@@ -78,13 +56,13 @@ async function measureTarget(name: string, url: string, tokens: string[] | undef
     memory();
     await sleep(1000);
     const before = memory();
-    const connected = nextReport(child, 'connected');
+    const connected = nextReport<Report, 'connected'>(child, 'connected', TARGET_DEADLINE_MS);
     send({ kind: 'connect', url, room: ROOM, tokens, subscribers: SUBSCRIBERS, publishers: PUBLISHERS });
     await connected;
     await sleep(1000);
     const idle = memory();
     const connections = SUBSCRIBERS + PUBLISHERS;
-    const result = nextReport(child, 'result');
+    const result = nextReport<Report, 'result'>(child, 'result', TARGET_DEADLINE_MS);
     send({ kind: 'run', phases: PHASES });
     const { phases } = (await result) as Extract<Report, { kind: 'result' }>;
     return {

@@ -13,7 +13,7 @@
 // database is made there), BENCH_REDIS_URL (default redis://127.0.0.1:6379; `none`: PostgreSQL alone).
 // Each phase is bounded (it waits at most 3 s of silence for stragglers), so a run takes about a minute.
 
-import { type ChildProcess, fork } from 'node:child_process';
+import { fork } from 'node:child_process';
 import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -25,6 +25,7 @@ import WebSocket, { WebSocketServer } from 'ws';
 import * as awarenessProtocol from 'y-protocols/awareness';
 import * as syncProtocol from 'y-protocols/sync';
 import * as Y from 'yjs';
+import { memory, nextReport } from './lib/child-reports.ts';
 import { machineLine } from './lib/compare.ts';
 import { type ServiceTarget, startService } from './lib/targets.ts';
 import { createBenchTenant } from './lib/tenant.ts';
@@ -318,29 +319,6 @@ interface TargetResult {
   phases: PhaseResult[];
 }
 
-function memory(): { rss: number; heap: number } {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  gc?.();
-  gc?.();
-  const usage = process.memoryUsage();
-  return { rss: usage.rss, heap: usage.heapUsed + usage.external };
-}
-
-function nextReport(child: ChildProcess, kind: Report['kind']): Promise<Report> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ${kind} report in time`)), REPORT_DEADLINE_MS);
-    const onMessage = (report: Report) => {
-      if (report.kind !== kind && report.kind !== 'failed') return;
-      clearTimeout(timer);
-      child.off('message', onMessage);
-      if (report.kind === 'failed') reject(new Error(`client process: ${report.message}`));
-      else resolve(report);
-    };
-    child.on('message', onMessage);
-    child.once('exit', (code) => reject(new Error(`client process exited (${code})`)));
-  });
-}
-
 /**
  * Connects the clients in two steps (one per document, then the rest) to tell the memory of an open
  * document from that of a connection, then runs the phases. `urls[i]` is client i's address; client i
@@ -355,12 +333,12 @@ async function measure(name: string, urls: string[]): Promise<TargetResult> {
   try {
     await sleep(500);
     const before = memory();
-    let connected = nextReport(child, 'connected');
+    let connected = nextReport<Report, 'connected'>(child, 'connected', REPORT_DEADLINE_MS);
     send({ kind: 'connect', urls: urls.slice(0, DOCS), first: 0 });
     await connected;
     await sleep(500);
     const withDocs = memory();
-    connected = nextReport(child, 'connected');
+    connected = nextReport<Report, 'connected'>(child, 'connected', REPORT_DEADLINE_MS);
     send({ kind: 'connect', urls: urls.slice(DOCS), first: DOCS });
     await connected;
     await sleep(500);
@@ -368,7 +346,7 @@ async function measure(name: string, urls: string[]): Promise<TargetResult> {
     const rest = urls.length - DOCS;
     const heapPerConnection = (idle.heap - withDocs.heap) / rest;
     const heapPerDocument = (withDocs.heap - before.heap - DOCS * heapPerConnection) / DOCS;
-    const result = nextReport(child, 'result');
+    const result = nextReport<Report, 'result'>(child, 'result', REPORT_DEADLINE_MS);
     send({ kind: 'run', phases: PHASES });
     const { phases: measured } = (await result) as Extract<Report, { kind: 'result' }>;
     return {
