@@ -10,7 +10,8 @@ interface Operation {
   operationId?: string;
   summary?: string;
   security?: unknown[];
-  responses?: Record<string, unknown>;
+  parameters?: { name: string; in: string; required?: boolean }[];
+  responses?: Record<string, { headers?: Record<string, unknown>; description?: string }>;
 }
 
 /** From openapi-typescript's output: `operations[operationId].responses` keys, as the client sees them. */
@@ -92,6 +93,30 @@ describe('OpenAPI contract and API reference', () => {
 
   test('servers come from SVC_PUBLIC_URL', () => {
     assert.deepEqual(doc.servers, [{ url: 'https://api.example.test' }]);
+  });
+
+  test('every operation that takes Idempotency-Key documents Idempotent-Replayed on its 2xx answers', () => {
+    const idempotent = Object.entries(doc.paths).flatMap(([path, operations]) =>
+      Object.entries(operations)
+        .filter(([, op]) =>
+          op.parameters?.some((p) => p.in === 'header' && /^idempotency-key$/i.test(p.name)),
+        )
+        .map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, op })),
+    );
+    assert.ok(
+      idempotent.length >= 8,
+      `payments' POSTs, bids and buy-now take the key (${idempotent.length})`,
+    );
+    for (const { name, op } of idempotent) {
+      const success = Object.entries(op.responses ?? {}).filter(([status]) => status.startsWith('2'));
+      assert.ok(success.length > 0, name);
+      for (const [status, response] of success) {
+        assert.ok(
+          response.headers?.['Idempotent-Replayed'],
+          `${name} ${status} documents Idempotent-Replayed`,
+        );
+      }
+    }
   });
 
   test('security schemes: API key (Bearer and X-API-Key), hosted JWT, session token, product key', () => {

@@ -88,6 +88,30 @@ function addErrorResponses(route: RouteOptions): void {
 }
 
 /**
+ * A route with `config.idempotent` answers a replayed request with `Idempotent-Replayed: true` (see
+ * idempotency.ts): each of its 2xx responses documents the header, on a copy of the response schema
+ * (shared schema objects serve other routes too).
+ */
+function addReplayHeader(route: RouteOptions): void {
+  if ((route.config as { idempotent?: boolean } | undefined)?.idempotent !== true) return;
+  const responses = route.schema?.response as ResponseMap | undefined;
+  if (responses === undefined) return;
+  for (const [status, schema] of Object.entries(responses)) {
+    if (!status.startsWith('2') || typeof schema !== 'object' || schema === null) continue;
+    responses[status] = {
+      ...schema,
+      headers: {
+        'Idempotent-Replayed': {
+          type: 'string',
+          enum: ['true'],
+          description: 'Present on a replay: the first answer to this Idempotency-Key, byte for byte.',
+        },
+      },
+    };
+  }
+}
+
+/**
  * Query parameters named by a pattern (`metadata.<key>`) are in the querystring schema as
  * `patternProperties`, which the generator drops: they are added to the document as one exploded form
  * object, the OpenAPI 3.1 way to say "any parameter whose name matches".
@@ -141,6 +165,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
   const queryPatterns: QueryPatterns = new Map();
   app.addHook('onRoute', (route) => {
     addErrorResponses(route);
+    addReplayHeader(route);
     recordQueryPatterns(route, queryPatterns);
   });
   await app.register(swagger, {
