@@ -120,7 +120,8 @@ interface EarlierRefusal {
 
 /**
  * The auction under its lock, with the bids and refusals already recorded under the group's clientBidIds
- * (a retry gets the first result): one round trip.
+ * (a retry gets the first result): one round trip. The lookups use the indexes of migration 0091, whatever
+ * the auction's size.
  */
 const LOCK_SQL = `
 with ${actorsCte(3, 4)}
@@ -130,11 +131,13 @@ select ${AUCTION_COLUMNS},
       'id', b.id, 'seq', b.seq, 'kind', b.kind, 'bidder', b.bidder, 'amount', b.amount,
       'maxAmount', b.max_amount, 'priceAfter', b.price_after, 'leading', b.leading_after,
       'clientBidId', b.client_bid_id, 'createdAt', ${isoTime('b.created_at')})), '[]'::json)
-     from auction_bids b where b.auction_id = a.id and b.client_bid_id = any($2::text[])) as earlier_bids,
+     from auction_bids b
+     where b.tenant_id = a.tenant_id and b.auction_id = a.id and b.client_bid_id = any($2::text[])) as earlier_bids,
   (select coalesce(json_agg(json_build_object(
       'bidderId', r.bidder_actor_id::text, 'clientBidId', r.client_bid_id, 'code', r.code,
       'message', r.message, 'currentPrice', r.current_price) order by r.id), '[]'::json)
-     from auction_rejections r where r.auction_id = a.id and r.client_bid_id = any($2::text[])) as earlier_refusals
+     from auction_rejections r
+     where r.tenant_id = a.tenant_id and r.auction_id = a.id and r.client_bid_id = any($2::text[])) as earlier_refusals
 from auctions a where a.id = $1 for update of a`;
 
 function earlierResults(
