@@ -156,6 +156,13 @@ function postgresCpuMs(): number | undefined {
   return ticks * 10; // USER_HZ is 100 on Linux
 }
 
+/**
+ * Bids sent so far by this process (warm-up included): each bid's maximum and clientBidId come from it, so
+ * every bid tops the ones sent before it and no clientBidId is used twice (a reused one is a retry, which
+ * answers with the first result).
+ */
+let sentBids = 0;
+
 /** `connections` loops bid for `seconds` on the auctions given, round robin; each bid tops the last by a little. */
 async function bidFor(
   baseUrl: string,
@@ -168,16 +175,16 @@ async function bidFor(
   const agent = new http.Agent({ keepAlive: true, maxSockets: settings.connections });
   const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
   const urls = auctionIds.map((id) => new URL(`${baseUrl}/v1/auctions/${id}/bids`));
-  let counter = 0;
   await Promise.all(
     Array.from({ length: settings.connections }, async (_, n) => {
       const actor = { type: 'end_user', id: `bench:bidder-${n}`, identityProvider: 'bench' };
       while (performance.now() < until) {
-        counter += 1;
-        const url = urls[counter % urls.length] as URL;
-        const clientBidId = `b${counter}`;
+        sentBids += 1;
+        const bidNo = sentBids;
+        const url = urls[bidNo % urls.length] as URL;
+        const clientBidId = `b${bidNo}`;
         const sent = performance.now();
-        const body = JSON.stringify({ maxAmount: 1000 + counter * 10, clientBidId, actor });
+        const body = JSON.stringify({ maxAmount: 1000 + bidNo * 10, clientBidId, actor });
         const status = await post(agent, url, headers, body).catch(() => 0);
         if (status === 201) {
           run.accepted += 1;
@@ -210,8 +217,10 @@ async function bidPaced(
   const pending: Promise<void>[] = [];
   const send = async (i: number, dueAt: number) => {
     const actor = { type: 'end_user', id: `bench:paced-${i % 500}`, identityProvider: 'bench' };
-    const clientBidId = `p${i}`;
-    const body = JSON.stringify({ maxAmount: 1000 + i * 10, clientBidId, actor });
+    sentBids += 1;
+    const bidNo = sentBids;
+    const clientBidId = `p${bidNo}`;
+    const body = JSON.stringify({ maxAmount: 1000 + bidNo * 10, clientBidId, actor });
     const status = await post(agent, url, headers, body).catch(() => 0);
     if (status === 201) {
       run.accepted += 1;

@@ -15,7 +15,15 @@ import type { Database } from '../../../core/db/database.ts';
 import { systemTx } from '../../../core/db/tenant-tx.ts';
 import { openDatabase } from '../../../runtime.ts';
 import { incrementAt } from '../rules.ts';
-import { type AuctionBody, bidder, eventsOf, liveAuction } from './support.ts';
+import {
+  type AuctionBody,
+  bidder,
+  type ErrorBody,
+  eventsOf,
+  liveAuction,
+  placeBid,
+  post,
+} from './support.ts';
 
 /**
  * Two app instances on one database (each its own PostgreSQL pool with DATABASE_URL; one PGlite
@@ -225,5 +233,58 @@ describe('auctions on two instances', () => {
     for (const client of sockets.slice(1))
       assert.deepEqual(framesOf(client), reference, 'the same frames in the same order');
     for (const client of sockets) await client.close();
+  });
+
+  test('an instance decides on the auction as it is, not as its own last group left it', async () => {
+    const { apiKey } = await createTestTenant(a);
+    const roomId = await createRoom(a, apiKey);
+    const auction = await liveAuction(a, apiKey, {
+      roomId,
+      startingPrice: 100,
+      increments: [{ from: 0, increment: 10 }],
+      durationSeconds: 3600,
+    });
+    const refusal = (res: { statusCode: number; json<T>(): T; body: string }) => {
+      assert.equal(res.statusCode, 409, res.body);
+      // The rule's code, then the price the refusal names.
+      return res
+        .json<ErrorBody>()
+        .details?.filter((d) => d.code !== 'minimum_bid')
+        .map((d) => (d.code === 'current_price' ? `${d.code}:${d.message}` : d.code));
+    };
+    // a's second bid is decided on the state its first left, written without a lock (one statement).
+    assert.equal((await placeBid(a, apiKey, auction.id, 'x', { amount: 100 })).statusCode, 201);
+    assert.equal((await placeBid(a, apiKey, auction.id, 'y', { amount: 110 })).statusCode, 201);
+    // b moves the auction to 500: a's 120 met the rules of the state a knows, not of the auction's.
+    assert.equal((await placeBid(b, apiKey, auction.id, 'z', { amount: 500 })).statusCode, 201);
+    assert.deepEqual(refusal(await placeBid(a, apiKey, auction.id, 'x', { amount: 120 })), [
+      'bid_too_low',
+      'current_price:500',
+    ]);
+    const next = await placeBid(a, apiKey, auction.id, 'x', { amount: 510 });
+    assert.equal(next.statusCode, 201, next.body);
+    assert.equal(next.json<{ bid: { seq: number } }>().bid.seq, auction.seq + 4, "seq follows b's bid");
+
+    // b cancels it; on a, a bid too low for the state a knows is refused for what the auction is now.
+    assert.equal((await post(b, apiKey, `/v1/auctions/${auction.id}/cancel`, {})).statusCode, 200);
+    assert.equal(
+      refusal(await placeBid(a, apiKey, auction.id, 'y', { amount: 100 }))?.[0],
+      'auction_not_live',
+    );
+    assert.equal(
+      refusal(await placeBid(a, apiKey, auction.id, 'y', { amount: 900 }))?.[0],
+      'auction_not_live',
+    );
+
+    const { rows } = await systemTx(ownDb ?? a.db, (tx) =>
+      tx.query<{ seq: string }>('select seq from auction_bids where auction_id = $1 order by seq', [
+        auction.id,
+      ]),
+    );
+    assert.deepEqual(
+      rows.map((r) => Number(r.seq)),
+      [1, 2, 3, 4].map((n) => auction.seq + n),
+      'four bids, each at its own seq',
+    );
   });
 });
