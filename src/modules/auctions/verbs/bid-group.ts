@@ -133,6 +133,8 @@ export interface DecidedGroup {
   bids: Record<string, unknown>[];
   refusals: Record<string, unknown>[];
   changes: AuctionChange[];
+  /** The (bidder, clientBidId) of each bid decided here (not answered as a retry), accepted or refused. */
+  keys: { bidderId: string; clientBidId: string }[];
   /** When the auction ended in this group (its end had passed, or a bid ended it). */
   endedAt: number | undefined;
   at: string;
@@ -164,6 +166,7 @@ export function decideGroup(
   const outcomes: Outcome[] = [];
   const bids: Record<string, unknown>[] = [];
   const refusals: Record<string, unknown>[] = [];
+  const keys: DecidedGroup['keys'] = [];
   const at = new Date(now).toISOString();
   for (const [i, item] of group.entries()) {
     const { input } = item;
@@ -181,6 +184,7 @@ export function decideGroup(
       outcomes.push(earlier.outcome);
       continue;
     }
+    if (input.clientBidId !== undefined) keys.push({ bidderId: bidder.id, clientBidId: input.clientBidId });
     const bidId = newId('bid', now);
     const bid = {
       bidId,
@@ -277,7 +281,7 @@ export function decideGroup(
     if (input.clientBidId !== undefined)
       firsts.push({ bidderId: bidder.id, clientBidId: input.clientBidId, outcome: { ok: true, placed } });
   }
-  return { outcomes, bids, refusals, changes, endedAt, at };
+  return { outcomes, bids, refusals, changes, keys, endedAt, at };
 }
 
 /**
@@ -285,13 +289,12 @@ export function decideGroup(
  * - `locked`: the state was read under the row's lock in the same transaction; nothing to check.
  * - `unlocked`: the state is what this instance wrote last, and the statement runs on its own. It goes
  *   through only while the row is still the version that write left (`version`, its `xmin`: any update
- *   makes a new one, an operator's by hand too) and none of its bidders' clientBidIds (`retries`) was
- *   recorded for the auction (a retry must get its first result). Otherwise it fails whole, events and
- *   all, through the function `auction_moved` (SQLSTATE `SVA01`, migration 0092).
+ *   makes a new one, an operator's by hand too) and none of its bids' (bidder, clientBidId) keys was
+ *   recorded before (a retry must get its first result; `auction_client_bids`, migration 0093). Otherwise
+ *   it fails whole, events and all, through the function `auction_moved` (SQLSTATE `SVA01`, migration
+ *   0092).
  */
-export type GroupGuard =
-  | { kind: 'locked' }
-  | { kind: 'unlocked'; version: string; retries: readonly { bidderId: string; clientBidId: string }[] };
+export type GroupGuard = { kind: 'locked' } | { kind: 'unlocked'; version: string };
 
 /** The guarded update of the auction's state, as a CTE of `groupWrite`. */
 function saveState(
@@ -346,18 +349,7 @@ export function groupWrite(
     const tenant = bind(decided.tenantId);
     const at = bind(decided.at);
     const from = bind(startSeq);
-    let unmoved = guard.kind === 'unlocked' ? ` and xmin = ${bind(guard.version)}::xid` : '';
-    if (guard.kind === 'unlocked' && guard.retries.length > 0) {
-      const retries = `select * from unnest(${bind(guard.retries.map((r) => r.bidderId))}::uuid[],
-        ${bind(guard.retries.map((r) => r.clientBidId))}::text[]) as k(bidder, client_bid_id)`;
-      unmoved += `
-        and not exists (select 1 from auction_bids b
-          where b.tenant_id = ${tenant} and b.auction_id = ${id}
-            and (b.bidder_actor_id, b.client_bid_id) in (${retries}))
-        and not exists (select 1 from auction_rejections r
-          where r.tenant_id = ${tenant} and r.auction_id = ${id}
-            and (r.bidder_actor_id, r.client_bid_id) in (${retries}))`;
-    }
+    const unmoved = guard.kind === 'unlocked' ? ` and xmin = ${bind(guard.version)}::xid` : '';
     // Under the lock the state is written when it moved. Unlocked, the row is also what checks the group:
     // updated when the state moved, read (a group of refusals) when it did not. (The state's parameters
     // are bound only when written: PostgreSQL refuses a parameter the statement does not use.)
@@ -365,37 +357,58 @@ export function groupWrite(
       state.seq !== startSeq || guard.kind === 'locked'
         ? saveState(bind, state, decided.endedAt, { id, from, at, unmoved })
         : `select xmin::text as version from auctions where id = ${id} and seq = ${from}${unmoved}`;
-    return {
-      with: [
-        ['saved', saved],
-        [
-          'bids',
-          `insert into auction_bids (tenant_id, auction_id, id, seq, kind, bidder_actor_id, bidder, amount,
-              max_amount, price_after, leading_after, client_bid_id, created_at)
-          select ${tenant}, ${id}, * from jsonb_to_recordset(${bind(JSON.stringify(decided.bids))}::jsonb)
-            as b(id text, seq bigint, kind text, bidder_actor_id uuid, bidder jsonb, amount bigint,
-                 max_amount bigint, price_after bigint, leading_after boolean, client_bid_id text,
-                 created_at timestamptz)`,
-        ],
-        [
-          'refused',
-          `insert into auction_rejections (tenant_id, auction_id, bidder_actor_id, amount, max_amount, code,
-              message, current_price, client_bid_id, created_at)
-          select ${tenant}, ${id}, * from jsonb_to_recordset(${bind(JSON.stringify(decided.refusals))}::jsonb)
-            as r(bidder_actor_id uuid, amount bigint, max_amount bigint, code text, message text,
-                 current_price bigint, client_bid_id text, created_at timestamptz)`,
-        ],
-        [
-          'logged',
-          `insert into auction_log (tenant_id, auction_id, room_id, seq, frame, created_at)
-          select ${tenant}, ${id}, ${bind(decided.roomId)}, (l.frame->>'seq')::bigint, l.frame, ${at}
-            from jsonb_array_elements(${bind(JSON.stringify(decided.changes.map(frameOf)))}::jsonb) as l(frame)`,
-        ],
+    const parts: [string, string][] = [
+      ['saved', saved],
+      [
+        'bids',
+        `insert into auction_bids (tenant_id, auction_id, id, seq, kind, bidder_actor_id, bidder, amount,
+            max_amount, price_after, leading_after, client_bid_id, created_at)
+        select ${tenant}, ${id}, * from jsonb_to_recordset(${bind(JSON.stringify(decided.bids))}::jsonb)
+          as b(id text, seq bigint, kind text, bidder_actor_id uuid, bidder jsonb, amount bigint,
+               max_amount bigint, price_after bigint, leading_after boolean, client_bid_id text,
+               created_at timestamptz)`,
       ],
+      [
+        'refused',
+        `insert into auction_rejections (tenant_id, auction_id, bidder_actor_id, amount, max_amount, code,
+            message, current_price, client_bid_id, created_at)
+        select ${tenant}, ${id}, * from jsonb_to_recordset(${bind(JSON.stringify(decided.refusals))}::jsonb)
+          as r(bidder_actor_id uuid, amount bigint, max_amount bigint, code text, message text,
+               current_price bigint, client_bid_id text, created_at timestamptz)`,
+      ],
+      [
+        'logged',
+        `insert into auction_log (tenant_id, auction_id, room_id, seq, frame, created_at)
+        select ${tenant}, ${id}, ${bind(decided.roomId)}, (l.frame->>'seq')::bigint, l.frame, ${at}
+          from jsonb_array_elements(${bind(JSON.stringify(decided.changes.map(frameOf)))}::jsonb) as l(frame)`,
+      ],
+    ];
+    const { keys } = decided;
+    if (keys.length > 0) {
+      // A key recorded before is not inserted again: under the lock its first result was found already;
+      // unlocked, the group is failed (below) and decided again under the lock.
+      parts.push([
+        'keyed',
+        `insert into auction_client_bids (tenant_id, auction_id, bidder_actor_id, client_bid_id)
+        select ${tenant}, ${id}, * from unnest(${bind(keys.map((k) => k.bidderId))}::uuid[],
+                                              ${bind(keys.map((k) => k.clientBidId))}::text[])
+        on conflict do nothing
+        returning 1`,
+      ]);
+    }
+    // Unlocked, the statement answers the row's new version, or fails: the row moved, or a key was there.
+    const fail = `auction_moved(${id}, ${from})`;
+    const version = `coalesce((select version from saved), ${fail})`;
+    const checked =
+      keys.length === 0
+        ? version
+        : `case when (select count(*) from keyed) = ${keys.length} then ${version} else ${fail} end`;
+    return {
+      with: parts,
       sql:
         guard.kind === 'locked'
           ? 'select (select count(*) from saved)::int as saved, (select version from saved) as version'
-          : `select 1 as saved, coalesce((select version from saved), auction_moved(${id}, ${from})) as version`,
+          : `select 1 as saved, ${checked} as version`,
     };
   };
 }

@@ -210,11 +210,6 @@ async function knownGroup(
   const decided = decideGroup(group, known.row, state, bidders, [], now);
   // Only refusals by room (a token limited to another room) need nothing written.
   if (decided.changes.length === 0 && decided.refusals.length === 0) return decided.outcomes;
-  const retries = group.flatMap((item, i) =>
-    item.input.clientBidId === undefined
-      ? []
-      : [{ bidderId: (bidders[i] as Actor).id, clientBidId: item.input.clientBidId }],
-  );
   let written: { version: string }[];
   try {
     written = await tenantWrite<{ version: string }>(
@@ -224,7 +219,7 @@ async function knownGroup(
         known.row.id,
         startSeq,
         state,
-        { kind: 'unlocked', version: known.version, retries },
+        { kind: 'unlocked', version: known.version },
         {
           ...decided,
           tenantId: ctx.tenantId,
