@@ -1,0 +1,40 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import * as ws from 'ws';
+import { wireForm } from '../../src/surfaces/realtime/connection.ts';
+
+/** ws's own framing and parsing (exported by the package, not declared in its types). */
+const { Sender, Receiver } = ws as unknown as {
+  Sender: { frame(data: Buffer, options: Record<string, unknown>): Buffer[] };
+  Receiver: new (
+    options: Record<string, unknown>,
+  ) => NodeJS.WritableStream & {
+    on(event: 'message', listener: (data: Buffer) => void): void;
+  };
+};
+
+/**
+ * The gateway writes each server frame to every socket in a form it builds once (`wireForm`), not through
+ * `ws`'s sender: it must be the bytes `ws` itself would send, at each of the three length encodings, and
+ * a stock `ws` receiver must read it back.
+ */
+describe('wireForm', () => {
+  for (const length of [0, 125, 126, 65_535, 65_536, 200_000]) {
+    test(`a text frame of ${length} bytes is what ws sends, and ws reads it back`, async () => {
+      const payload = Buffer.from(JSON.stringify({ type: 'x', pad: 'é'.repeat(length) })).subarray(0, length);
+      const wire = wireForm(payload);
+      const theirs = Buffer.concat(
+        Sender.frame(payload, { fin: true, opcode: 1, mask: false, readOnly: false, rsv1: false }),
+      );
+      assert.ok(wire.equals(theirs), 'the same bytes as ws frames');
+      assert.equal(wireForm(payload), wire, 'built once per frame');
+
+      const receiver = new Receiver({ skipUTF8Validation: true, maxPayload: 0 });
+      const received = new Promise<Buffer>((resolve) =>
+        receiver.on('message', (data: Buffer) => resolve(Buffer.from(data))),
+      );
+      receiver.write(wire);
+      assert.ok((await received).equals(payload));
+    });
+  }
+});
