@@ -74,6 +74,10 @@ export function createServer(config: Config, clock: Clock): FastifyInstance {
     }),
     // Refused during shutdown by the hook below, so the 503 has the service's error shape.
     return503OnClosing: false,
+    // The app registers while the database opens and migrates (`openingDatabase`), and a plugin that
+    // reads the database waits for that: a first start on a slow or busy machine can take longer than
+    // Fastify's default of 10 s (a test app on the embedded database did, in CI, beside the other tests).
+    pluginTimeout: 120_000,
     schemaController: { compilersFactory: { buildSerializer: serializeOnFirstUse } },
     clientErrorHandler: clientErrorHandler(clock),
     // Errors of the router itself (a bad percent-encoding, an over-long path segment) in the API's shape.
