@@ -383,10 +383,11 @@ export function groupWrite(
           from jsonb_array_elements(${bind(JSON.stringify(decided.changes.map(frameOf)))}::jsonb) as l(frame)`,
       ],
     ];
-    const { keys } = decided;
+    // Under the lock the keys were claimed before the group was decided (place-bid.ts, `claimKeys`).
+    const keys = guard.kind === 'unlocked' ? decided.keys : [];
     if (keys.length > 0) {
-      // A key recorded before is not inserted again: under the lock its first result was found already;
-      // unlocked, the group is failed (below) and decided again under the lock.
+      // A key recorded before is not inserted again, and the group fails (below): that bid is a retry,
+      // decided again under the lock, where its first result is found.
       parts.push([
         'keyed',
         `insert into auction_client_bids (tenant_id, auction_id, bidder_actor_id, client_bid_id)
