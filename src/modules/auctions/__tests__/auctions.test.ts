@@ -8,6 +8,10 @@ import {
   type TestTenant,
 } from '../../../../test/factories.ts';
 import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
+import { MODULES } from '../../../app.ts';
+import { ManualClock } from '../../../core/clock.ts';
+import { activeRetention, retentionRules } from '../../../core/retention/rules.ts';
+import { RetentionWorker } from '../../../core/retention/worker.ts';
 import {
   type AuctionBody,
   bidder,
@@ -280,6 +284,47 @@ describe('auctions module: REST', () => {
     assert.equal(lowAgain.json<ErrorBody>().details?.[0]?.code, 'bid_too_low');
     const got = await get(`/v1/auctions/${a.id}`);
     assert.equal(got.json<AuctionBody>().bidCount, 1);
+  });
+
+  test('a refused bid’s clientBidId goes with its refusal past retention; an accepted bid’s stays', async () => {
+    const a = await liveAuction(t, key);
+    const won = await placeBid(t, key, a.id, 'ann', { amount: 1000, clientBidId: 'keep-1' });
+    assert.equal(won.statusCode, 201, won.body);
+    const low = await placeBid(t, key, a.id, 'bob', { amount: 500, clientBidId: 'gone-1' });
+    assert.equal(low.statusCode, 409);
+    const keys = async () =>
+      (
+        await t.db.query<{ client_bid_id: string }>(
+          'select client_bid_id from auction_client_bids where auction_id = $1 order by client_bid_id',
+          [a.id],
+        )
+      ).rows.map((row) => row.client_bid_id);
+    assert.deepEqual(await keys(), ['gone-1', 'keep-1']);
+    await t.db.query(
+      `update auction_rejections set created_at = created_at - interval '31 days' where auction_id = $1`,
+      [a.id],
+    );
+    const retention = new RetentionWorker({
+      db: t.db,
+      clock: new ManualClock(Date.now()),
+      rules: activeRetention(retentionRules(MODULES), { ages: {} }),
+      intervalMs: 3_600_000,
+      tenantIds: [tenant.tenantId],
+    });
+    const pass = await retention.pass();
+    assert.equal(pass.ran && pass.deleted?.auction_rejections, 1);
+    assert.deepEqual(await keys(), ['keep-1'], 'the refused bid’s key went with its refusal');
+
+    // The refused bid's retry is decided again (and refused again, recorded anew); the accepted one's
+    // retry still answers with its first result, on the path that knows the auction and under the lock.
+    const lowAgain = await placeBid(t, key, a.id, 'bob', { amount: 500, clientBidId: 'gone-1' });
+    assert.equal(lowAgain.json<ErrorBody>().details?.[0]?.code, 'bid_too_low');
+    const refusals = await t.db.query('select 1 from auction_rejections where auction_id = $1', [a.id]);
+    assert.equal(refusals.rows.length, 1);
+    assert.deepEqual(await keys(), ['gone-1', 'keep-1']);
+    const wonAgain = await placeBid(t, key, a.id, 'ann', { amount: 1000, clientBidId: 'keep-1' });
+    assert.equal(wonAgain.statusCode, 201);
+    assert.equal(wonAgain.json<{ bid: { id: string } }>().bid.id, won.json<{ bid: { id: string } }>().bid.id);
   });
 
   test('a session token bids as its own actor; an API key must name one', async () => {
