@@ -2,8 +2,8 @@
 // rules, outbox, realtime fan-out), on one hot auction and on 100 auctions at once, on the embedded
 // database and on PostgreSQL; p50/p99 from sending a bid on the hot auction to its frame reaching each of
 // 100 sockets watching the room, with the bidders in a closed loop and at a fixed rate offered open loop;
-// and the baseline measured in the same run through the same driver: a
-// bare single-row `UPDATE ... WHERE price < $1` loop. PostgreSQL is measured in a throwaway database on
+// on PostgreSQL also one hot auction bid on through two instances in turn; and the baseline measured in
+// the same run through the same driver: a bare single-row `UPDATE ... WHERE price < $1` loop. PostgreSQL is measured in a throwaway database on
 // BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres); skipped with a note when unreachable.
 //
 // Settings: BENCH_CONNECTIONS (concurrent bidders, default 50), BENCH_DURATION_S (default 5),
@@ -20,6 +20,7 @@ import inspector from 'node:inspector';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
+import { newKeyEntry } from '../src/core/secrets/keys.ts';
 import { machineLine } from './lib/compare.ts';
 import { percentile } from './lib/join-sockets.ts';
 import { loadSettings } from './lib/load.ts';
@@ -188,9 +189,12 @@ function postgresCpuMs(): number | undefined {
  */
 let sentBids = 0;
 
-/** `connections` loops bid for `seconds` on the auctions given, round robin; each bid tops the last by a little. */
+/**
+ * `connections` loops bid for `seconds` on the auctions given, round robin, each auction through every
+ * instance of `baseUrls` in turn; each bid tops the last by a little.
+ */
 async function bidFor(
-  baseUrl: string,
+  baseUrls: readonly string[],
   apiKey: string,
   auctionIds: readonly string[],
   seconds: number,
@@ -199,7 +203,7 @@ async function bidFor(
   const until = performance.now() + seconds * 1000;
   const agent = new http.Agent({ keepAlive: true, maxSockets: settings.connections });
   const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
-  const urls = auctionIds.map((id) => new URL(`${baseUrl}/v1/auctions/${id}/bids`));
+  const urls = auctionIds.flatMap((id) => baseUrls.map((base) => new URL(`${base}/v1/auctions/${id}/bids`)));
   await Promise.all(
     Array.from({ length: settings.connections }, async (_, n) => {
       const actor = { type: 'end_user', id: `bench:bidder-${n}`, identityProvider: 'bench' };
@@ -266,6 +270,8 @@ async function bidPaced(
 
 interface ClientJob {
   baseUrl: string;
+  /** Further instances the closed loop bids through too, in turn with `baseUrl` (one database). */
+  alsoVia?: string[];
   apiKey: string;
   auctionIds: string[];
   /** Sockets to join into `watchRoom` before bidding (0: none). */
@@ -296,10 +302,11 @@ async function runClients(job: ClientJob): Promise<ClientReport> {
     job.watchers > 0 ? await watch(job.baseUrl, job.apiKey, job.watchRoom, job.watchers) : undefined;
   process.send?.('ready');
   const cpuBefore = process.cpuUsage();
-  const warmup = await bidFor(job.baseUrl, job.apiKey, job.auctionIds, settings.warmupSeconds);
+  const via = [job.baseUrl, ...(job.alsoVia ?? [])];
+  const warmup = await bidFor(via, job.apiKey, job.auctionIds, settings.warmupSeconds);
   const run =
     job.rate === undefined
-      ? await bidFor(job.baseUrl, job.apiKey, job.auctionIds, settings.durationSeconds)
+      ? await bidFor(via, job.apiKey, job.auctionIds, settings.durationSeconds)
       : await bidPaced(job.baseUrl, job.apiKey, job.auctionIds[0] ?? '', job.rate, settings.durationSeconds);
   // Let the last frames arrive before reading the latencies.
   await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -398,6 +405,41 @@ async function bareUpdates(
   return count / seconds;
 }
 
+/**
+ * One hot auction bid on through two instances on one database, each bid through the other instance
+ * than the bid before (no watchers): most groups find the auction moved by the other instance and are
+ * decided under the row's lock. Both instances run in this process.
+ */
+async function twoInstances(
+  service: Awaited<ReturnType<typeof startService>>,
+  env: Record<string, string | undefined>,
+  apiKey: string,
+  stamp: string,
+) {
+  const other = await startService(env);
+  try {
+    const auction = await liveAuction(service.baseUrl, apiKey, `two-${stamp}`);
+    const count = () => {
+      const [a, b] = [service, other].map((s) => s.app.services.groupCommit.written('auctions.bid'));
+      return { groups: (a?.groups ?? 0) + (b?.groups ?? 0), items: (a?.items ?? 0) + (b?.items ?? 0) };
+    };
+    const before = count();
+    const run = await inChild({
+      baseUrl: service.baseUrl,
+      alsoVia: [other.baseUrl],
+      apiKey,
+      auctionIds: [auction],
+      watchers: 0,
+      watchRoom: '',
+    });
+    const after = count();
+    const groups = after.groups - before.groups;
+    return { run, groups, perGroup: (after.items - before.items) / Math.max(1, groups) };
+  } finally {
+    await other.close();
+  }
+}
+
 async function run(label: string, env: Record<string, string | undefined>) {
   const service = await startService(env);
   try {
@@ -448,6 +490,8 @@ async function run(label: string, env: Record<string, string | undefined>) {
     const many: string[] = [];
     for (let i = 0; i < AUCTIONS; i++) many.push(await liveAuction(baseUrl, apiKey, `many-${stamp}-${i}`));
     const spread = await inChild({ baseUrl, apiKey, auctionIds: many, watchers: 0, watchRoom: '' });
+    const twice =
+      env.DATABASE_URL === undefined ? undefined : await twoInstances(service, env, apiKey, stamp);
     const bare = await bareUpdates(service.db, settings.durationSeconds);
 
     const perSecond = (r: { accepted: number }) => r.accepted / settings.durationSeconds;
@@ -463,6 +507,11 @@ async function run(label: string, env: Record<string, string | undefined>) {
         `  one hot auction, ${PACED_RATE} bids/s offered (open loop, ${settings.durationSeconds} s):${fmt(perSecond(paced))} accepted/s + ${fmt(paced.refused / settings.durationSeconds)} refused/s (errors ${paced.errors})`,
         `    bid due -> frame at ${WATCHERS} watchers: p50 ${ms(paced.p50Ms)} ms  p99 ${ms(paced.p99Ms)} ms  (${paced.deliveries} deliveries, ${paced.missing} missing)`,
         `  ${AUCTIONS} auctions at once  ${fmt(perSecond(spread))} accepted bids/s  (refused ${spread.refused}, errors ${spread.errors})`,
+        ...(twice === undefined
+          ? []
+          : [
+              `  one hot auction, 2 instances ${fmt(perSecond(twice.run))} accepted bids/s  (refused ${twice.run.refused}, errors ${twice.run.errors}; bids through each in turn, both in this process; ${twice.groups} transactions, ${twice.perGroup.toFixed(1)} bids each)`,
+            ]),
         `  bare UPDATE ... WHERE price < $1   ${fmt(bare)} rows/s (same driver, ${settings.connections} concurrent loops, one row)`,
         `  ratio one hot auction / bare UPDATE = ${(perSecond(one) / bare).toFixed(2)}`,
         `  ratio ${AUCTIONS} auctions / bare UPDATE    = ${(perSecond(spread) / bare).toFixed(2)}`,
@@ -484,5 +533,8 @@ if (process.argv[2] === 'clients') {
   const only = process.env.BENCH_ONLY;
   if (only !== 'postgres') await run('embedded (PGlite)', {});
   if (only !== 'embedded')
-    await withThrowawayDatabase('svc_bench_auctions', (url) => run('PostgreSQL', { DATABASE_URL: url }));
+    await withThrowawayDatabase('svc_bench_auctions', (url) =>
+      // One encryption key for both instances of `twoInstances`.
+      run('PostgreSQL', { DATABASE_URL: url, SVC_ENCRYPTION_KEY: newKeyEntry(Date.now()) }),
+    );
 }
