@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
 import { createTestTenant } from '../../../../test/factories.ts';
 import { call, testConfig } from '../../../../test/helper.ts';
 import { type Frame, TestClient } from '../../../../test/realtime-gateway/client.ts';
@@ -286,5 +287,62 @@ describe('auctions on two instances', () => {
       [1, 2, 3, 4].map((n) => auction.seq + n),
       'four bids, each at its own seq',
     );
+  });
+
+  test('a group written without the lock waits for the row before its keys: no deadlock with a locked group', {
+    skip: testConfig().databaseUrl === undefined && 'needs PostgreSQL: a second connection holds the row',
+  }, async () => {
+    const { apiKey } = await createTestTenant(a);
+    const roomId = await createRoom(a, apiKey);
+    const auction = await liveAuction(a, apiKey, {
+      roomId,
+      startingPrice: 100,
+      increments: [{ from: 0, increment: 10 }],
+      durationSeconds: 3600,
+    });
+    // a knows the auction and both bidders: its next groups are written unlocked, in one statement.
+    assert.equal((await placeBid(a, apiKey, auction.id, 'x', { amount: 100 })).statusCode, 201);
+    assert.equal((await placeBid(a, apiKey, auction.id, 'y', { amount: 110 })).statusCode, 201);
+    const holder = new pg.Client({ connectionString: testConfig().databaseUrl });
+    await holder.connect();
+    try {
+      const actorOf = async (name: string) => {
+        const { rows } = await holder.query<{ id: string }>(
+          'select id::text from actors where external_id = $1 and tenant_id = (select tenant_id from auctions where id = $2)',
+          [bidder(name).id, auction.id],
+        );
+        return rows[0]?.id;
+      };
+      // As another instance's locked group would: the row first, then the key of the same bid (a retry
+      // that reached the other instance) while a's statement for it is under way.
+      for (const [who, amounts, status] of [
+        ['x', { amount: 120, clientBidId: 'race-1' }, 201], // accepted: the row is updated
+        ['y', { amount: 110, clientBidId: 'race-2' }, 409], // too low: the row is only read
+      ] as const) {
+        await holder.query('begin');
+        await holder.query('select 1 from auctions where id = $1 for update', [auction.id]);
+        const bid = placeBid(a, apiKey, auction.id, who, amounts);
+        await eventually("a's statement waiting for the row this connection holds", async () => {
+          const { rows } = await holder.query(
+            `select 1 from pg_locks where locktype = 'transactionid' and not granted
+               and transactionid = xid(pg_current_xact_id())`,
+          );
+          return rows.length === 1;
+        });
+        await holder.query(
+          `insert into auction_client_bids (tenant_id, auction_id, bidder_actor_id, client_bid_id)
+           select tenant_id, id, $2::uuid, $3 from auctions where id = $1 on conflict do nothing`,
+          [auction.id, await actorOf(who), amounts.clientBidId],
+        );
+        await holder.query('commit');
+        // The key is the other group's now: a's bid is decided again under the lock (no first result
+        // was written with it here, so it is decided afresh).
+        const res = await bid;
+        assert.equal(res.statusCode, status, res.body);
+      }
+    } finally {
+      await holder.query('rollback').catch(() => undefined);
+      await holder.end();
+    }
   });
 });

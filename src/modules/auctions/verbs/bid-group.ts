@@ -352,11 +352,14 @@ export function groupWrite(
     const unmoved = guard.kind === 'unlocked' ? ` and xmin = ${bind(guard.version)}::xid` : '';
     // Under the lock the state is written when it moved. Unlocked, the row is also what checks the group:
     // updated when the state moved, read (a group of refusals) when it did not. (The state's parameters
-    // are bound only when written: PostgreSQL refuses a parameter the statement does not use.)
+    // are bound only when written: PostgreSQL refuses a parameter the statement does not use.) The read
+    // takes a key-share lock so that, like the update, it waits for a locked group before the keys below
+    // are inserted: see the final select.
     const saved =
       state.seq !== startSeq || guard.kind === 'locked'
         ? saveState(bind, state, decided.endedAt, { id, from, at, unmoved })
-        : `select xmin::text as version from auctions where id = ${id} and seq = ${from}${unmoved}`;
+        : `select xmin::text as version from auctions where id = ${id} and seq = ${from}${unmoved}
+           for key share`;
     const parts: [string, string][] = [
       ['saved', saved],
       [
@@ -398,12 +401,17 @@ export function groupWrite(
       ]);
     }
     // Unlocked, the statement answers the row's new version, or fails: the row moved, or a key was there.
+    // The row is taken before the keys (`saved` is read first): a locked group of another instance takes
+    // the row, then claims its keys, and the opposite order would deadlock against it when both hold one
+    // key (a retry racing its original).
     const fail = `auction_moved(${id}, ${from})`;
-    const version = `coalesce((select version from saved), ${fail})`;
+    const version = '(select version from saved)';
     const checked =
       keys.length === 0
-        ? version
-        : `case when (select count(*) from keyed) = ${keys.length} then ${version} else ${fail} end`;
+        ? `coalesce(${version}, ${fail})`
+        : `case when ${version} is null then ${fail}
+                when (select count(*) from keyed) <> ${keys.length} then ${fail}
+                else ${version} end`;
     return {
       with: parts,
       sql:
