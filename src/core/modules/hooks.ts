@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { ServiceContext, Services } from '../context.ts';
+import { type ServiceContext, type Services, serviceContext } from '../context.ts';
 import type { EventHandler } from '../events/bus.ts';
 import type { OutboxWriter } from '../events/store.ts';
 import { traceFrom } from '../http/request-id.ts';
@@ -17,15 +17,18 @@ export interface ModuleHost extends Services {
  * principal, origin `system`, a fresh request id, and the host's clock unless the worker was given its own.
  */
 export function systemContext(host: ModuleHost, tenantId: string, clock = host.clock): ServiceContext {
-  return {
-    ...host,
+  return serviceContext(
+    host,
+    {
+      log: host.log,
+      tenantId,
+      principal: undefined,
+      requestId: newId('request', clock.now()),
+      trace: traceFrom(undefined),
+      origin: 'system',
+    },
     clock,
-    tenantId,
-    principal: undefined,
-    requestId: newId('request', clock.now()),
-    trace: traceFrom(undefined),
-    origin: 'system',
-  };
+  );
 }
 
 /** A module's background work, started when the app is ready and stopped before it closes. */

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { ServiceContext, Services } from '../../core/context.ts';
+import { type ServiceContext, type Services, serviceContext } from '../../core/context.ts';
 import { AppError, InvalidRequest, NotFound } from '../../core/http/errors.ts';
 import { securityFor } from '../../core/http/openapi.ts';
 import { errorRef } from '../../core/http/schemas.ts';
@@ -16,15 +16,14 @@ export const STRIPE_SIGNATURE_TOLERANCE_SECONDS = 300;
 const Params = Type.Object({ tenantId: Type.String({ pattern: idPattern('tenant') }) });
 
 function systemContext(request: FastifyRequest, services: Services, tenantId: string): ServiceContext {
-  return {
-    ...services,
+  return serviceContext(services, {
     log: request.log,
     tenantId,
     principal: undefined,
     requestId: request.id,
     trace: request.trace,
     origin: 'system',
-  };
+  });
 }
 
 /**

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { ServiceContext, Services } from '../../core/context.ts';
+import { type Services, serviceContext } from '../../core/context.ts';
 import { systemTx } from '../../core/db/tenant-tx.ts';
 import { AppError, InvalidRequest, NotFound } from '../../core/http/errors.ts';
 import { jsonProblem } from '../../core/http/json-safety.ts';
@@ -84,15 +84,14 @@ export async function buildCallbackRoutes(app: FastifyInstance, services: Servic
           'X-SVC-Signature must be sha256=<hex HMAC-SHA256 of the exact body, keyed with client_payload.callback.secret>',
         );
       }
-      const ctx: ServiceContext = {
-        ...services,
+      const ctx = serviceContext(services, {
         log: request.log,
         tenantId,
         principal: undefined,
         requestId: request.id,
         trace: request.trace,
         origin: 'api',
-      };
+      });
       return completeMobileBuild(ctx, { ...request.body, buildId });
     },
   );

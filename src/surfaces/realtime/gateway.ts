@@ -3,7 +3,7 @@ import type { WebSocket } from 'ws';
 import type { Identity } from '../../core/auth/identity.ts';
 import { actorOf } from '../../core/auth/principal.ts';
 import type { Clock } from '../../core/clock.ts';
-import type { ServiceContext, Services } from '../../core/context.ts';
+import { type ServiceContext, type Services, serviceContext } from '../../core/context.ts';
 import { RateLimited } from '../../core/http/errors.ts';
 import { traceFrom } from '../../core/http/request-id.ts';
 import { newId } from '../../core/ids.ts';
@@ -206,16 +206,14 @@ export class Gateway implements RealtimeHost {
 
   /** The verb context of a frame: the connection's tenant and principal, a fresh request id and trace. */
   context(connection: RealtimeConnection): ServiceContext {
-    const { log } = connection;
-    return {
-      ...this.services,
-      log,
+    return serviceContext(this.services, {
+      log: connection.log,
       tenantId: connection.session.tenantId,
       principal: connection.session.principal,
       requestId: newId('request', this.services.clock.now()),
       trace: traceFrom(undefined),
       origin: 'realtime',
-    };
+    });
   }
 
   async publish(tenantId: string, roomId: string, message: RoomMessage): Promise<void> {
@@ -262,14 +260,13 @@ export class Gateway implements RealtimeHost {
   }
 
   systemContext(tenantId: string): ServiceContext {
-    return {
-      ...this.services,
+    return serviceContext(this.services, {
       log: this.deps.log,
       tenantId,
       principal: undefined,
       requestId: newId('request', this.services.clock.now()),
       trace: traceFrom(undefined),
       origin: 'realtime',
-    };
+    });
   }
 }

@@ -4,8 +4,10 @@ import { postgresStore } from '../postgres-store.ts';
 import { AnalyticsConfig } from '../schema.ts';
 import type { AnalyticsStore } from '../store.ts';
 
-/** The tenant's analytics configuration with defaults filled in. */
-export async function analyticsConfig(ctx: ServiceContext): Promise<Static<typeof AnalyticsConfig>> {
+/** The tenant's analytics configuration with defaults filled in (a verb's context, or a module host's parts). */
+export async function analyticsConfig(
+  ctx: Pick<ServiceContext, 'enablement' | 'tenantId'>,
+): Promise<Static<typeof AnalyticsConfig>> {
   return ctx.enablement.config<Static<typeof AnalyticsConfig>>(ctx.tenantId, 'analytics', AnalyticsConfig);
 }
 
