@@ -66,6 +66,19 @@ interface BidRow {
   leading_after: boolean;
 }
 
+/** A new tenant's live auction on instance a: from 100, by 10, for an hour. */
+async function hourLongAuction() {
+  const { apiKey } = await createTestTenant(a);
+  const roomId = await createRoom(a, apiKey);
+  const auction = await liveAuction(a, apiKey, {
+    roomId,
+    startingPrice: 100,
+    increments: [{ from: 0, increment: 10 }],
+    durationSeconds: 3600,
+  });
+  return { apiKey, auction };
+}
+
 describe('auctions on two instances', () => {
   test('50 bidders, 2,000 bids at once on one auction: no lost update, one leader, gapless seq, same frames everywhere', async () => {
     const tenant = await createTestTenant(a);
@@ -237,14 +250,7 @@ describe('auctions on two instances', () => {
   });
 
   test('an instance decides on the auction as it is, not as its own last group left it', async () => {
-    const { apiKey } = await createTestTenant(a);
-    const roomId = await createRoom(a, apiKey);
-    const auction = await liveAuction(a, apiKey, {
-      roomId,
-      startingPrice: 100,
-      increments: [{ from: 0, increment: 10 }],
-      durationSeconds: 3600,
-    });
+    const { apiKey, auction } = await hourLongAuction();
     const refusal = (res: { statusCode: number; json<T>(): T; body: string }) => {
       assert.equal(res.statusCode, 409, res.body);
       // The rule's code, then the price the refusal names.
@@ -292,14 +298,7 @@ describe('auctions on two instances', () => {
   test('a group written without the lock waits for the row before its keys: no deadlock with a locked group', {
     skip: testConfig().databaseUrl === undefined && 'needs PostgreSQL: a second connection holds the row',
   }, async () => {
-    const { apiKey } = await createTestTenant(a);
-    const roomId = await createRoom(a, apiKey);
-    const auction = await liveAuction(a, apiKey, {
-      roomId,
-      startingPrice: 100,
-      increments: [{ from: 0, increment: 10 }],
-      durationSeconds: 3600,
-    });
+    const { apiKey, auction } = await hourLongAuction();
     // a knows the auction and both bidders: its next groups are written unlocked, in one statement.
     assert.equal((await placeBid(a, apiKey, auction.id, 'x', { amount: 100 })).statusCode, 201);
     assert.equal((await placeBid(a, apiKey, auction.id, 'y', { amount: 110 })).statusCode, 201);
