@@ -10,12 +10,18 @@ export class SqlParams {
   }
 }
 
-/** Event fields that are columns rather than properties. */
-const COLUMNS: Record<string, string> = { roomId: 'room_id', actorId: 'actor_id' };
+/**
+ * Event fields that are columns rather than properties. A Map: a property named `constructor` or
+ * `__proto__` is looked up as itself, never as a member every object inherits (that pasted SQL text).
+ */
+const COLUMNS: ReadonlyMap<string, string> = new Map([
+  ['roomId', 'room_id'],
+  ['actorId', 'actor_id'],
+]);
 
 /** A property (or `roomId`, `actorId`) as text: strings as they are, numbers and booleans as JSON. */
 export function propertyText(property: string, p: SqlParams): string {
-  return COLUMNS[property] ?? `(properties ->> ${p.add(property)}::text)`;
+  return COLUMNS.get(property) ?? `(properties ->> ${p.add(property)}::text)`;
 }
 
 export const metricSql = {
@@ -30,7 +36,7 @@ const json = (v: unknown) => JSON.stringify(v);
 
 /** One filter as a SQL condition (values bound, never inlined). */
 function condition(filter: Filter, p: SqlParams): string {
-  const column = COLUMNS[filter.property];
+  const column = COLUMNS.get(filter.property);
   const values = Array.isArray(filter.value) ? filter.value : [filter.value];
   const first = values[0];
   if (column !== undefined) {

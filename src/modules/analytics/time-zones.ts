@@ -1,4 +1,5 @@
 import { InvalidRequest } from '../../core/http/errors.ts';
+import { utcMs } from './date-bounds.ts';
 
 /**
  * Calendar arithmetic in an IANA time zone, from the runtime's own time-zone data (Intl): the instants
@@ -26,6 +27,8 @@ function formatter(zone: string): Intl.DateTimeFormat {
     format = new Intl.DateTimeFormat('en-US', {
       timeZone: zone,
       hourCycle: 'h23',
+      // With the era, 1 BC (year 0 of `Date`) is told from 1 AD.
+      era: 'short',
       year: 'numeric',
       month: 'numeric',
       day: 'numeric',
@@ -58,17 +61,20 @@ function badZone(zone: string, field: string): InvalidRequest {
 
 /** The zone's offset from UTC at instant `t`, in ms, as Intl says (one formatter call). */
 function intlOffset(zone: string, t: number): number {
-  const parts: Record<string, number> = {};
+  const parts = new Map<string, number>();
+  let bc = false;
   for (const part of formatter(zone).formatToParts(new Date(t))) {
-    if (part.type !== 'literal') parts[part.type] = Number(part.value);
+    if (part.type === 'era') bc = part.value === 'BC';
+    else if (part.type !== 'literal') parts.set(part.type, Number(part.value));
   }
-  const wall = Date.UTC(
-    parts.year ?? 1970,
-    (parts.month ?? 1) - 1,
-    parts.day ?? 1,
-    parts.hour ?? 0,
-    parts.minute ?? 0,
-    parts.second ?? 0,
+  const year = parts.get('year') ?? 1970;
+  const wall = utcMs(
+    bc ? 1 - year : year,
+    (parts.get('month') ?? 1) - 1,
+    parts.get('day') ?? 1,
+    parts.get('hour') ?? 0,
+    parts.get('minute') ?? 0,
+    parts.get('second') ?? 0,
   );
   return wall - Math.floor(t / 1000) * 1000;
 }
@@ -151,7 +157,7 @@ export class ZoneTime {
  * exists once, its first occurrence when clocks go back, the moment clocks jump when it falls in the gap.
  */
 export function localStart(zone: ZoneTime, year: number, month: number, day: number, hour = 0): number {
-  const target = Date.UTC(year, month - 1, day, hour);
+  const target = utcMs(year, month - 1, day, hour);
   const offsets = new Set([zone.offsetAt(target - DAY), zone.offsetAt(target), zone.offsetAt(target + DAY)]);
   const exact = [...offsets].map((o) => target - o).filter((t) => zone.wallMs(t) === target);
   if (exact.length > 0) return Math.min(...exact);
@@ -174,7 +180,7 @@ function minutesPast(zone: ZoneTime, t: number): number {
 
 /** The date `days` after year-month-day, as a calendar date. */
 function addDays(year: number, month: number, day: number, days: number): [number, number, number] {
-  const d = new Date(Date.UTC(year, month - 1, day + days));
+  const d = new Date(utcMs(year, month - 1, day + days));
   return [d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate()];
 }
 
@@ -192,7 +198,7 @@ export function intervalStart(zone: ZoneTime, interval: Interval, t: number): nu
     case 'day':
       return localStart(zone, w.year, w.month, w.day);
     case 'week': {
-      const weekday = new Date(Date.UTC(w.year, w.month - 1, w.day)).getUTCDay();
+      const weekday = new Date(utcMs(w.year, w.month - 1, w.day)).getUTCDay();
       const [y, m, d] = addDays(w.year, w.month, w.day, -((weekday + 6) % 7));
       return localStart(zone, y, m, d);
     }
@@ -216,7 +222,7 @@ export function nextIntervalStart(zone: ZoneTime, interval: Interval, start: num
   }
   const w = zone.wall(start);
   if (interval === 'month') {
-    const d = new Date(Date.UTC(w.year, w.month, 1));
+    const d = new Date(utcMs(w.year, w.month, 1));
     return localStart(zone, d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
   }
   // A day or week start may be later than midnight (a gap at midnight): step from the calendar date.
@@ -296,7 +302,7 @@ export function presetRange(zone: ZoneTime, preset: Preset, now: number): [numbe
     case 'month_to_date':
       return [localStart(zone, w.year, w.month, 1), now];
     case 'last_12m': {
-      const d = new Date(Date.UTC(w.year, w.month - 12, 1));
+      const d = new Date(utcMs(w.year, w.month - 12, 1));
       return [localStart(zone, d.getUTCFullYear(), d.getUTCMonth() + 1, 1), now];
     }
   }

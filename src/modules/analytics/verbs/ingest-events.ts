@@ -116,6 +116,13 @@ function prepare(
   let clamped = false;
   if (input.timestamp !== undefined) {
     const sent = Date.parse(input.timestamp);
+    if (Number.isNaN(sent)) {
+      // The date-time format lets a leap second (23:59:60) through; Date cannot read it.
+      throw new Refused(
+        'invalid_timestamp',
+        `timestamp ${JSON.stringify(input.timestamp)} is not a time the service can read (a leap second, :60, is not supported)`,
+      );
+    }
     if (sent > now + LIMITS.futureSkewMs) clamped = true;
     else if (sent < now - retentionDays * DAY) {
       throw new Refused(

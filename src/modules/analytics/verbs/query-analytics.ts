@@ -1,5 +1,6 @@
 import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
+import { assertRepresentable } from '../date-bounds.ts';
 import { QUERY_LIMITS, type QueryInput, type QueryResult } from '../schema.ts';
 import type { MetricValues, SeriesQuery } from '../store.ts';
 import { bucketBoundaries, checkedZone, localIso, ZoneTime } from '../time-zones.ts';
@@ -22,6 +23,7 @@ export function seriesQuery(
     input.interval === undefined
       ? [from, to]
       : bucketBoundaries(zone, input.interval, from, to, QUERY_LIMITS.buckets);
+  assertRepresentable(bounds, '/body/dateRange');
   return {
     zone,
     events: eventList(input.event),

@@ -1,5 +1,6 @@
 import type { Static } from 'typebox';
 import { InvalidRequest } from '../../../core/http/errors.ts';
+import { instantOf } from '../date-bounds.ts';
 import type { DateRange, Filters } from '../schema.ts';
 import { QUERY_LIMITS } from '../schema.ts';
 import type { Filter } from '../store.ts';
@@ -23,8 +24,8 @@ export function resolveRange(range: Static<typeof DateRange>, zone: string, now:
       { field: '/body/dateRange/from', message: 'required without a preset', code: 'required' },
     ]);
   }
-  const from = Date.parse(range.from);
-  const to = range.to === undefined ? now : Date.parse(range.to);
+  const from = instantOf(range.from, 'dateRange.from', '/body/dateRange');
+  const to = range.to === undefined ? now : instantOf(range.to, 'dateRange.to', '/body/dateRange');
   if (!(from < to)) {
     throw new InvalidRequest('dateRange.from must be before dateRange.to', [
       { field: '/body/dateRange', message: 'from is not before to', code: 'empty_range' },
