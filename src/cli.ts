@@ -1,6 +1,11 @@
 // Only light modules are imported here: each command loads what it needs, so `start` can open the
 // database on its own thread while this one loads the service (see `main`).
 import path from 'node:path';
+import { API_KEYS_CREATE_USAGE, apiKeysCreate } from './commands/api-keys-create.ts';
+import { exitQuietlyWhenOutputCloses } from './commands/closed-output.ts';
+import { UsageError } from './commands/flags.ts';
+import { type Progress, progressOnStderr, silentProgress } from './commands/progress.ts';
+import { TENANTS_CREATE_USAGE, tenantsCreate } from './commands/tenants-create.ts';
 import { type Config, ConfigError, DEFAULT_DATA_DIR, loadConfig } from './config.ts';
 import { systemClock } from './core/clock.ts';
 import type { Database } from './core/db/database.ts';
@@ -22,17 +27,25 @@ Commands:
                [--sub ID] [--email E] [--ttl SECONDS]  (default: the demo owner)
   encryption-key
                print a new key for SVC_ENCRYPTION_KEY (<id>:<base64>); see docs/configuration.md
+  tenants create --name NAME --owner-email EMAIL
+               create a tenant (the first one in production); --help for its options
+  api-keys create --tenant TENANT_ID --scopes SCOPES
+               create an API key for a tenant and print its secret once; --help for its options
   --help       this text
 
 Configuration is read from environment variables; see docs/configuration.md.`;
 
-async function start(config: Config, opening: Promise<Database> | undefined): Promise<number> {
+async function start(
+  config: Config,
+  opening: Promise<Database> | undefined,
+  progress: Progress,
+): Promise<number> {
   const [{ createRuntime }, { ensureDemoTenant }, { tenantSetup }] = await Promise.all([
     import('./runtime.ts'),
     import('./core/tenancy/demo.ts'),
     import('./app.ts'),
   ]);
-  const runtime = await createRuntime(config, opening === undefined ? {} : { opening });
+  const runtime = await createRuntime(config, { progress, ...(opening === undefined ? {} : { opening }) });
   const { app } = runtime;
   let stopping = false;
   // Once stopping, in-flight responses carry `Connection: close`: otherwise their keep-alive sockets stay
@@ -69,9 +82,22 @@ async function start(config: Config, opening: Promise<Database> | undefined): Pr
   });
   const demo =
     config.env === 'development'
-      ? await ensureDemoTenant(runtime.db, config.dataDir, tenantSetup(), runtime.app.services.clock)
+      ? await ensureDemoTenant(
+          runtime.db,
+          config.dataDir,
+          tenantSetup(),
+          runtime.app.services.clock,
+          progress,
+        )
       : { credentials: undefined, created: false };
-  await app.listen({ host: config.host, port: config.port });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    // Nothing else ends the process: the pool, the workers and the signal handlers would keep it running
+    // without a port (as it did with DATABASE_URL set). Closed like a stop, then exit 1.
+    await runtime.close().catch(() => {});
+    throw new Error(listenFailure(config, error as NodeJS.ErrnoException));
+  }
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
@@ -90,6 +116,17 @@ async function start(config: Config, opening: Promise<Database> | undefined): Pr
   );
   await closed;
   return process.exitCode === 1 ? 1 : 0;
+}
+
+function listenFailure(config: Config, error: NodeJS.ErrnoException): string {
+  const where = `${config.host}:${config.port} (HOST, PORT)`;
+  if (error.code === 'EADDRINUSE')
+    return `cannot listen on ${where}: the port is in use by another process; stop it or choose another PORT`;
+  if (error.code === 'EACCES')
+    return `cannot listen on ${where}: permission denied (ports below 1024 need privileges); choose another PORT`;
+  if (error.code === 'EADDRNOTAVAIL')
+    return `cannot listen on ${where}: no network interface has that address; check HOST`;
+  return `cannot listen on ${where}: ${error.message}`;
 }
 
 function demoLines(
@@ -206,8 +243,44 @@ async function printOpenApi(config: Config): Promise<number> {
   }
 }
 
+/** `svc tenants create ...` and `svc api-keys create ...`: the admin commands and their usage. */
+const ADMIN_COMMANDS: Record<
+  string,
+  { usage: string; run: (config: Config, argv: readonly string[]) => Promise<number> }
+> = {
+  'tenants create': { usage: TENANTS_CREATE_USAGE, run: tenantsCreate },
+  'api-keys create': { usage: API_KEYS_CREATE_USAGE, run: apiKeysCreate },
+};
+
+async function admin(config: Config, argv: readonly string[]): Promise<number> {
+  const [group = '', verb = ''] = argv;
+  const name = `${group} ${verb}`;
+  const command = Object.hasOwn(ADMIN_COMMANDS, name) ? ADMIN_COMMANDS[name] : undefined;
+  if (command === undefined) {
+    const verbs = Object.keys(ADMIN_COMMANDS).filter((known) => known.startsWith(`${group} `));
+    process.stderr.write(
+      `svc: unknown command '${name.trim()}'; try ${verbs.map((known) => `'svc ${known}'`).join(' or ')}\n`,
+    );
+    return 2;
+  }
+  const rest = argv.slice(2);
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(`${command.usage}\n`);
+    return 0;
+  }
+  try {
+    return await command.run(config, rest);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`svc ${name}: ${error.message}\n\n${command.usage}\n`);
+    return 2;
+  }
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [command = '--help'] = argv;
+  // A server's output has no reader to lose; a command's may (`svc openapi | head`).
+  if (command !== 'start') exitQuietlyWhenOutputCloses();
   if (command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(`${HELP}\n`);
     return 0;
@@ -219,12 +292,14 @@ export async function main(argv: string[]): Promise<number> {
   }
   let config: Config;
   let opening: Promise<Database> | undefined;
+  let progress = silentProgress;
   try {
     config = loadConfig();
+    if (command === 'start') progress = progressOnStderr(config.logLevel);
     // A database that exists opens on its own thread (PGlite) or connects (PostgreSQL) while this thread
     // loads the modules, which takes as long. A new data dir is made only once the checks below pass.
     if (command === 'start' && databaseExists(config)) {
-      opening = openDatabase(config);
+      opening = openDatabase(config, { progress });
       opening.catch(() => {}); // awaited later; an error is reported there
     }
     const { MODULES } = await import('./app.ts');
@@ -241,13 +316,16 @@ export async function main(argv: string[]): Promise<number> {
   try {
     switch (command) {
       case 'start':
-        return await start(config, opening);
+        return await start(config, opening, progress);
       case 'migrate':
         return await runMigrations(config);
       case 'openapi':
         return await printOpenApi(config);
       case 'dev-token':
         return await devToken(config, argv.slice(1));
+      case 'tenants':
+      case 'api-keys':
+        return await admin(config, argv);
       default:
         process.stderr.write(`svc: unknown command '${command}'\n\n${HELP}\n`);
         return 2;

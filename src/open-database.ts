@@ -16,6 +16,8 @@ export interface OpenOptions {
    * a new data directory is made.
    */
   migrations?: () => Promise<readonly Migration[]>;
+  /** Told what a long step is doing (see commands/progress.ts). */
+  progress?: (message: string) => void;
 }
 
 /**
@@ -24,16 +26,29 @@ export interface OpenOptions {
  * is loaded only when it is used.
  */
 export async function openDatabase(config: Config, options: OpenOptions = {}): Promise<Database> {
+  const progress = options.progress ?? (() => {});
   if (config.databaseUrl !== undefined) {
-    const { openPostgres } = await import('./core/db/postgres.ts');
+    const { databaseAddress, openPostgres } = await import('./core/db/postgres.ts');
+    progress(`connecting to PostgreSQL at ${databaseAddress(config.databaseUrl)} (DATABASE_URL)`);
     return openPostgres(config.databaseUrl);
   }
   if (options.inMemory === true) return openPglite(undefined);
+  progress(`opening the embedded database in ${config.dataDir}`);
   const migrations = options.migrations ?? (async () => (await import('./app.ts')).appMigrations());
-  return openPglite(config.dataDir, async () => {
-    const list = await migrations();
-    return { key: `migrated-${migrationSetKey(list)}`, prepare: (db) => migrate(db, list).then(() => {}) };
-  });
+  return openPglite(
+    config.dataDir,
+    async () => {
+      const list = await migrations();
+      return {
+        key: `migrated-${migrationSetKey(list)}`,
+        prepare: async (db) => {
+          progress(`applying ${list.length} migrations to the database template`);
+          await migrate(db, list);
+        },
+      };
+    },
+    progress,
+  );
 }
 
 /** Whether `openDatabase` would open what exists, creating nothing: a server, or a data dir made before. */

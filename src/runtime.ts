@@ -3,7 +3,7 @@ import { appMigrations, buildApp, MODULES } from './app.ts';
 import type { Config } from './config.ts';
 import { type Clock, systemClock } from './core/clock.ts';
 import type { Database } from './core/db/database.ts';
-import { migrate } from './core/db/migrations.ts';
+import { type Migration, migrate, pendingMigrations } from './core/db/migrations.ts';
 import { openingDatabase } from './core/db/opening.ts';
 import type { ModuleManifest } from './core/modules/manifest.ts';
 import { openDatabase } from './open-database.ts';
@@ -33,6 +33,8 @@ export async function createRuntime(
     workers?: boolean;
     /** The modules to run (default MODULES). */
     modules?: readonly ModuleManifest[];
+    /** Told what a long step of the start is doing (svc start prints it; see commands/progress.ts). */
+    progress?: (message: string) => void;
   } = {},
 ): Promise<Runtime> {
   const modules = options.modules ?? MODULES;
@@ -47,10 +49,14 @@ export async function createRuntime(
         openDatabase(config, {
           migrations: async () => migrations,
           ...(options.inMemory === undefined ? {} : { inMemory: options.inMemory }),
+          ...(options.progress === undefined ? {} : { progress: options.progress }),
         }),
     );
   try {
-    const prepared = migrate(db, migrations);
+    const prepared =
+      options.progress === undefined
+        ? migrate(db, migrations)
+        : migrateSaying(db, migrations, options.progress);
     const app = await buildApp({
       config,
       db,
@@ -72,4 +78,19 @@ export async function createRuntime(
     if (options.db === undefined) await db.close();
     throw error;
   }
+}
+
+/** Migrations with a word first when there are any to apply (a new data dir has them all already). */
+async function migrateSaying(
+  db: Database,
+  migrations: readonly Migration[],
+  progress: (message: string) => void,
+): Promise<string[]> {
+  const pending = await pendingMigrations(db, migrations);
+  const [first, last] = [pending[0], pending.at(-1)];
+  if (first !== undefined && last !== undefined) {
+    const which = pending.length === 1 ? first : `${first} to ${last}`;
+    progress(`applying ${pending.length} migration${pending.length === 1 ? '' : 's'} (${which})`);
+  }
+  return migrate(db, migrations);
 }

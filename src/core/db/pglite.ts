@@ -1,35 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { acquireDirLock } from './data-dir-lock.ts';
 import type { Database } from './database.ts';
 import { type PgliteThread, startPgliteThread } from './pglite-client.ts';
 import { isDataDir, seedFromTemplate, templateDir } from './pglite-template.ts';
 import { SESSION_RESET, tenantSessionSetup } from './tenant-tx.ts';
-
-/** One data directory belongs to one process: a second process would corrupt it. */
-function acquireDirLock(dataDir: string): () => void {
-  const lockPath = path.join(dataDir, 'pglite.pid');
-  try {
-    const holder = Number(fs.readFileSync(lockPath, 'utf8'));
-    if (Number.isInteger(holder) && holder !== process.pid && processAlive(holder)) {
-      throw new Error(
-        `the embedded database in ${dataDir} is in use by process ${holder}; stop it or set SVC_DATA_DIR to another folder`,
-      );
-    }
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  fs.writeFileSync(lockPath, String(process.pid));
-  return () => fs.rmSync(lockPath, { force: true });
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * Added to PGlite's own start parameters. PostgreSQL's default of 128 MB shared buffers is allocated and
@@ -59,35 +34,40 @@ export interface PgliteTemplate {
 export async function openPglite(
   dataDir: string | undefined,
   templateOf?: PgliteTemplate | (() => Promise<PgliteTemplate>),
+  progress: (message: string) => void = () => {},
 ): Promise<Database> {
   if (dataDir === undefined) return databaseOf(await startPgliteThread('memory://', THREAD_OPTIONS));
   fs.mkdirSync(dataDir, { recursive: true });
-  const release = acquireDirLock(dataDir);
+  const lock = await acquireDirLock(dataDir);
+  const release = () => lock.release();
   try {
     const pgdata = path.join(dataDir, 'pgdata');
     if (!isDataDir(pgdata)) {
       const template = typeof templateOf === 'function' ? await templateOf() : templateOf;
-      await seedFromTemplate(
-        pgdata,
-        templateDir(template?.key ?? 'initdb', template?.cacheRoot),
-        async (dir) => {
-          const db = databaseOf(await startPgliteThread(dir, THREAD_OPTIONS));
-          try {
-            await template?.prepare(db);
-          } finally {
-            await db.close();
-          }
-        },
+      const source = templateDir(template?.key ?? 'initdb', template?.cacheRoot);
+      progress(
+        isDataDir(source)
+          ? 'new data directory: copying the prepared database into it'
+          : 'new data directory, the first on this machine for this version: preparing the database ' +
+              'template (initdb and the migrations, once; this takes a while)',
       );
+      await seedFromTemplate(pgdata, source, async (dir) => {
+        const db = databaseOf(await startPgliteThread(dir, THREAD_OPTIONS));
+        try {
+          await template?.prepare(db);
+        } finally {
+          await db.close();
+        }
+      });
     }
     return databaseOf(await startPgliteThread(pgdata, THREAD_OPTIONS), release);
   } catch (error) {
-    release();
+    await release();
     throw error;
   }
 }
 
-function databaseOf(pg: PgliteThread, release: () => void = () => {}): Database {
+function databaseOf(pg: PgliteThread, release: () => Promise<void> = async () => {}): Database {
   let closed = false;
   const heldLocks = new Set<number>();
   const db: Database = {
@@ -112,8 +92,11 @@ function databaseOf(pg: PgliteThread, release: () => void = () => {}): Database 
     async close() {
       if (closed) return;
       closed = true;
-      await pg.close();
-      release();
+      try {
+        await pg.close();
+      } finally {
+        await release();
+      }
     },
   };
   return db;

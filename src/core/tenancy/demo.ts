@@ -29,6 +29,7 @@ export async function ensureDemoTenant(
   dataDir: string,
   setupSteps: readonly TenantSetupStep[],
   clock: Clock,
+  progress: (message: string) => void = () => {},
 ): Promise<{ credentials: DevCredentials | undefined; created: boolean }> {
   const file = path.join(dataDir, DEV_CREDENTIALS_FILE);
   const { rows } = await systemTx(db, (tx) =>
@@ -40,6 +41,7 @@ export async function ensureDemoTenant(
       : undefined;
     return { credentials, created: false };
   }
+  progress('creating the demo tenant, its owner and its keys (development, first start)');
   const owner = await resolveHostedUser(
     { db, clock },
     {

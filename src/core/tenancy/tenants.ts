@@ -30,21 +30,37 @@ export function toTenant(row: TenantRow): TenantRecord {
 /** Hooks that run inside the tenant-creation transaction (e.g. enabling every module). */
 export type TenantSetupStep = (tx: import('../db/database.ts').Queryable, tenantId: string) => Promise<void>;
 
+/**
+ * Who owns a new tenant: a user who exists (the console's caller), or, from `svc tenants create`, an email
+ * address: an owner invitation that becomes the membership when that address signs in through the hosted
+ * auth provider with its email verified (see users.ts).
+ */
+export type TenantOwner = { ownerUserId: string } | { ownerEmail: string };
+
 export async function createTenant(
   { db, clock }: SystemContext,
-  input: { name: string; workspaceType: WorkspaceType; ownerUserId: string },
+  input: { name: string; workspaceType: WorkspaceType } & TenantOwner,
   setupSteps: readonly TenantSetupStep[] = [],
 ): Promise<TenantRecord> {
-  const id = newId('tenant', clock.now());
+  const now = clock.now();
+  const id = newId('tenant', now);
   return tenantTx(db, { tenantId: id }, async (tx) => {
     const { rows } = await tx.query<TenantRow>(
       'insert into tenants (id, name, workspace_type) values ($1, $2, $3) returning id, name, workspace_type, created_at',
       [id, input.name, input.workspaceType],
     );
-    await tx.query(`insert into memberships (tenant_id, user_id, role) values ($1, $2, 'owner')`, [
-      id,
-      input.ownerUserId,
-    ]);
+    if ('ownerUserId' in input) {
+      await tx.query(`insert into memberships (tenant_id, user_id, role) values ($1, $2, 'owner')`, [
+        id,
+        input.ownerUserId,
+      ]);
+    } else {
+      await tx.query(`insert into invitations (id, tenant_id, email, role) values ($1, $2, $3, 'owner')`, [
+        newId('invitation', now),
+        id,
+        input.ownerEmail.trim().toLowerCase(),
+      ]);
+    }
     for (const step of setupSteps) await step(tx, id);
     const row = rows[0];
     if (row === undefined) throw new Error('tenant insert returned nothing');
