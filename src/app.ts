@@ -18,6 +18,7 @@ import { installErrorHandling } from './core/http/error-handler.ts';
 import { installIdempotency } from './core/http/idempotency.ts';
 import { registerOpenApi } from './core/http/openapi.ts';
 import { createServer } from './core/http/server.ts';
+import { checkActionRoutes } from './core/modules/action-routes.ts';
 import { enableModules, ModuleEnablement } from './core/modules/enablement.ts';
 import { installAuthorization } from './core/modules/guard.ts';
 import { Workers } from './core/modules/hooks.ts';
@@ -200,6 +201,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerOpenApi(app, config);
   installAuthentication(app, identity);
   installAuthorization(app, services.enablement);
+  checkActionRoutes(app, services.registry);
   installIdempotency(app, db, clock);
   installConsoleGuard(app, db);
   await app.register(healthRoutes, { db, migrations: appMigrations(modules), realtime: backplane });

@@ -257,6 +257,8 @@ describe('module catalog, settings and actions', () => {
       input: Type.Object({}),
       output: Type.Object({}),
       scope: 'rooms:read',
+      route: 'listRooms',
+      credentials: ['api_key', 'session'],
       access: 'read',
       confirmation: 'never',
       workspaceTypes: ['commerce'],

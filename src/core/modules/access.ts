@@ -33,6 +33,7 @@ export function actionRefusal(
     {
       module: module.name,
       scope: action.scope,
+      credentials: action.credentials,
       workspaceTypes: action.workspaceTypes,
       name: action.name,
       roomId,

@@ -1,4 +1,4 @@
-import { hasScope, type Principal } from '../auth/principal.ts';
+import { hasScope, type Principal, type PrincipalKind } from '../auth/principal.ts';
 import type { ServiceContext, Services } from '../context.ts';
 import { AppError, Forbidden, NotFound } from '../http/errors.ts';
 import type { WorkspaceType } from '../tenancy/roles.ts';
@@ -10,6 +10,8 @@ export interface AccessRequest {
   module?: string | undefined;
   /** The scope the principal must hold (hosted users are governed by console roles instead). */
   scope?: string | undefined;
+  /** The credential kinds the operation takes (actions: those of the REST route they mirror); default any. */
+  credentials?: readonly PrincipalKind[] | undefined;
   /** The room the operation touches: a session token limited to another room is refused. */
   roomId?: string | undefined;
   /** The workspace types the operation is offered in (actions and tools); default every type. */
@@ -17,6 +19,13 @@ export interface AccessRequest {
   /** How refusals name the operation, e.g. `create_room`; default "this route". */
   name?: string | undefined;
 }
+
+const KIND_NAMES: Record<PrincipalKind, string> = {
+  api_key: 'a tenant API key',
+  session: 'a session token',
+  hosted_user: 'a hosted-auth JWT',
+  product: 'a product key',
+};
 
 /** What the check needs to know of the tenant. */
 export interface TenantAccess {
@@ -47,6 +56,13 @@ export function accessRefusal(
 ): AppError | undefined {
   const { module, scope, roomId } = request;
   const name = request.name ?? 'this route';
+  const credentials = request.credentials;
+  if (credentials !== undefined && !credentials.includes(principal.kind)) {
+    return refused(
+      'forbidden',
+      `${name} does not accept ${KIND_NAMES[principal.kind]}, as its REST route does not; call it with ${credentials.map((k) => KIND_NAMES[k]).join(' or ')}`,
+    );
+  }
   if (scope !== undefined && principal.kind !== 'hosted_user' && !hasScope(principal, scope)) {
     return refused('insufficient_scope', `${name} requires the scope ${scope}`, scope);
   }

@@ -7,6 +7,8 @@ import type { ModuleHooks, ModuleHost } from './hooks.ts';
 
 export type ActionAccess = 'read' | 'write' | 'destructive';
 export type ConfirmationHint = 'never' | 'destructive' | 'always';
+/** The credentials `/v1/actions` and MCP take: an action accepts those of them its REST route accepts. */
+export type ActionCredential = 'api_key' | 'session';
 
 /** One operation of a module, callable as REST route, `/v1/actions/:name` and MCP tool alike. */
 export interface ActionDefinition {
@@ -16,6 +18,14 @@ export interface ActionDefinition {
   input: TSchema;
   output: TSchema;
   scope: string;
+  /**
+   * The `operationId` of the REST route this action mirrors: the action requires the route's scope and
+   * accepts the route's credentials (of those actions take); the app does not start when they differ
+   * (action-routes.ts). What the route allows each caller beyond that, its verb decides for both.
+   */
+  route: string;
+  /** Who may call it: `session` only when its REST route takes session tokens (end users) too. */
+  credentials: readonly ActionCredential[];
   access: ActionAccess;
   confirmation: ConfirmationHint;
   workspaceTypes: readonly WorkspaceType[];

@@ -24,6 +24,8 @@ export const presenceModule: ModuleManifest = {
       input: PresenceRef,
       output: MemberList,
       scope: 'presence:read',
+      route: 'listPresence',
+      credentials: ['api_key', 'session'],
       access: 'read',
       confirmation: 'never',
       workspaceTypes: ALL_WORKSPACES,

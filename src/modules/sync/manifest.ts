@@ -19,9 +19,11 @@ export function syncHubOf(services: Pick<Services, 'events'>): SyncHub | undefin
   return hubs.get(services.events);
 }
 
-/** The sync module with instance limits of its own (tests shorten them; `syncModule` uses the defaults). */
+/**
+ * The sync module with instance limits of its own (tests shorten them); `syncModule` uses the defaults and
+ * the configured caps (`SVC_SYNC_*`, config.ts).
+ */
 export function syncModuleWith(overrides: Partial<SyncLimits> = {}): ModuleManifest {
-  const limits: SyncLimits = { ...DEFAULT_SYNC_LIMITS, ...overrides };
   return {
     name: 'sync',
     title: 'Realtime sync',
@@ -48,6 +50,7 @@ export function syncModuleWith(overrides: Partial<SyncLimits> = {}): ModuleManif
     }),
     // One hub per app: its WebSocket route and REST routes are registered with it.
     routes: async (app: FastifyInstance, services: Services) => {
+      const limits: SyncLimits = { ...DEFAULT_SYNC_LIMITS, ...services.config.sync, ...overrides };
       const hub = new SyncHub({
         services,
         identity: app.identity,
@@ -68,6 +71,8 @@ export function syncModuleWith(overrides: Partial<SyncLimits> = {}): ModuleManif
         input: DocumentRef,
         output: DocumentJson,
         scope: 'sync:read',
+        route: 'getSyncDocument',
+        credentials: ['api_key', 'session'],
         access: 'read',
         confirmation: 'never',
         workspaceTypes: ALL_WORKSPACES,
@@ -81,6 +86,8 @@ export function syncModuleWith(overrides: Partial<SyncLimits> = {}): ModuleManif
         input: ApplyUpdateInput,
         output: Applied,
         scope: 'sync:write',
+        route: 'applySyncDocumentUpdate',
+        credentials: ['api_key', 'session'],
         access: 'write',
         confirmation: 'never',
         workspaceTypes: ALL_WORKSPACES,
