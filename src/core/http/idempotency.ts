@@ -13,8 +13,19 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     /** The key this request holds (`running`) until its response is stored. */
-    idempotencyClaim: { tenantId: string; key: string } | undefined;
+    idempotencyClaim: (IdempotencyBinding & { tenantId: string }) | undefined;
   }
+}
+
+/**
+ * The key a request holds, for a handler that creates something: stored on the row it creates (unique per
+ * tenant and key), so a retry whose first attempt made it and then lost its answer (a crash, a 5xx) finds
+ * it instead of making another. `key` is the key as stored (a session's is its actor's); `fingerprint`
+ * tells the same request from another one that reuses the key.
+ */
+export interface IdempotencyBinding {
+  key: string;
+  fingerprint: string;
 }
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -22,7 +33,10 @@ export const IDEMPOTENCY_LIMITS = {
   keyLength: 255,
   /** How long a stored response is replayed. */
   windowMs: 24 * 3_600_000,
-  /** A key still `running` this long after its request started is taken to have died with its instance. */
+  /**
+   * A key still `running` this long after its request started is taken to have died with its instance; a
+   * retry of the same request may then run it again (a route that binds its effect to the key finds it).
+   */
   leaseMs: 5 * 60_000,
 } as const;
 
@@ -90,6 +104,12 @@ interface StoredKey {
  * `idempotency_conflict`; a retry while the first is still running answers 409 `conflict` and runs nothing.
  * Responses of 5xx are not stored: the key is released so a retry runs again. Requests refused before
  * their handler (authentication, validation) claim nothing.
+ *
+ * The stored response is written after the handler, not in its transaction: an instance that dies in
+ * between (or a 5xx after the change committed) leaves the change made and the key free again for the same
+ * request after the lease. A route whose handler creates something therefore binds it to the key
+ * (`idempotencyBinding`): the row carries the key, unique per tenant, and the handler looks for it before
+ * making anything, so the retry answers what the first attempt made (payments and refunds do).
  */
 export function installIdempotency(app: FastifyInstance, db: Database, clock: Clock): void {
   app.decorateRequest('idempotencyClaim', undefined);
@@ -116,7 +136,8 @@ export function installIdempotency(app: FastifyInstance, db: Database, clock: Cl
          set fingerprint = excluded.fingerprint, state = 'running', status_code = null, content_type = null,
              body = null, created_at = excluded.created_at, locked_until = excluded.locked_until
        where idempotency_keys.created_at < $5
-          or (idempotency_keys.state = 'running' and idempotency_keys.locked_until < $3)
+          or (idempotency_keys.state = 'running' and idempotency_keys.locked_until < $3
+              and idempotency_keys.fingerprint = excluded.fingerprint)
        returning key`,
       [
         key,
@@ -127,7 +148,7 @@ export function installIdempotency(app: FastifyInstance, db: Database, clock: Cl
       ],
     );
     if (claimed.length > 0) {
-      request.idempotencyClaim = { tenantId, key };
+      request.idempotencyClaim = { tenantId, key, fingerprint };
       return;
     }
     const { rows } = await tenantRead<StoredKey>(
@@ -140,12 +161,7 @@ export function installIdempotency(app: FastifyInstance, db: Database, clock: Cl
     if (stored === undefined) {
       throw new AppError('conflict', 'a request with this Idempotency-Key just finished; retry it');
     }
-    if (stored.fingerprint !== fingerprint) {
-      throw new AppError(
-        'idempotency_conflict',
-        'this Idempotency-Key was used with another request (method, path or body); use a new key for a new request',
-      );
-    }
+    if (stored.fingerprint !== fingerprint) throw keyReused();
     if (stored.state === 'running' || stored.status_code === null) {
       throw new AppError(
         'conflict',
@@ -181,6 +197,25 @@ export function installIdempotency(app: FastifyInstance, db: Database, clock: Cl
     );
     return payload;
   });
+}
+
+/** 409 `idempotency_conflict`: the key was used with another request (method, path or body). */
+export function keyReused(): AppError {
+  return new AppError(
+    'idempotency_conflict',
+    'this Idempotency-Key was used with another request (method, path or body); use a new key for a new request',
+  );
+}
+
+/** The key the request holds, for its handler to store on what it creates; undefined without a key. */
+export function idempotencyBinding(request: FastifyRequest): IdempotencyBinding | undefined {
+  const claim = request.idempotencyClaim;
+  return claim === undefined ? undefined : { key: claim.key, fingerprint: claim.fingerprint };
+}
+
+/** The answer a retry gets when its handler found what an earlier attempt under the key made. */
+export function markReplayed(reply: FastifyReply): void {
+  reply.header('idempotent-replayed', 'true');
 }
 
 /** The route schema's `headers` for a route with `idempotent: true`, so OpenAPI documents the header. */

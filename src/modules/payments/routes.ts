@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../../core/context.ts';
 import { requestContext } from '../../core/http/context.ts';
-import { IdempotencyHeaders } from '../../core/http/idempotency.ts';
+import { IdempotencyHeaders, idempotencyBinding, markReplayed } from '../../core/http/idempotency.ts';
 import { securityFor } from '../../core/http/openapi.ts';
 import { errorRef } from '../../core/http/schemas.ts';
 import {
@@ -35,14 +35,14 @@ import { cancelPayment } from './verbs/cancel-payment.ts';
 import { capturePayment } from './verbs/capture-payment.ts';
 import { checkLedger } from './verbs/check-ledger.ts';
 import { confirmPayment } from './verbs/confirm-payment.ts';
-import { createPayment } from './verbs/create-payment.ts';
+import { createKeyedPayment } from './verbs/create-payment.ts';
 import { getPayment } from './verbs/get-payment.ts';
 import { listAccounts } from './verbs/list-accounts.ts';
 import { listPayments } from './verbs/list-payments.ts';
 import { listPostings } from './verbs/list-postings.ts';
 import { listRefunds } from './verbs/list-refunds.ts';
 import { listTransactions } from './verbs/list-transactions.ts';
-import { refundPayment } from './verbs/refund-payment.ts';
+import { refundKeyed } from './verbs/refund-payment.ts';
 import { setStripeAccount } from './verbs/set-stripe-account.ts';
 import { simulateWebhook } from './verbs/simulate-webhook.ts';
 import { deleteStripeAccount, getStripeAccount } from './verbs/stripe-keys.ts';
@@ -105,9 +105,10 @@ export async function paymentRoutes(app: FastifyInstance, services: Services) {
       },
     },
     async (request, reply) => {
-      const payment = await createPayment(ctx(request), request.body);
+      const created = await createKeyedPayment(ctx(request), request.body, idempotencyBinding(request));
+      if (created.replayed) markReplayed(reply);
       reply.status(201);
-      return payment;
+      return created.payment;
     },
   );
 
@@ -235,9 +236,11 @@ export async function paymentRoutes(app: FastifyInstance, services: Services) {
       },
     },
     async (request, reply) => {
-      const created = await refundPayment(ctx(request), { ...(request.body ?? {}), ...request.params });
+      const input = { ...(request.body ?? {}), ...request.params };
+      const created = await refundKeyed(ctx(request), input, idempotencyBinding(request));
+      if (created.replayed) markReplayed(reply);
       reply.status(201);
-      return created;
+      return created.refund;
     },
   );
 

@@ -1,16 +1,25 @@
 import type { Static } from 'typebox';
 import { actorOf } from '../../../core/auth/principal.ts';
 import { inTenant, type ServiceContext } from '../../../core/context.ts';
-import { PG_ERROR, pgErrorCode } from '../../../core/db/database.ts';
-import { Conflict, InvalidRequest } from '../../../core/http/errors.ts';
+import { CURRENCY_CODES, isCurrency } from '../../../core/currencies.ts';
+import { PG_ERROR, pgErrorCode, type Queryable } from '../../../core/db/database.ts';
+import { tenantRead } from '../../../core/db/tenant-tx.ts';
+import { Conflict, InvalidRequest, NotFound } from '../../../core/http/errors.ts';
+import { type IdempotencyBinding, keyReused } from '../../../core/http/idempotency.ts';
 import { newId } from '../../../core/ids.ts';
 import { PAYMENT_COLUMNS, type PaymentRow, type PaymentView, toPayment } from '../payment-row.ts';
 import { providerFor } from '../providers/index.ts';
 import type { CreatePaymentInput } from '../schema.ts';
-import { callAndApply, STEP_LEASE_MS, stepKey } from '../steps.ts';
+import { callAndApply, outcomeUnknown, resumeStep, STEP_LEASE_MS, stepKey } from '../steps.ts';
 import { paymentsConfig } from './config.ts';
 
 export type NewPayment = Static<typeof CreatePaymentInput> & { auctionId?: string };
+
+/** A keyed create's answer: the payment, and whether an earlier attempt under the key had made it. */
+export interface KeyedPayment {
+  payment: PaymentView;
+  replayed: boolean;
+}
 
 /**
  * Creates a payment with the tenant's provider: `requires_payment_method`, or `requires_confirmation`
@@ -20,6 +29,31 @@ export async function createPayment(
   ctx: ServiceContext,
   input: Static<typeof CreatePaymentInput>,
 ): Promise<PaymentView> {
+  return (await createKeyedPayment(ctx, input, undefined)).payment;
+}
+
+/**
+ * `createPayment` under the request's Idempotency-Key (`binding`): the payment carries the key, and one
+ * made under it before (an attempt whose answer was lost: its instance died, or it answered a 5xx) is
+ * answered instead of making another, its create resumed if its provider call never finished.
+ */
+export async function createKeyedPayment(
+  ctx: ServiceContext,
+  input: Static<typeof CreatePaymentInput>,
+  binding: IdempotencyBinding | undefined,
+): Promise<KeyedPayment> {
+  if (!isCurrency(input.currency)) {
+    throw new InvalidRequest(
+      `currency ${input.currency} is not an active ISO 4217 currency code; use one such as EUR, USD or JPY`,
+      [
+        {
+          field: '/body/currency',
+          message: `an active ISO 4217 code, upper case (one of ${CURRENCY_CODES.length}, e.g. EUR, USD, JPY)`,
+          code: 'unknown_currency',
+        },
+      ],
+    );
+  }
   const own = actorOf(ctx.principal);
   if (own !== undefined && input.customer !== undefined && input.customer !== own.externalId) {
     throw new InvalidRequest('a session token pays as its own actor', [
@@ -30,7 +64,7 @@ export async function createPayment(
       },
     ]);
   }
-  return createPaymentRecord(ctx, { ...input, customer: input.customer ?? own?.externalId });
+  return createRecord(ctx, { ...input, customer: input.customer ?? own?.externalId }, binding);
 }
 
 /**
@@ -42,6 +76,14 @@ export async function createPayment(
  * object we do not know.
  */
 export async function createPaymentRecord(ctx: ServiceContext, input: NewPayment): Promise<PaymentView> {
+  return (await createRecord(ctx, input, undefined)).payment;
+}
+
+async function createRecord(
+  ctx: ServiceContext,
+  input: NewPayment,
+  binding: IdempotencyBinding | undefined,
+): Promise<KeyedPayment> {
   const settings = await paymentsConfig(ctx);
   const provider = await providerFor(ctx, settings.provider);
   const now = ctx.clock.now();
@@ -49,15 +91,17 @@ export async function createPaymentRecord(ctx: ServiceContext, input: NewPayment
   const captureMethod = input.captureMethod ?? 'automatic';
   const status = input.paymentMethod === undefined ? 'requires_payment_method' : 'requires_confirmation';
   const at = new Date(now).toISOString();
-  let row: PaymentRow;
+  let made: { row: PaymentRow; found: boolean };
   try {
-    row = await inTenant(ctx, async (tx) => {
+    made = await inTenant(ctx, async (tx) => {
       const { rows } = await tx.query<PaymentRow>(
         `insert into payments (tenant_id, id, amount, currency, capture_method, status, customer, seller, description,
                                metadata, auction_id, provider, provider_ref, payment_method, livemode, created_at, updated_at,
-                               step, step_key, step_args, step_state, step_until, step_seq)
+                               step, step_key, step_args, step_state, step_until, step_seq,
+                               idempotency_key, idempotency_fingerprint)
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, null, $13, $14, $15, $15,
-                 'create', $16, '{}'::jsonb, 'calling', $17, 1)
+                 'create', $16, '{}'::jsonb, 'calling', $17, 1, $18, $19)
+         on conflict (tenant_id, idempotency_key) where idempotency_key is not null do nothing
          returning ${PAYMENT_COLUMNS}`,
         [
           ctx.tenantId,
@@ -77,11 +121,14 @@ export async function createPaymentRecord(ctx: ServiceContext, input: NewPayment
           at,
           stepKey('create', id, 1),
           new Date(now + STEP_LEASE_MS).toISOString(),
+          binding?.key ?? null,
+          binding?.fingerprint ?? null,
         ],
       );
       const inserted = rows[0];
-      if (inserted === undefined) throw new Error('payment insert returned nothing');
-      return inserted;
+      if (inserted !== undefined) return { row: inserted, found: false };
+      if (binding === undefined) throw new Error('payment insert returned nothing');
+      return { row: await madeUnder(tx, binding), found: true };
     });
   } catch (error) {
     if (pgErrorCode(error) === PG_ERROR.uniqueViolation && input.auctionId !== undefined) {
@@ -89,9 +136,46 @@ export async function createPaymentRecord(ctx: ServiceContext, input: NewPayment
     }
     throw error;
   }
-  const saved = await callAndApply(ctx, { provider, settings }, row, {
+  if (made.found) return { payment: await resumedCreate(ctx, made.row), replayed: true };
+  const saved = await callAndApply(ctx, { provider, settings }, made.row, {
     dropRefusedCreate: true,
     keepUnknownCreate: true,
   });
-  return toPayment(saved);
+  return { payment: toPayment(saved), replayed: false };
+}
+
+/** The payment an earlier attempt made under the key, when it was the same request. */
+async function madeUnder(tx: Queryable, binding: IdempotencyBinding): Promise<PaymentRow> {
+  const { rows } = await tx.query<PaymentRow & { idempotency_fingerprint: string | null }>(
+    `select ${PAYMENT_COLUMNS}, idempotency_fingerprint from payments where idempotency_key = $1`,
+    [binding.key],
+  );
+  const found = rows[0];
+  // Gone between the insert and this read: its provider refused it, and that answer is the key's.
+  if (found === undefined) throw new Conflict('a request with this Idempotency-Key just finished; retry it');
+  if (found.idempotency_fingerprint !== binding.fingerprint) throw keyReused();
+  return found;
+}
+
+/**
+ * A payment found under its key, with its create finished first when the attempt that made it died
+ * before the provider's answer was applied (the step's lease ran out): asked again with the same provider
+ * key, so the provider makes one. An answer still unknown leaves it as a lost answer does: no providerRef.
+ */
+async function resumedCreate(ctx: ServiceContext, row: PaymentRow): Promise<PaymentView> {
+  if (row.step !== 'create') return toPayment(row);
+  try {
+    await resumeStep(ctx, row.id);
+  } catch (error) {
+    if (!outcomeUnknown(error)) throw error;
+  }
+  const { rows } = await tenantRead<PaymentRow>(
+    ctx.db,
+    { tenantId: ctx.tenantId },
+    `select ${PAYMENT_COLUMNS} from payments where id = $1`,
+    [row.id],
+  );
+  const now = rows[0];
+  if (now === undefined) throw new NotFound('payment', row.id);
+  return toPayment(now);
 }
