@@ -18,6 +18,14 @@ export interface Config {
   webhookRetryScheduleMs: number[];
   webhookTimeoutMs: number;
   webhookAllowedHosts: string[];
+  /** Live deliveries per tenant across workers; undefined = 16 on the embedded database, 64 on PostgreSQL. */
+  webhookTenantConcurrency: number | undefined;
+  /** Live deliveries per endpoint across workers; undefined = 8 on the embedded database, 32 on PostgreSQL. */
+  webhookEndpointConcurrency: number | undefined;
+  /** Timeouts in a row that open an endpoint's circuit (0 = never). */
+  webhookCircuitTimeouts: number;
+  /** How long a circuit first stays open (ms); each trip again without an answer doubles it, up to 32 times. */
+  webhookCircuitOpenMs: number;
   mobileBuild: { dispatchToken: string | undefined; repository: string | undefined; githubApiUrl: string };
   /** Stripe's API (the payments module's stripe provider); tests point it at a local fake. */
   stripeApiUrl: string | undefined;
@@ -251,6 +259,16 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       .split(',')
       .map((h) => h.trim().toLowerCase())
       .filter((h) => h !== ''),
+    webhookTenantConcurrency:
+      text(env, 'SVC_WEBHOOK_TENANT_CONCURRENCY') === undefined
+        ? undefined
+        : integer(env, 'SVC_WEBHOOK_TENANT_CONCURRENCY', 0, 1, 10_000),
+    webhookEndpointConcurrency:
+      text(env, 'SVC_WEBHOOK_ENDPOINT_CONCURRENCY') === undefined
+        ? undefined
+        : integer(env, 'SVC_WEBHOOK_ENDPOINT_CONCURRENCY', 0, 1, 10_000),
+    webhookCircuitTimeouts: integer(env, 'SVC_WEBHOOK_CIRCUIT_TIMEOUTS', 5, 0, 1000),
+    webhookCircuitOpenMs: integer(env, 'SVC_WEBHOOK_CIRCUIT_OPEN_MS', 30_000, 1, 3_600_000),
     mobileBuild: {
       dispatchToken: text(env, 'SVC_MOBILE_BUILD_DISPATCH_TOKEN'),
       repository: mobileBuildRepository(env),

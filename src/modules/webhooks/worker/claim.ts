@@ -27,8 +27,13 @@ export interface ClaimOptions {
   leaseMs: number;
   /** At most this many rows. */
   limit: number;
-  /** At most this many live leases per endpoint, counting leases other workers hold. */
+  /**
+   * At most this many live leases per endpoint, counting leases other workers hold; one while the
+   * endpoint's circuit is half-open, none while it is open (circuit.ts).
+   */
   perEndpoint: number;
+  /** At most this many live leases per tenant, counting leases other workers hold; undefined = no cap. */
+  perTenant?: number | undefined;
   /** Only these tenants' deliveries (a worker dedicated to some tenants); undefined = all. */
   tenantIds?: readonly string[] | undefined;
   /**
@@ -60,8 +65,9 @@ interface ClaimRow {
 }
 
 /**
- * Picks due deliveries fairly across endpoints (per endpoint in due order, capped by its live leases),
- * then locks them with SKIP LOCKED and leases them to `owner`. A row whose lease expired (its holder
+ * Picks due deliveries fairly: across tenants in turn, and within a tenant across its endpoints in turn
+ * (each in due order), capped by the live leases of the endpoint and of the tenant, so one tenant's hanging
+ * receivers hold at most its own share of the workers. Then it locks them with SKIP LOCKED and leases them to `owner`. A row whose lease expired (its holder
  * died) is taken over; the attempt it lost is recorded as `interrupted`.
  */
 export async function claimDueDeliveries(db: Database, options: ClaimOptions): Promise<ClaimedDelivery[]> {
@@ -83,6 +89,7 @@ interface ClaimStatementRow extends Partial<ClaimRow> {
   candidates: number;
   next_due: Date | null;
   next_lease: Date | null;
+  next_circuit: Date | null;
 }
 
 /**
@@ -91,28 +98,48 @@ interface ClaimStatementRow extends Partial<ClaimRow> {
  * least one row (the counts); claimed rows fill the rest of the columns.
  */
 const CLAIM_SQL = `
-with candidates as (
-  select c.id from (
-    select d.id, d.next_attempt_at,
-           row_number() over (partition by e.id order by d.next_attempt_at, d.id)
-           + (select count(*) from webhook_deliveries l
-               where l.tenant_id = e.tenant_id and l.endpoint_id = e.id
-                 and l.lease_owner is not null and l.lease_expires_at > $1
-                 and l.id <> all($8::text[])) as slot
-      from webhook_endpoints e
-      cross join lateral (
-        select d.id, d.next_attempt_at from webhook_deliveries d
-         where d.tenant_id = e.tenant_id and d.endpoint_id = e.id
-           and d.state = 'pending' and d.next_attempt_at <= $1
-           and (d.lease_expires_at is null or d.lease_expires_at <= $1)
-         order by d.next_attempt_at, d.id
-         limit $2
-      ) d
-     where e.enabled and ($4::text[] is null or e.tenant_id = any($4::text[]))
-  ) c
-  where c.slot <= $2
-  order by c.next_attempt_at, c.id
-  limit $3
+with leases as (
+  -- Live leases by endpoint, every worker's (answered ones this worker is recording left out).
+  select tenant_id, endpoint_id, count(*)::int as n from webhook_deliveries
+   where lease_owner is not null and lease_expires_at > $1 and id <> all($8::text[])
+     and ($4::text[] is null or tenant_id = any($4::text[]))
+   group by tenant_id, endpoint_id
+),
+tenant_leases as (
+  select tenant_id, sum(n)::int as n from leases group by tenant_id
+),
+per_endpoint as (
+  -- An endpoint's k-th due row takes its slot k after its live leases; a half-open circuit has one slot.
+  select d.id, e.tenant_id, d.next_attempt_at,
+         row_number() over (partition by e.id order by d.next_attempt_at, d.id) + coalesce(l.n, 0) as slot,
+         case when e.circuit_open_until is null then $2 else 1 end as cap
+    from webhook_endpoints e
+    left join leases l on l.tenant_id = e.tenant_id and l.endpoint_id = e.id
+    cross join lateral (
+      select d.id, d.next_attempt_at from webhook_deliveries d
+       where d.tenant_id = e.tenant_id and d.endpoint_id = e.id
+         and d.state = 'pending' and d.next_attempt_at <= $1
+         and (d.lease_expires_at is null or d.lease_expires_at <= $1)
+       order by d.next_attempt_at, d.id
+       limit $2
+    ) d
+   where e.enabled and ($4::text[] is null or e.tenant_id = any($4::text[]))
+     and (e.circuit_open_until is null or e.circuit_open_until <= $1)
+),
+per_tenant as (
+  -- Within a tenant, its endpoints in turn; the tenant's live leases count against its cap.
+  select p.id, p.next_attempt_at,
+         row_number() over (partition by p.tenant_id order by p.slot, p.next_attempt_at, p.id)
+         + coalesce(t.n, 0) as tenant_slot
+    from per_endpoint p left join tenant_leases t on t.tenant_id = p.tenant_id
+   where p.slot <= p.cap
+),
+candidates as (
+  -- Across tenants in turn: every tenant's first free slot before any tenant's second.
+  select id from per_tenant
+   where tenant_slot <= $9
+   order by tenant_slot, next_attempt_at, id
+   limit $3
 ),
 locked as (
   select d.id, d.lease_owner as previous_owner, d.last_attempt_at as previous_attempt_at,
@@ -141,14 +168,17 @@ interrupted as (
     from claimed where previous_owner is not null
   on conflict do nothing
 )
-select c.*, m.candidates, m.next_due, m.next_lease
+select c.*, m.candidates, m.next_due, m.next_lease, m.next_circuit
   from (select (select count(*)::int from candidates) as candidates,
                (select min(next_attempt_at) from webhook_deliveries
                  where state = 'pending' and next_attempt_at > $1
                    and ($4::text[] is null or tenant_id = any($4::text[]))) as next_due,
                (select min(lease_expires_at) from webhook_deliveries
                  where lease_owner is not null and lease_expires_at > $1
-                   and ($4::text[] is null or tenant_id = any($4::text[]))) as next_lease) m
+                   and ($4::text[] is null or tenant_id = any($4::text[]))) as next_lease,
+               (select min(circuit_open_until) from webhook_endpoints
+                 where circuit_open_until > $1
+                   and ($4::text[] is null or tenant_id = any($4::text[]))) as next_circuit) m
   left join claimed c on true`;
 
 export async function claimDue(db: Database, options: ClaimOptions): Promise<ClaimResult> {
@@ -168,12 +198,13 @@ export async function claimDue(db: Database, options: ClaimOptions): Promise<Cla
         leaseToken,
         new Date(options.now + options.leaseMs).toISOString(),
         options.answeredIds ?? [],
+        options.perTenant ?? 2_147_483_647,
       ]),
     { relaxedDurability: true },
   );
   const meta = result.rows[0];
   const rows = result.rows.filter((r): r is ClaimStatementRow & ClaimRow => r.id != null);
-  const nextTimes = [meta?.next_due, meta?.next_lease]
+  const nextTimes = [meta?.next_due, meta?.next_lease, meta?.next_circuit]
     .filter((value): value is Date => value !== null && value !== undefined)
     .map((value) => new Date(value).getTime());
   const nextDueAt = nextTimes.length === 0 ? undefined : Math.min(...nextTimes);

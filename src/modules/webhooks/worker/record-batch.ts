@@ -2,6 +2,7 @@ import type { Database } from '../../../core/db/database.ts';
 import { systemTx } from '../../../core/db/tenant-tx.ts';
 import type { DeliveryState } from '../schema.ts';
 import type { AfterCommit } from '../types.ts';
+import { type OpenedCircuit, recordCircuits } from './circuit.ts';
 import type { ClaimedDelivery } from './claim.ts';
 import { emitDeadLettered, type RecordOptions, type RecordResult, recordOutcome } from './record.ts';
 import { retryDelay } from './schedule.ts';
@@ -61,6 +62,7 @@ export async function recordOutcomes(
 ): Promise<RecordResult[]> {
   if (finished.length === 0) return [];
   const committed: AfterCommit[] = [];
+  const opened: OpenedCircuit[] = [];
   const results = await systemTx(
     db,
     async (tx) => {
@@ -181,6 +183,16 @@ export async function recordOutcomes(
         ],
       );
 
+      if (options.circuit !== undefined) {
+        const attempts = finished.map((f) => ({
+          tenantId: f.claimed.tenantId,
+          endpointId: f.claimed.endpointId,
+          outcome: f.outcome,
+        }));
+        const latest = Math.max(...finished.map((f) => f.now));
+        opened.push(...(await recordCircuits(tx, attempts, latest, options.circuit)));
+      }
+
       // Last: each emit scopes the transaction to its tenant (RLS), which no system statement may follow.
       if (options.emit !== undefined) {
         for (const { f, attempt } of deadLettered) {
@@ -192,6 +204,7 @@ export async function recordOutcomes(
     { relaxedDurability: true },
   );
   for (const publish of committed) publish();
+  if (opened.length > 0) options.circuitOpened?.(opened);
   return results;
 }
 

@@ -2,6 +2,7 @@ import type { Database, Queryable } from '../../../core/db/database.ts';
 import { systemTx, TENANT_ROLE } from '../../../core/db/tenant-tx.ts';
 import type { DeliveryState } from '../schema.ts';
 import { type AfterCommit, DEAD_LETTERED_EVENT, type EmitTenantEvent } from '../types.ts';
+import { type CircuitOptions, type OpenedCircuit, recordCircuits } from './circuit.ts';
 import type { ClaimedDelivery } from './claim.ts';
 import { retryDelay } from './schedule.ts';
 import type { AttemptOutcome } from './send.ts';
@@ -12,6 +13,10 @@ export interface RecordOptions {
   schedule: readonly number[];
   random: () => number;
   emit: EmitTenantEvent | undefined;
+  /** The endpoints' circuit breakers (circuit.ts); undefined = outcomes do not touch them. */
+  circuit?: CircuitOptions | undefined;
+  /** Told, after commit, of the circuits the recorded outcomes opened. */
+  circuitOpened?: ((opened: OpenedCircuit[]) => void) | undefined;
 }
 
 interface LockedRow {
@@ -36,6 +41,7 @@ export async function recordOutcome(
 ): Promise<RecordResult> {
   const now = new Date(options.now).toISOString();
   const committed: AfterCommit[] = [];
+  const opened: OpenedCircuit[] = [];
   const result = await systemTx(db, async (tx): Promise<RecordResult> => {
     const { rows } = await tx.query<LockedRow>(
       `select state, lease_token, attempt_count, cycle_attempt_count from webhook_deliveries
@@ -63,6 +69,11 @@ export async function recordOutcome(
         options.owner,
       ],
     );
+
+    if (options.circuit !== undefined) {
+      const attempt = { tenantId: claimed.tenantId, endpointId: claimed.endpointId, outcome };
+      opened.push(...(await recordCircuits(tx, [attempt], options.now, options.circuit)));
+    }
 
     const ownsLease = row.lease_token === claimed.leaseToken && row.state === 'pending';
     const update = async (sets: string, params: unknown[] = []) => {
@@ -110,6 +121,7 @@ export async function recordOutcome(
     return 'dead_lettered';
   });
   for (const publish of committed) publish();
+  if (opened.length > 0) options.circuitOpened?.(opened);
   return result;
 }
 

@@ -2,63 +2,19 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import os from 'node:os';
-import type { Config } from '../../../config.ts';
 import type { Clock, Timer } from '../../../core/clock.ts';
 import type { Database } from '../../../core/db/database.ts';
 import { WakeLoop } from '../../../core/modules/wake-loop.ts';
-import type { SecretEncryption } from '../../../core/secrets/encryption.ts';
 import { type DestinationPolicy, destinationPolicy } from '../destinations.ts';
 import { readSecret } from '../endpoint-secrets.ts';
 import { deliveryHeaders } from '../signing.ts';
-import type { EmitTenantEvent } from '../types.ts';
 import { type ClaimedDelivery, claimDue } from './claim.ts';
-import { guardedLookup, type Resolver, systemResolver } from './lookup.ts';
+import { guardedLookup, systemResolver } from './lookup.ts';
+import type { WebhookWorkerOptions, WorkerLog } from './options.ts';
 import { AttemptRecorder } from './record-batch.ts';
 import { type Agents, sendAttempt } from './send.ts';
 
-export interface WorkerLog {
-  error(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-}
-
-export interface WebhookWorkerOptions {
-  db: Database;
-  /** Opens the endpoints' stored secrets (the app's `services.encryption`). */
-  encryption: SecretEncryption;
-  config: Pick<Config, 'env' | 'webhookAllowedHosts' | 'webhookRetryScheduleMs' | 'webhookTimeoutMs'>;
-  clock: Clock;
-  /** Writes `webhook.delivery.dead_lettered` through the event store (see EmitTenantEvent). */
-  emitTenantEvent?: EmitTenantEvent;
-  /** [0, 1) for retry jitter; default Math.random. */
-  random?: () => number;
-  log?: WorkerLog;
-  /** Lease owner name; default host:pid:random. */
-  instanceId?: string;
-  /** Attempts in flight at once in this worker (default 256; 64 on the embedded database). */
-  maxConcurrency?: number;
-  /**
-   * Live leases per endpoint, across workers (default 32; 8 on the embedded database): one slow receiver
-   * cannot take every slot.
-   */
-  perEndpointConcurrency?: number;
-  /**
-   * A lease lasts the attempt timeout plus this (default LEASE_MARGIN_MS): time to record the outcome once
-   * the request has ended. When a worker dies holding leases, another one takes its deliveries over that
-   * long after they were claimed.
-   */
-  leaseMarginMs?: number;
-  /**
-   * Longest sleep without a wake (default 5 s). New deliveries wake a worker at once, on any instance
-   * (`Workers.wake`); this poll finds what a lost wake or a crashed instance left behind.
-   */
-  maxPollMs?: number;
-  /** DNS, injectable for tests; the address policy applies to whatever it answers. */
-  resolve?: Resolver;
-  /** Serve only these tenants (dedicated workers, test isolation); default every tenant. */
-  tenantIds?: readonly string[];
-  /** Extra trust for https receivers (tests with a self-signed receiver). */
-  tls?: { ca?: string | Buffer };
-}
+export type { WebhookWorkerOptions, WorkerLog } from './options.ts';
 
 const silentLog: WorkerLog = { error() {}, warn() {} };
 /**
@@ -94,6 +50,7 @@ export class WebhookWorker {
   private readonly random: () => number;
   private readonly maxConcurrency: number;
   private readonly perEndpoint: number;
+  private readonly perTenant: number;
   private readonly leaseMs: number;
   private readonly maxPollMs: number;
   private readonly policy: DestinationPolicy;
@@ -111,7 +68,10 @@ export class WebhookWorker {
     // queue there and starve the event loop (responses then lose the race with their timeouts).
     const embedded = options.db.kind === 'pglite';
     this.maxConcurrency = options.maxConcurrency ?? (embedded ? 64 : 256);
-    this.perEndpoint = options.perEndpointConcurrency ?? (embedded ? 8 : 32);
+    const { config } = options;
+    this.perEndpoint =
+      options.perEndpointConcurrency ?? config.webhookEndpointConcurrency ?? (embedded ? 8 : 32);
+    this.perTenant = options.perTenantConcurrency ?? config.webhookTenantConcurrency ?? (embedded ? 16 : 64);
     this.leaseMs = options.config.webhookTimeoutMs + (options.leaseMarginMs ?? LEASE_MARGIN_MS);
     this.maxPollMs = options.maxPollMs ?? 5000;
     this.policy = destinationPolicy(options.config);
@@ -140,6 +100,15 @@ export class WebhookWorker {
       schedule: this.options.config.webhookRetryScheduleMs,
       random: this.random,
       emit: this.options.emitTenantEvent,
+      circuit: {
+        timeouts: this.options.config.webhookCircuitTimeouts,
+        openMs: this.options.config.webhookCircuitOpenMs,
+      },
+      circuitOpened: (opened) => {
+        for (const circuit of opened) {
+          this.log.warn(circuit, 'webhook worker: an endpoint keeps timing out, its circuit is open');
+        }
+      },
     });
   }
 
@@ -226,6 +195,7 @@ export class WebhookWorker {
       leaseMs: this.leaseMs,
       limit: capacity,
       perEndpoint: this.perEndpoint,
+      perTenant: this.perTenant,
       tenantIds: this.options.tenantIds,
       answeredIds: [...this.answered],
     });

@@ -1,0 +1,128 @@
+import type { Queryable } from '../../../core/db/database.ts';
+import type { AttemptOutcome } from './send.ts';
+
+/**
+ * The circuit breaker of an endpoint, kept on its row so every worker on every instance sees it.
+ *
+ * - closed: attempts go as usual, up to the endpoint's concurrency.
+ * - open: `timeouts` timeouts in a row (no answer at all, the attempts that hold a connection longest)
+ *   open it for `openMs`, doubled each time it opens again without an answer in between (up to 32 times).
+ *   No attempt is made to the endpoint meanwhile; its deliveries stay pending, untouched, and no attempt
+ *   is recorded or charged to the retry schedule for the wait.
+ * - half-open: once the time is up, one attempt at a time probes it. A timeout opens it again; an answer
+ *   of any status (the receiver is there) closes it and clears the count.
+ * Connection errors and TLS failures neither count nor clear: they end at once and hold nothing.
+ */
+export interface CircuitOptions {
+  /** Timeouts in a row that open the circuit; 0 = never. */
+  timeouts: number;
+  /** How long it first stays open (ms). */
+  openMs: number;
+}
+
+/** Doubling stops here: a circuit opens for at most openMs * 2^5. */
+export const MAX_CIRCUIT_DOUBLINGS = 5;
+
+export interface EndpointAttempt {
+  tenantId: string;
+  endpointId: string;
+  outcome: Pick<AttemptOutcome, 'statusCode' | 'errorClass'>;
+}
+
+export interface OpenedCircuit {
+  tenantId: string;
+  endpointId: string;
+  openUntil: string;
+  consecutiveTimeouts: number;
+}
+
+interface Change {
+  tenantId: string;
+  endpointId: string;
+  /** An answer came: the count starts again from the timeouts after the last answer. */
+  answered: boolean;
+  timeouts: number;
+}
+
+/** Per endpoint, in order: whether an answer came, and the timeouts after the last one. */
+function changesOf(attempts: readonly EndpointAttempt[]): Change[] {
+  const changes = new Map<string, Change>();
+  for (const { tenantId, endpointId, outcome } of attempts) {
+    const key = `${tenantId}\u0000${endpointId}`;
+    const change = changes.get(key) ?? { tenantId, endpointId, answered: false, timeouts: 0 };
+    changes.set(key, change);
+    if (outcome.statusCode !== null) {
+      change.answered = true;
+      change.timeouts = 0;
+    } else if (outcome.errorClass === 'timeout') {
+      change.timeouts += 1;
+    }
+  }
+  return [...changes.values()].filter((c) => c.answered || c.timeouts > 0);
+}
+
+/**
+ * Applies finished attempts to their endpoints' circuits, in the recording transaction (a system one).
+ * The row's own values are read under its lock by the update, so workers recording at once add up.
+ * Answers the circuits this opened (a straggler timing out while it is already open does not reopen it).
+ */
+export async function recordCircuits(
+  tx: Queryable,
+  attempts: readonly EndpointAttempt[],
+  now: number,
+  options: CircuitOptions,
+): Promise<OpenedCircuit[]> {
+  const changes = changesOf(attempts);
+  if (changes.length === 0) return [];
+  const { rows } = await tx.query<{
+    tenant_id: string;
+    id: string;
+    circuit_open_until: Date;
+    consecutive_timeouts: number;
+    opened: boolean;
+  }>(
+    `with u as (
+       select * from unnest($1::text[], $2::text[], $3::bool[], $4::int[]) as u(tenant_id, endpoint_id, answered, timeouts)
+     ),
+     next as (
+       select e.tenant_id, e.id, u.answered,
+              (case when u.answered then 0 else e.consecutive_timeouts end) + u.timeouts as timeouts,
+              u.timeouts > 0 and $6::int > 0
+                and (case when u.answered then 0 else e.consecutive_timeouts end) + u.timeouts >= $6::int
+                and (e.circuit_open_until is null or e.circuit_open_until <= $5::timestamptz) as opens
+         from webhook_endpoints e join u on e.tenant_id = u.tenant_id and e.id = u.endpoint_id
+        for update of e
+     )
+     update webhook_endpoints e
+        set consecutive_timeouts = n.timeouts,
+            circuit_trips = case when n.opens then e.circuit_trips + 1
+                                 when n.answered then 0 else e.circuit_trips end,
+            circuit_opened_at = case when n.opens then $5::timestamptz
+                                     when n.answered and n.timeouts = 0 then null else e.circuit_opened_at end,
+            circuit_open_until = case
+              when n.opens then $5::timestamptz
+                + ($7::bigint * (1::bigint << least(e.circuit_trips, ${MAX_CIRCUIT_DOUBLINGS}))) * interval '1 millisecond'
+              when n.answered and n.timeouts = 0 then null else e.circuit_open_until end
+       from next n
+      where e.tenant_id = n.tenant_id and e.id = n.id
+      returning e.tenant_id, e.id, e.circuit_open_until, e.consecutive_timeouts,
+                (e.circuit_opened_at = $5::timestamptz and n.opens) as opened`,
+    [
+      changes.map((c) => c.tenantId),
+      changes.map((c) => c.endpointId),
+      changes.map((c) => c.answered),
+      changes.map((c) => c.timeouts),
+      new Date(now).toISOString(),
+      options.timeouts,
+      options.openMs,
+    ],
+  );
+  return rows
+    .filter((r) => r.opened)
+    .map((r) => ({
+      tenantId: r.tenant_id,
+      endpointId: r.id,
+      openUntil: new Date(r.circuit_open_until).toISOString(),
+      consecutiveTimeouts: r.consecutive_timeouts,
+    }));
+}
