@@ -3,6 +3,7 @@ import type { Services } from '../context.ts';
 import type { AppError } from '../http/errors.ts';
 import { accessRefusal, type TenantAccess, tenantAccess } from './authorize.ts';
 import type { ActionDefinition, ModuleManifest } from './manifest.ts';
+import type { ModuleRegistry } from './registry.ts';
 
 /** Who asks for actions (or MCP tools), and what the check needs of their tenant. */
 export interface ActionAudience {
@@ -42,8 +43,17 @@ export function actionRefusal(
   );
 }
 
-/** The room an action's input names (`roomId`), if any: a session token limited to another is refused. */
-export function roomOfInput(input: unknown): string | undefined {
+/**
+ * The room a call of `action` is about, as its REST route reads it: the input's `roomId` when the route's
+ * path names the room (`:roomId`), else none (there a `roomId` is a filter, and the verb limits a
+ * room-limited session to its room, as for the route). A session token limited to another room is refused.
+ */
+export function roomOfCall(
+  registry: Pick<ModuleRegistry, 'routeOf'>,
+  action: ActionDefinition,
+  input: unknown,
+): string | undefined {
+  if (registry.routeOf(action)?.roomInPath !== true) return undefined;
   if (typeof input !== 'object' || input === null || !('roomId' in input)) return undefined;
   return typeof input.roomId === 'string' ? input.roomId : undefined;
 }

@@ -7,6 +7,8 @@ export interface RouteAccess {
   module: string | undefined;
   scope: string | undefined;
   credentials: readonly string[];
+  /** Whether the route's path names a room (`:roomId`): the one place the REST guard reads a room from. */
+  roomInPath: boolean;
 }
 
 /** The credentials actions and MCP tools take; an action accepts those of them its route accepts. */
@@ -25,7 +27,7 @@ function operationIdOf(route: RouteOptions): string | undefined {
  * token do what the route refuses it (or the reverse).
  */
 export function actionRouteProblems(
-  registry: ModuleRegistry,
+  registry: Pick<ModuleRegistry, 'allActions'>,
   routes: ReadonlyMap<string, RouteAccess>,
 ): string[] {
   return registry.allActions().flatMap(({ module, action }) => {
@@ -47,23 +49,23 @@ export function actionRouteProblems(
 }
 
 /**
- * Records every route's access as it registers, and stops the start when an action differs from the REST
+ * Records every route's access in the registry as it registers, and stops the start when an action differs from the REST
  * route it mirrors. Installed before any route registers.
  */
 export function checkActionRoutes(app: FastifyInstance, registry: ModuleRegistry): void {
-  const routes = new Map<string, RouteAccess>();
   app.addHook('onRoute', (route) => {
     const operationId = operationIdOf(route);
     const auth = route.config?.auth;
     if (operationId === undefined || auth === undefined) return;
-    routes.set(operationId, {
+    registry.recordRoute(operationId, {
       module: route.config?.module,
       scope: auth.scope,
       credentials: auth.credentials,
+      roomInPath: /(^|\/):roomId(\/|$)/.test(route.url),
     });
   });
   app.addHook('onReady', async () => {
-    const problems = actionRouteProblems(registry, routes);
+    const problems = actionRouteProblems(registry, registry.routes);
     if (problems.length > 0)
       throw new Error(`actions differ from their REST routes:\n  ${problems.join('\n  ')}`);
   });

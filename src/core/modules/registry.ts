@@ -1,4 +1,5 @@
 import { PLATFORM_SCOPES } from '../auth/scopes.ts';
+import type { RouteAccess } from './action-routes.ts';
 import { type ActionDefinition, checkManifest, type ModuleManifest } from './manifest.ts';
 
 /** The modules this service runs, from the one explicit list in app.ts; everything else derives from it. */
@@ -6,6 +7,8 @@ export class ModuleRegistry {
   private readonly byName = new Map<string, ModuleManifest>();
   private readonly actions = new Map<string, { module: ModuleManifest; action: ActionDefinition }>();
   private readonly eventModules = new Map<string, string>();
+  /** The app's REST routes by operationId, as they registered (action-routes.ts): what actions mirror. */
+  private readonly routeAccess = new Map<string, RouteAccess>();
   /** Every scope a credential may carry: `*`, each module's, and the platform's. */
   readonly knownScopes: readonly string[];
 
@@ -49,6 +52,19 @@ export class ModuleRegistry {
 
   allActions(): { module: ModuleManifest; action: ActionDefinition }[] {
     return [...this.actions.values()];
+  }
+
+  recordRoute(operationId: string, access: RouteAccess): void {
+    this.routeAccess.set(operationId, access);
+  }
+
+  get routes(): ReadonlyMap<string, RouteAccess> {
+    return this.routeAccess;
+  }
+
+  /** The REST route `action` mirrors, once the app's routes registered. */
+  routeOf(action: ActionDefinition): RouteAccess | undefined {
+    return this.routeAccess.get(action.route);
   }
 
   /** The module that declares an event type (exactly), if any; platform events belong to none. */

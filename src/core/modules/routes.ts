@@ -6,7 +6,7 @@ import type { Services } from '../context.ts';
 import { requestContext } from '../http/context.ts';
 import { NotFound } from '../http/errors.ts';
 import { securityFor } from '../http/openapi.ts';
-import { actionRefusal, audienceFor, roomOfInput } from './access.ts';
+import { actionRefusal, audienceFor, roomOfCall } from './access.ts';
 import { validated } from './validate.ts';
 
 const CatalogEntry = Type.Object({
@@ -144,7 +144,12 @@ export async function moduleRoutes(app: FastifyInstance, services: Services) {
       const refusal = actionRefusal(entry.module, entry.action, audience);
       if (refusal !== undefined) throw refusal;
       const input = validated(entry.action.input, request.body.arguments ?? {}, 'body/arguments');
-      const roomRefusal = actionRefusal(entry.module, entry.action, audience, roomOfInput(input));
+      const roomRefusal = actionRefusal(
+        entry.module,
+        entry.action,
+        audience,
+        roomOfCall(registry, entry.action, input),
+      );
       if (roomRefusal !== undefined) throw roomRefusal;
       const result = await entry.action.run(requestContext(request, services), input);
       return { action: name, result };

@@ -1,7 +1,7 @@
 import { hasScope, type Principal } from '../../core/auth/principal.ts';
 import type { Services } from '../../core/context.ts';
 import { AppError, isAppError } from '../../core/http/errors.ts';
-import { type ActionAudience, actionRefusal, audienceFor, roomOfInput } from '../../core/modules/access.ts';
+import { type ActionAudience, actionRefusal, audienceFor, roomOfCall } from '../../core/modules/access.ts';
 import type { ActionDefinition, ModuleManifest } from '../../core/modules/manifest.ts';
 import type { ModuleRegistry } from '../../core/modules/registry.ts';
 import { isToolable } from './catalog.ts';
@@ -98,7 +98,12 @@ export class McpCaller {
 
   /** The one rule again, with the room the checked input names: a session token limited to another is refused. */
   async roomRefusal(tool: CallableTool, input: unknown): Promise<AppError | undefined> {
-    return actionRefusal(tool.module, tool.action, await this.toolAudience(), roomOfInput(input));
+    return actionRefusal(
+      tool.module,
+      tool.action,
+      await this.toolAudience(),
+      roomOfCall(this.services.registry, tool.action, input),
+    );
   }
 
   /** Whom a confirmation token is bound to: the actor of a session, else the API key. */
