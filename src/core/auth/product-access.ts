@@ -26,9 +26,21 @@ export function originAllowed(allowed: readonly string[], origin: string): boole
   });
 }
 
-function originOf(request: FastifyRequest): string | undefined {
+/** A browser's `Origin`; undefined for a request without one (a server, a phone app: not a browser). */
+export function browserOrigin(request: FastifyRequest): string | undefined {
   const origin = request.headers.origin;
   return typeof origin === 'string' && origin !== '' ? origin : undefined;
+}
+
+/**
+ * 403 `forbidden` for a browser origin that an origin list does not allow: a product key's own, or one its
+ * tenant keeps (the storefront's `allowedOrigins`). The answer goes without `Access-Control-Allow-Origin`
+ * (see `installProductKeyCors`), so the page on that origin cannot read it.
+ */
+export class OriginNotAllowed extends AppError {
+  constructor(message: string) {
+    super('forbidden', message);
+  }
 }
 
 /** CORS answer headers for a route that browsers call (the caller's own origin, never `*` with a key). */
@@ -46,13 +58,12 @@ export function allowOrigin(reply: FastifyReply, origin: string): void {
 export class ProductKeyGate {
   constructor(private readonly requests: FailureLimiter) {}
 
-  admit(request: FastifyRequest, reply: FastifyReply, principal: ProductPrincipal): void {
-    const origin = originOf(request);
+  /** A refused origin's answer loses its CORS header in the `onError` hook (`installProductKeyCors`). */
+  admit(request: FastifyRequest, _reply: FastifyReply, principal: ProductPrincipal): void {
+    const origin = browserOrigin(request);
     const { allowedOrigins, requestsPerMinute } = principal.restrictions;
     if (origin !== undefined && !originAllowed(allowedOrigins, origin)) {
-      reply.removeHeader('access-control-allow-origin');
-      throw new AppError(
-        'forbidden',
+      throw new OriginNotAllowed(
         `the origin ${origin} is not allowed for this product key; add it to the key's allowedOrigins in the console`,
       );
     }
@@ -88,8 +99,9 @@ function allowedHeaders(credentials: readonly PrincipalKind[]): string {
 /**
  * CORS for every route that accepts product keys (browsers call them from other origins): preflights are
  * answered here, before routing, for the methods such routes declare; the answers themselves carry
- * `Access-Control-Allow-Origin` (set by the authentication hook, and taken off when the key refuses the
- * origin). A preflight cannot carry the key, so the key's origin list is applied to the request itself.
+ * `Access-Control-Allow-Origin` (set by the authentication hook, and taken off when the key or its tenant
+ * refuses the origin: `OriginNotAllowed`). A preflight carries no key, so no tenant is known: it is answered
+ * alike for every origin, and the origin lists are applied to the request itself.
  */
 export function installProductKeyCors(app: FastifyInstance): void {
   const routes = FindMyWay();
@@ -107,9 +119,14 @@ export function installProductKeyCors(app: FastifyInstance): void {
       entry.methods.add(method as HTTPMethod);
     }
   });
+  // Whatever refuses the origin (the key, or its tenant's list in a route), the answer is not shared.
+  app.addHook('onError', (_request, reply, error, done) => {
+    if (error instanceof OriginNotAllowed) reply.removeHeader('access-control-allow-origin');
+    done();
+  });
   app.addHook('onRequest', (request, reply, done) => {
     if (request.method !== 'OPTIONS') return done();
-    const origin = originOf(request);
+    const origin = browserOrigin(request);
     const asked = request.headers['access-control-request-method'];
     const found = routes.find('OPTIONS', request.url.split('?')[0] ?? '/');
     const url = (found?.store as { url?: string } | undefined)?.url;

@@ -1,4 +1,9 @@
-import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
+import Fastify, {
+  type FastifyBodyParser,
+  type FastifyInstance,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
 import type { Config } from '../../config.ts';
 import type { Clock } from '../clock.ts';
 import { clientErrorHandler, sendError, toAppError } from './error-handler.ts';
@@ -16,14 +21,13 @@ declare module 'fastify' {
 }
 
 /**
- * Every JSON body, path parameter and query value is refused with 400 before any route sees it when it
- * nests deeper than MAX_JSON_DEPTH or holds text the database cannot store (NUL, lone surrogates), so
- * no route can fail on such input with a 500, whatever it does with it.
+ * The service's JSON body parser (`parseAs: 'string'`): prototype poisoning, nesting deeper than
+ * MAX_JSON_DEPTH and text the database cannot store are refused with 400. Exported for a route that also
+ * takes JSON under another content type (analytics ingestion: `text/plain` from `navigator.sendBeacon`).
  */
-function installStorableInput(app: FastifyInstance): void {
+export function storableJsonParser(app: FastifyInstance): FastifyBodyParser<string | Buffer> {
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+  return (request, body, done) => {
     parseJson(request, typeof body === 'string' ? body : body.toString('utf8'), (error, value) => {
       if (error !== null) return done(error, undefined);
       const problem = jsonProblem(value, '/body');
@@ -35,7 +39,17 @@ function installStorableInput(app: FastifyInstance): void {
       }
       done(null, value);
     });
-  });
+  };
+}
+
+/**
+ * Every JSON body, path parameter and query value is refused with 400 before any route sees it when it
+ * nests deeper than MAX_JSON_DEPTH or holds text the database cannot store (NUL, lone surrogates), so
+ * no route can fail on such input with a 500, whatever it does with it.
+ */
+function installStorableInput(app: FastifyInstance): void {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, storableJsonParser(app));
   app.addHook('preValidation', (request, _reply, done) => {
     for (const [part, values] of [
       ['params', request.params],

@@ -1,9 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { browserOrigin } from '../../core/auth/product-access.ts';
 import type { Services } from '../../core/context.ts';
 import { cacheable } from '../../core/http/caching.ts';
 import { requestContext } from '../../core/http/context.ts';
-import { AppError } from '../../core/http/errors.ts';
 import { securityFor } from '../../core/http/openapi.ts';
 import {
   AuctionParams,
@@ -29,11 +29,6 @@ const publicRoute = <S extends object>(schema: S) => ({
   },
 });
 
-const originOf = (request: FastifyRequest) =>
-  typeof request.headers.origin === 'string' && request.headers.origin !== ''
-    ? request.headers.origin
-    : undefined;
-
 /**
  * `/api/public/*`: what a storefront page or a white-label app reads with its publishable product key
  * (X-SVC-Product-Key): brand metadata and published auctions, never a private field. Every answer has an
@@ -42,16 +37,9 @@ const originOf = (request: FastifyRequest) =>
 export async function storefrontPublicRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   const reply304 = { 304: { description: 'Not modified: the If-None-Match ETag is current', type: 'null' } };
-  /** The answer, cacheable; a refusal of the caller's origin goes without the CORS header it had. */
-  const send = async <T>(request: FastifyRequest, reply: FastifyReply, answer: () => Promise<T>) => {
-    try {
-      return cacheable(request, reply, await answer(), { maxAgeSeconds: MAX_AGE_SECONDS, varyOn: VARY });
-    } catch (error) {
-      if (error instanceof AppError && error.code === 'forbidden')
-        reply.removeHeader('access-control-allow-origin');
-      throw error;
-    }
-  };
+  /** The answer, cacheable (a refusal of the caller's origin goes without the CORS header: core's rule). */
+  const send = async <T>(request: FastifyRequest, reply: FastifyReply, answer: () => Promise<T>) =>
+    cacheable(request, reply, await answer(), { maxAgeSeconds: MAX_AGE_SECONDS, varyOn: VARY });
 
   typed.get(
     '/api/public/brand',
@@ -62,7 +50,7 @@ export async function storefrontPublicRoutes(app: FastifyInstance, services: Ser
     }),
     async (request, reply) =>
       send(request, reply, () =>
-        getPublicBrand(requestContext(request, services), { origin: originOf(request) }),
+        getPublicBrand(requestContext(request, services), { origin: browserOrigin(request) }),
       ),
   );
   typed.get(
@@ -77,7 +65,7 @@ export async function storefrontPublicRoutes(app: FastifyInstance, services: Ser
       send(request, reply, () =>
         listPublicAuctions(requestContext(request, services), {
           ...request.query,
-          origin: originOf(request),
+          origin: browserOrigin(request),
         }),
       ),
   );
@@ -93,7 +81,7 @@ export async function storefrontPublicRoutes(app: FastifyInstance, services: Ser
       send(request, reply, () =>
         getPublicAuction(requestContext(request, services), {
           auctionId: request.params.auctionId,
-          origin: originOf(request),
+          origin: browserOrigin(request),
         }),
       ),
   );

@@ -1,8 +1,8 @@
-import { originAllowed } from '../../../core/auth/product-access.ts';
 import { invalidProductKey } from '../../../core/auth/product-keys.ts';
 import type { ServiceContext } from '../../../core/context.ts';
-import { Forbidden, NotFound } from '../../../core/http/errors.ts';
+import { NotFound } from '../../../core/http/errors.ts';
 import { type OperatorRow, resolveBrand } from '../operator-row.ts';
+import { checkStorefrontOrigin } from '../port.ts';
 import type { BrandValue, StorefrontView } from '../schema.ts';
 import { findOperatorRow } from './get-operator.ts';
 import { getStorefront } from './get-storefront.ts';
@@ -18,7 +18,7 @@ export interface PublicStorefront {
 
 /**
  * The storefront behind the caller's product key. The storefront's own allowed origins apply beside the
- * key's (the authentication hook checked those): a browser on another origin gets 403.
+ * key's (the authentication hook checked those): a browser on another origin gets 403 (`checkStorefrontOrigin`).
  */
 export async function publicStorefront(
   ctx: ServiceContext,
@@ -34,11 +34,7 @@ export async function publicStorefront(
           throw error instanceof NotFound ? invalidProductKey() : error;
         }),
   ]);
-  if (origin !== undefined && !originAllowed(storefront.allowedOrigins, origin)) {
-    throw new Forbidden(
-      `the origin ${origin} is not allowed by this storefront; add it to the storefront's allowedOrigins in the console`,
-    );
-  }
+  checkStorefrontOrigin(storefront.allowedOrigins, origin);
   const roomIds = operator?.listing.roomIds ?? storefront.listing.roomIds ?? undefined;
   return {
     storefront,
