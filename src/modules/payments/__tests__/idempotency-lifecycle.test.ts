@@ -12,8 +12,8 @@ const WEBHOOK_SECRET = 'whsec_idemLifecycleSecret0123456789';
 
 /**
  * The Idempotency-Key's life, through payment routes on the app's manual clock: a 5xx does not pin its
- * key, a key whose request stopped answering is free again after the lease, and a key is forgotten after
- * its 24 h window.
+ * key, a key whose request stopped answering is free again after the lease, and a stored response is
+ * forgotten after its 24 h window (the payment a key made is not: it stays bound to the key).
  */
 describe('Idempotency-Key on payments: released after a 5xx, the lease, the 24 h window', () => {
   const fake = new StripeFake();
@@ -145,7 +145,7 @@ describe('Idempotency-Key on payments: released after a 5xx, the lease, the 24 h
     assert.equal(replay.body, created.body);
   });
 
-  test('after 24 h on the app’s clock the key is forgotten: it runs again, even with another body', async () => {
+  test('after 24 h the stored response is forgotten, not the payment the key made', async () => {
     const first = { amount: 1100, currency: 'EUR', customer: 'test:window' };
     const other = { amount: 1200, currency: 'EUR', customer: 'test:window' };
     const created = await post(t, plain.apiKey, '/v1/payments', first, withKey('window-1'));
@@ -160,12 +160,49 @@ describe('Idempotency-Key on payments: released after a 5xx, the lease, the 24 h
     assert.equal(otherWithin.json<ErrorBody>().error, 'idempotency_conflict');
 
     clock.advance(2000);
-    const afterWindow = await post(t, plain.apiKey, '/v1/payments', other, withKey('window-1'));
-    assert.equal(afterWindow.statusCode, 201, afterWindow.body);
+    const sameAfter = await post(t, plain.apiKey, '/v1/payments', first, withKey('window-1'));
+    assert.equal(sameAfter.statusCode, 201, sameAfter.body);
+    assert.equal(sameAfter.headers['idempotent-replayed'], 'true', 'found by its key, not made again');
+    assert.equal(sameAfter.json<PaymentView>().id, created.json<PaymentView>().id);
+    const otherAfter = await post(t, plain.apiKey, '/v1/payments', other, withKey('window-1'));
+    assert.equal(otherAfter.statusCode, 409, otherAfter.body);
+    assert.equal(otherAfter.json<ErrorBody>().error, 'idempotency_conflict');
+    const listed = await get(t, plain.apiKey, '/v1/payments?customer=test:window');
+    assert.equal(listed.json<{ data: PaymentView[] }>().data.length, 1, 'one payment for the key, ever');
+  });
+
+  test('after 24 h a key that made nothing (a confirm) is forgotten: it runs again, even with another body', async () => {
+    const payment = await createPayment(t, plain.apiKey, { amount: 1300, customer: 'test:window-confirm' });
+    const url = `/v1/payments/${payment.id}/confirm`;
+    const declined = await post(
+      t,
+      plain.apiKey,
+      url,
+      { paymentMethod: 'pm_card_chargeDeclined' },
+      withKey('window-2'),
+    );
+    assert.equal(declined.json<PaymentView>().status, 'requires_payment_method', declined.body);
+    const otherWithin = await post(
+      t,
+      plain.apiKey,
+      url,
+      { paymentMethod: 'pm_card_visa' },
+      withKey('window-2'),
+    );
+    assert.equal(otherWithin.json<ErrorBody>().error, 'idempotency_conflict');
+
+    clock.advance(IDEMPOTENCY_LIMITS.windowMs + 1000);
+    const afterWindow = await post(
+      t,
+      plain.apiKey,
+      url,
+      { paymentMethod: 'pm_card_visa' },
+      withKey('window-2'),
+    );
+    assert.equal(afterWindow.statusCode, 200, afterWindow.body);
     assert.equal(afterWindow.headers['idempotent-replayed'], undefined);
-    assert.notEqual(afterWindow.json<PaymentView>().id, created.json<PaymentView>().id);
-    assert.equal(afterWindow.json<PaymentView>().amount, 1200);
-    const replay = await post(t, plain.apiKey, '/v1/payments', other, withKey('window-1'));
+    assert.equal(afterWindow.json<PaymentView>().status, 'succeeded');
+    const replay = await post(t, plain.apiKey, url, { paymentMethod: 'pm_card_visa' }, withKey('window-2'));
     assert.equal(replay.headers['idempotent-replayed'], 'true');
     assert.equal(replay.body, afterWindow.body, 'the new response is the one kept now');
   });
