@@ -51,6 +51,8 @@ export interface Config {
   realtimeMaxConnections: number;
   /** Open `/v1/realtime` connections of one actor on one instance; more are refused with 429. */
   realtimeMaxConnectionsPerActor: number;
+  /** Connections in one `/v1/realtime` room on one instance; a join past it is refused with `room_full`. */
+  realtimeMaxRoomMembers: number;
   /**
    * Retention of bookkeeping rows (see docs/operations.md): `ages` overrides rules' default ages by rule
    * name (ms; null = keep forever), checked against the declared rules when the app is built; a pass runs
@@ -290,6 +292,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     encryptionKeys: encryptionKeys(env, svcEnv),
     realtimeMaxConnections: integer(env, 'SVC_REALTIME_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
     realtimeMaxConnectionsPerActor: integer(env, 'SVC_REALTIME_MAX_CONNECTIONS_PER_ACTOR', 20, 1, 10_000),
+    realtimeMaxRoomMembers: integer(env, 'SVC_REALTIME_MAX_ROOM_MEMBERS', 500, 1, 100_000),
     retention: {
       ages: retentionAges(env),
       intervalMs: integer(env, 'SVC_RETENTION_INTERVAL_MS', 3_600_000, 60_000, 86_400_000),

@@ -52,6 +52,7 @@ export function deployment(presenceTtlMs = 30_000): Deployment {
         pubsub,
         presence,
         ready: async () => {},
+        connected: () => true,
         close: async () => {
           await Promise.all([presence.close(), pubsub.close()]);
         },

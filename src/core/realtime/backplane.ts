@@ -16,6 +16,11 @@ export interface RealtimeBackplane {
   presence: PresenceStore;
   /** Resolves when the backplane can serve (Redis answers); rejects with `service_unavailable`. */
   ready(): Promise<void>;
+  /**
+   * Whether the backplane can carry a message right now (every Redis connection is up; always in memory).
+   * While it cannot, realtime frames that need it are refused at once with `service_unavailable`.
+   */
+  connected(): boolean;
   close(): Promise<void>;
 }
 
@@ -27,11 +32,15 @@ export interface BackplaneOptions {
   presenceTtlMs?: number;
   /** Where connection and listener failures go (the service logger); they are never thrown. */
   report?: ErrorReporter;
+  /** How long to wait for Redis to answer before refusing to start (default REDIS_START_WAIT_MS). */
+  redisStartWaitMs?: number;
 }
 
 /**
  * In-memory pub/sub and presence when REDIS_URL is unset (one instance), Redis-backed ones when set (the
- * Redis client is loaded only then).
+ * Redis client is loaded only then). With REDIS_URL, Redis must answer within a few seconds or this
+ * rejects with `RedisUnreachableAtStart`, which names REDIS_URL: the service refuses to start rather than
+ * hang (docs/operations.md).
  */
 export async function createRealtimeBackplane(
   config: Pick<Config, 'redisUrl'>,
@@ -44,17 +53,21 @@ export async function createRealtimeBackplane(
   let pubsub: PubSub;
   let presence: PresenceStore;
   let ready: () => Promise<void>;
+  let connected: () => boolean;
   if (config.redisUrl === undefined) {
     pubsub = new MemoryPubSub(undefined, report);
     presence = new MemoryPresence({ instanceId, clock, ttlMs, report });
     ready = async () => {};
+    connected = () => true;
   } else {
-    const [{ RedisPubSub }, { RedisPresence }] = await Promise.all([
+    const [{ RedisPubSub }, { RedisPresence }, { waitForRedis }] = await Promise.all([
       import('./redis-pubsub.ts'),
       import('./redis-presence.ts'),
+      import('./redis-start.ts'),
     ]);
     const prefix = options.redisPrefix ?? 'svc:';
     const url = config.redisUrl;
+    await waitForRedis(url, options.redisStartWaitMs);
     const redisPubsub = new RedisPubSub({ url, prefix, instanceId, report });
     const redisPresence = new RedisPresence({ url, prefix, instanceId, clock, ttlMs, report });
     pubsub = redisPubsub;
@@ -62,6 +75,7 @@ export async function createRealtimeBackplane(
     ready = async () => {
       await Promise.all([redisPubsub.ping(), redisPresence.ping()]);
     };
+    connected = () => redisPubsub.connected() && redisPresence.connected();
   }
   presence.start();
   return {
@@ -70,6 +84,7 @@ export async function createRealtimeBackplane(
     pubsub,
     presence,
     ready,
+    connected,
     async close() {
       await Promise.all([presence.close(), pubsub.close()]);
     },

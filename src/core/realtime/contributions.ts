@@ -125,7 +125,12 @@ export interface RealtimeHost {
 }
 
 /** Codes only the realtime protocol has, besides `invalid_frame` and the API's own error codes. */
-export type RealtimeErrorCode = 'not_joined' | 'already_joined' | 'too_many_rooms' | 'rate_limited';
+export type RealtimeErrorCode =
+  | 'not_joined'
+  | 'already_joined'
+  | 'too_many_rooms'
+  | 'room_full'
+  | 'rate_limited';
 
 /** A frame the gateway understood but will not act on. */
 export class FrameRefused extends Error {

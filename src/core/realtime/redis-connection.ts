@@ -10,8 +10,10 @@ export const REDIS_COMMAND_TIMEOUT_MS = 2000;
 
 /**
  * One named connection (the name shows in CLIENT LIST, which is how operators find an instance's links).
- * While Redis is unreachable a command fails after one reconnection attempt (or the command timeout), not
- * after ioredis' default 20 retries; the connection itself keeps reconnecting.
+ * Until it first connects, commands wait for it (bounded by the command timeout); from then on, while the
+ * connection is down, a command fails at once (no offline queue) instead of waiting for Redis to come
+ * back, so a request or a frame is answered `service_unavailable` without delay. The connection itself
+ * keeps reconnecting; the first error of each outage is reported, not every reconnection attempt.
  */
 export function openRedis(
   url: string,
@@ -25,9 +27,25 @@ export function openRedis(
     commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
     ...options,
   });
+  let reported = false;
+  redis.on('ready', () => {
+    redis.options.enableOfflineQueue = false;
+    reported = false;
+  });
   // Without a listener ioredis stays silent; with one, connection trouble reaches the service's log.
-  redis.on('error', (error: unknown) => report(error, `redis connection ${name}`));
+  redis.on('error', (error: unknown) => {
+    if (redis.status !== 'ready') {
+      if (reported) return;
+      reported = true;
+    }
+    report(error, `redis connection ${name} (REDIS_URL)`);
+  });
   return redis;
+}
+
+/** Whether the connection is up now; false while it (re)connects. */
+export function redisConnected(redis: Redis): boolean {
+  return redis.status === 'ready';
 }
 
 const QUIT_GRACE_MS = 1000;

@@ -14,7 +14,7 @@ import {
   presenceTimings,
 } from './presence.ts';
 import { HEARTBEAT, JOIN, LEAVE, LIST, SWEEP, UPDATE } from './presence-scripts.ts';
-import { closeRedis, openRedis, pingRedis } from './redis-connection.ts';
+import { closeRedis, openRedis, pingRedis, redisConnected } from './redis-connection.ts';
 import { runScript } from './redis-script.ts';
 import { repeat } from './repeat.ts';
 
@@ -151,6 +151,11 @@ export class RedisPresence implements PresenceStore {
   /** The connection answers (readiness). */
   ping(): Promise<void> {
     return pingRedis(this.redis);
+  }
+
+  /** The connection is up now. */
+  connected(): boolean {
+    return redisConnected(this.redis);
   }
 
   onExpiredLeave(listener: (leave: ExpiredLeave) => unknown): () => void {

@@ -8,7 +8,14 @@ import {
   PubSubClosedError,
   type Unsubscribe,
 } from './pubsub.ts';
-import { closeRedis, openRedis, pingRedis, redisFailure } from './redis-connection.ts';
+import {
+  closeRedis,
+  openRedis,
+  pingRedis,
+  REDIS_COMMAND_TIMEOUT_MS,
+  redisConnected,
+  redisFailure,
+} from './redis-connection.ts';
 
 export interface RedisPubSubOptions {
   url: string;
@@ -48,7 +55,7 @@ export class RedisPubSub implements PubSub {
       // We resubscribe from our own handler table: it is the truth about what is wanted now, and doing it
       // ourselves tells us when the subscriptions are back, which is when to announce the gap.
       autoResubscribe: false,
-      // A SUBSCRIBE waits for Redis to come back instead of failing after a few retries.
+      // Its commands are not dropped after a few reconnection attempts: `subscribe` bounds its own wait.
       maxRetriesPerRequest: null,
       commandTimeout: undefined,
     });
@@ -76,7 +83,8 @@ export class RedisPubSub implements PubSub {
     const registration: MessageHandler = (message, from) => handler(message, from);
     this.handlers.add(channel, registration);
     const unsubscribe = () => {
-      if (this.handlers.remove(channel, registration) && !this.closed) {
+      // A connection that is down has no subscriptions; it resubscribes only the wanted channels.
+      if (this.handlers.remove(channel, registration) && !this.closed && redisConnected(this.subscriber)) {
         this.subscriber.unsubscribe(this.prefix + channel).catch((error: unknown) => {
           this.report(error, `redis unsubscribe ${channel}`);
         });
@@ -85,12 +93,17 @@ export class RedisPubSub implements PubSub {
     try {
       // Sent even when the channel already has a handler: SUBSCRIBE is idempotent, and awaiting our own
       // reply (commands are answered in order) proves the subscription is live for this caller too.
-      await this.subscriber.subscribe(this.prefix + channel);
+      await this.subscribeBounded(channel);
     } catch (error) {
       unsubscribe();
-      throw error;
+      throw redisFailure(error);
     }
     return unsubscribe;
+  }
+
+  /** Both connections are up: a message published now reaches the other instances, and theirs reach us. */
+  connected(): boolean {
+    return redisConnected(this.publisher) && redisConnected(this.subscriber);
   }
 
   /**
@@ -111,6 +124,37 @@ export class RedisPubSub implements PubSub {
     this.handlers.clear();
     this.gapListeners.clear();
     await Promise.all([closeRedis(this.publisher), closeRedis(this.subscriber)]);
+  }
+
+  /**
+   * A SUBSCRIBE fails at once while the subscriber is down (the connection has no offline queue once it
+   * was up), and fails after the command timeout when Redis does not answer. The subscriber's own
+   * commands wait for Redis instead (no retry limit), so a SUBSCRIBE the connection lost may still be
+   * sent when it comes back: if nobody wants the channel by then, it is unsubscribed again.
+   */
+  private async subscribeBounded(channel: string): Promise<void> {
+    const wire = this.prefix + channel;
+    const subscribed = this.subscriber.subscribe(wire);
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      // Real time on purpose: this bounds a network wait, not a business schedule.
+      timer = setTimeout(() => reject(new Error('SUBSCRIBE timed out')), REDIS_COMMAND_TIMEOUT_MS);
+    });
+    try {
+      await Promise.race([subscribed, timedOut]);
+    } catch (error) {
+      subscribed.then(
+        () => {
+          if (this.handlers.of(channel).length === 0 && !this.closed) {
+            this.subscriber.unsubscribe(wire).catch(() => {});
+          }
+        },
+        () => {},
+      );
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private receive(wireChannel: string, payload: string): void {

@@ -12,6 +12,12 @@ export function errorFrameFor(error: unknown, ref: string | undefined, log: Fast
   if (error instanceof AppError && error.status < 500) {
     return errorFrame(error.code, error.message, ref, error.details);
   }
+  // A dependency that does not answer (Redis, the database): the client may retry, so it is told so.
+  if (error instanceof AppError && error.code === 'service_unavailable') {
+    if (error.expected) log.debug({ err: error }, 'realtime frame refused');
+    else log.warn({ err: error }, 'realtime frame refused');
+    return errorFrame(error.code, error.message, ref);
+  }
   log.error({ err: error }, 'realtime frame failed');
   return errorFrame('internal_error', 'the server could not handle this frame; try again', ref);
 }

@@ -26,6 +26,7 @@ import {
 import { CLOSE } from './close-codes.ts';
 import { Connection } from './connection.ts';
 import { ConnectionCaps } from './connection-caps.ts';
+import { FanOutPacer } from './fan-out-pacer.ts';
 import { handleFrame } from './handlers/dispatch.ts';
 import { membershipIn } from './handlers/room-checks.ts';
 import { Heartbeat } from './heartbeat.ts';
@@ -64,6 +65,8 @@ export class Gateway implements RealtimeHost {
   readonly protocol: Protocol;
   /** What each module adds to joining and leaving a room, in module order. */
   readonly joins: readonly JoinContribution[];
+  /** Spreads room fan-out and `joined` frames over turns of the event loop. */
+  readonly pacer: FanOutPacer;
   private readonly cleanups = new Set<Promise<void>>();
   private readonly stops: (() => void)[] = [];
   private readonly heartbeat: Heartbeat;
@@ -76,6 +79,7 @@ export class Gateway implements RealtimeHost {
     this.limits = deps.limits;
     this.clock = deps.services.clock;
     this.heartbeat = new Heartbeat(this);
+    this.pacer = new FanOutPacer(deps.limits.fanOutPerTurn);
     this.caps = new ConnectionCaps(deps.limits.maxConnections, deps.limits.maxConnectionsPerActor);
     this.protocol = new Protocol(deps.modules);
     this.joins = deps.modules.flatMap(({ hooks }) => hooks.realtime?.join ?? []);
@@ -91,6 +95,7 @@ export class Gateway implements RealtimeHost {
         resetEvents: new Set(handlers.flatMap(({ hooks }) => hooks.roomResetEvents ?? [])),
       },
       report: this.report,
+      pacer: this.pacer,
     });
   }
 

@@ -66,6 +66,7 @@ async function realtimeGatewayPlugin(app: FastifyInstance, options: RealtimeGate
     ...DEFAULT_LIMITS,
     maxConnections: config.realtimeMaxConnections,
     maxConnectionsPerActor: config.realtimeMaxConnectionsPerActor,
+    maxRoomMembers: config.realtimeMaxRoomMembers,
     ...options.limits,
   };
   await ensureWebSocketServer(app, limits);

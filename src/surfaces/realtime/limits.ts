@@ -27,6 +27,10 @@ export interface GatewayLimits {
   /** Nothing heard (no frame, no pong) for this long closes the connection with 4408. */
   idleTimeoutMs: number;
   maxRoomsPerConnection: number;
+  /** Connections in one room on this instance (SVC_REALTIME_MAX_ROOM_MEMBERS); a join past it gets `room_full`. */
+  maxRoomMembers: number;
+  /** Frame deliveries to room members per turn of the event loop; the rest wait a turn (FanOutPacer). */
+  fanOutPerTurn: number;
   /** `typing` frames more often than this per room are dropped without an error. */
   typingIntervalMs: number;
   /** How long an out-of-order chat message waits for the ones before it before they are read from the database. */
@@ -50,6 +54,8 @@ export const DEFAULT_LIMITS: GatewayLimits = {
   heartbeatMs: 20_000,
   idleTimeoutMs: 60_000,
   maxRoomsPerConnection: 20,
+  maxRoomMembers: 500,
+  fanOutPerTurn: 5000,
   typingIntervalMs: 1000,
   gapWaitMs: 100,
   replayPageSize: 100,

@@ -6,6 +6,7 @@ import {
   roomChannel,
   type Unsubscribe,
 } from '../../core/realtime/index.ts';
+import type { FanOutPacer } from './fan-out-pacer.ts';
 import { encode, type RoomEventView } from './frames.ts';
 import type { RoomMembership } from './membership.ts';
 
@@ -24,6 +25,8 @@ export interface LocalRoomDeps {
   pubsub: PubSub;
   modules: RoomModules;
   report: ErrorReporter;
+  /** Shared by the instance's rooms: how many deliveries one turn of the event loop makes. */
+  pacer: FanOutPacer;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -41,6 +44,9 @@ export class LocalRoom {
   private readonly parts: ModuleRoom[] = [];
   private unsubscribe: Unsubscribe | undefined;
   private closed = false;
+  /** Messages received while the instance's fan-out budget of the turn was spent, in channel order. */
+  private readonly waiting: JsonObject[] = [];
+  private draining = false;
 
   constructor(
     readonly tenantId: string,
@@ -70,6 +76,7 @@ export class LocalRoom {
 
   close(): void {
     this.closed = true;
+    this.waiting.length = 0;
     this.unsubscribe?.();
     for (const part of this.parts) part.close?.();
   }
@@ -78,7 +85,35 @@ export class LocalRoom {
     for (const part of this.parts) part.catchUp?.();
   }
 
+  /** In channel order; now if this turn's fan-out budget allows, else in a later turn (FanOutPacer). */
   private receive(payload: JsonObject): void {
+    if (this.waiting.length === 0 && this.deps.pacer.take(this.cost())) {
+      this.dispatch(payload);
+      return;
+    }
+    this.waiting.push(payload);
+    this.drainLater();
+  }
+
+  private drainLater(): void {
+    if (this.draining) return;
+    this.draining = true;
+    this.deps.pacer.later(() => {
+      this.draining = false;
+      while (!this.closed && this.waiting.length > 0 && this.deps.pacer.take(this.cost())) {
+        const next = this.waiting.shift();
+        if (next !== undefined) this.dispatch(next);
+      }
+      if (!this.closed && this.waiting.length > 0) this.drainLater();
+    });
+  }
+
+  /** What one message costs: a delivery per member here, and at least its own handling. */
+  private cost(): number {
+    return Math.max(1, this.members.size);
+  }
+
+  private dispatch(payload: JsonObject): void {
     const kind = payload.k;
     if (kind === 'event') {
       this.relayEvent(payload.event);

@@ -38,6 +38,11 @@ export class LocalRooms {
     entry.room.close();
   }
 
+  /** The connections in the room on this instance (joining ones included). */
+  memberCount(key: RoomKey): number {
+    return this.rooms.get(key)?.room.members.size ?? 0;
+  }
+
   all(): LocalRoom[] {
     return [...this.rooms.values()].map((entry) => entry.room);
   }

@@ -1,4 +1,5 @@
 import type { RawData } from 'ws';
+import { ServiceUnavailable } from '../../../core/http/errors.ts';
 import { CLOSE } from '../close-codes.ts';
 import type { Connection } from '../connection.ts';
 import { errorFrameFor } from '../frame-errors.ts';
@@ -82,11 +83,26 @@ async function runModuleFrame(
   await handler.handle(gateway, connection, frame);
 }
 
+/**
+ * A join or a module's frame needs the backplane (Redis with REDIS_URL): a join subscribes and enters
+ * presence, a module's frame is answered through the room's channel (chat.send has no other answer).
+ * While it is down such a frame is refused at once, before anything is stored, and the client retries.
+ */
+function requireBackplane(gateway: Gateway, parsed: ClientFrame): void {
+  if (parsed.kind !== 'join' && parsed.kind !== 'module') return;
+  if (gateway.backplane.connected()) return;
+  throw new ServiceUnavailable(
+    'realtime is unavailable: Redis (REDIS_URL) does not answer; nothing was done, retry shortly',
+    { expected: true },
+  );
+}
+
 async function run(gateway: Gateway, connection: Connection, parsed: ClientFrame): Promise<void> {
   if (!connection.isOpen) return;
   // From the moment a revocation (or expiry) is known here, the token's frames are not acted on.
   if (!(await gateway.checkSession(connection))) return;
   try {
+    requireBackplane(gateway, parsed);
     switch (parsed.kind) {
       case 'join':
         return await handleJoin(gateway, connection, parsed.frame);

@@ -29,17 +29,24 @@ export async function handleJoin(gateway: Gateway, connection: Connection, frame
   }
   const ctx = gateway.context(connection);
   for (const join of joins) await join.admit?.(ctx, frame);
-  const membership = new RoomMembership(
-    room,
-    roomKey(tenantId, room),
-    connection,
-    gateway.limits.maxHeldFrames,
-  );
+  // Checked with no await before `attach` counts the new member, so concurrent joins cannot pass it.
+  const key = roomKey(tenantId, room);
+  const { maxRoomMembers } = gateway.limits;
+  if (gateway.rooms.memberCount(key) >= maxRoomMembers) {
+    throw new FrameRefused(
+      'room_full',
+      `room ${room} has ${maxRoomMembers} connections on this instance, its limit; retry later`,
+    );
+  }
+  const membership = new RoomMembership(room, key, connection, gateway.limits.maxHeldFrames);
   connection.memberships.set(room, membership);
   try {
     await gateway.rooms.attach(tenantId, membership);
     const fields: Record<string, unknown> = {};
     for (const join of joins) Object.assign(fields, await join.enter?.(gateway, membership, frame, tenant));
+    // The `joined` frame of a full room is large (every member): a burst of joins takes turns with
+    // other requests instead of encoding them all in one go.
+    await gateway.pacer.turn(gateway.rooms.memberCount(key));
     connection.send(
       encode({ type: 'joined', room, ...fields, ...(frame.ref === undefined ? {} : { ref: frame.ref }) }),
     );
