@@ -33,6 +33,21 @@ export const Endpoint = Type.Object({
   eventTypes: EventTypes,
   enabled: Type.Boolean(),
   previousSecretExpiresAt: Nullable(Time),
+  circuit: Type.Object(
+    {
+      consecutiveTimeouts: Type.Integer({ description: 'Attempts in a row that got no answer in time' }),
+      openedAt: Nullable(Time),
+      openUntil: Nullable({
+        ...Time,
+        description:
+          'Set while the circuit is open or half-open: no attempt before this time, then one at a time until one is answered',
+      }),
+    },
+    {
+      description:
+        'The circuit breaker: an endpoint that keeps timing out is paused, its deliveries wait (see docs/webhooks.md)',
+    },
+  ),
   createdAt: Time,
   updatedAt: Time,
 });

@@ -14,12 +14,15 @@ export interface EndpointRow {
   event_types: string[] | null;
   enabled: boolean;
   previous_secret_expires_at: Date | null;
+  consecutive_timeouts: number;
+  circuit_opened_at: Date | null;
+  circuit_open_until: Date | null;
   created_at: Date;
   updated_at: Date;
 }
 
-export const ENDPOINT_COLUMNS =
-  'id, url, event_types, enabled, previous_secret_expires_at, created_at, updated_at';
+export const ENDPOINT_COLUMNS = `id, url, event_types, enabled, previous_secret_expires_at, consecutive_timeouts,
+  circuit_opened_at, circuit_open_until, created_at, updated_at`;
 
 export interface DeliveryRow {
   id: string;
@@ -67,6 +70,11 @@ export function endpointView(row: EndpointRow): WebhookEndpoint {
     eventTypes: row.event_types,
     enabled: row.enabled,
     previousSecretExpiresAt: iso(row.previous_secret_expires_at),
+    circuit: {
+      consecutiveTimeouts: row.consecutive_timeouts,
+      openedAt: iso(row.circuit_opened_at),
+      openUntil: iso(row.circuit_open_until),
+    },
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
   };

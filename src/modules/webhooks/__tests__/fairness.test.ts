@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { eventually } from '../../../../test/support/eventually.ts';
 import type { Database } from '../../../core/db/database.ts';
 import { systemTx } from '../../../core/db/tenant-tx.ts';
-import { createEndpoint } from '../index.ts';
+import { createEndpoint, getEndpoint } from '../index.ts';
 import {
   attemptsOf,
   createTenant,
@@ -171,6 +171,12 @@ describe('webhook fairness between tenants and endpoints', () => {
         timeouts: 3,
         trips: 1,
         openUntil: opened + 1000 + 60_000,
+      });
+      const view = await getEndpoint(ctxFor(db, tenantId, config, clock), { id: endpoint.id });
+      assert.deepEqual(view.circuit, {
+        consecutiveTimeouts: 3,
+        openedAt: new Date(opened + 1000).toISOString(),
+        openUntil: new Date(opened + 1000 + 60_000).toISOString(),
       });
       // Open: retries fall due and the untried deliveries are due, but nothing is sent. The stragglers time
       // out and count, without opening it again.

@@ -6,9 +6,13 @@ import { checkEndpointFields, distinctEventTypes, normalizedUrl } from '../input
 import { UpdateEndpointBody, type UpdateEndpointInput, type WebhookEndpoint } from '../schema.ts';
 import { ENDPOINT_COLUMNS, type EndpointRow, endpointView } from '../views.ts';
 
+const CLOSE_CIRCUIT =
+  ', consecutive_timeouts = 0, circuit_trips = 0, circuit_opened_at = null, circuit_open_until = null';
+
 /**
  * Fields left out stay as they are; the secret changes only through `rotateSecret`. A disabled endpoint
- * keeps its pending deliveries; they go out once it is enabled again.
+ * keeps its pending deliveries; they go out once it is enabled again. A new URL, or `enabled: true`, closes
+ * the endpoint's circuit (worker/circuit.ts): its waiting deliveries go at once.
  */
 export async function updateEndpoint(
   ctx: ServiceContext,
@@ -24,6 +28,8 @@ export async function updateEndpoint(
     sets.push(`${column} = $${values.length + 2}`);
   };
   if (body.url !== undefined) set('url', normalizedUrl(body.url));
+  // Another receiver, or the operator says it is back: its circuit starts closed.
+  const resets = body.url !== undefined || body.enabled === true;
   if (body.eventTypes !== undefined) set('event_types', distinctEventTypes(body.eventTypes));
   if (body.enabled !== undefined) set('enabled', body.enabled);
   set('updated_at', new Date(ctx.clock.now()).toISOString());
@@ -31,7 +37,7 @@ export async function updateEndpoint(
   return tenantTx(ctx.db, ctx, async (tx) => {
     const current = await findEndpoint(tx, ctx.tenantId, id, { forUpdate: true });
     const { rows } = await tx.query<EndpointRow>(
-      `update webhook_endpoints set ${sets.join(', ')} where tenant_id = $1 and id = $2
+      `update webhook_endpoints set ${sets.join(', ')}${resets ? CLOSE_CIRCUIT : ''} where tenant_id = $1 and id = $2
        returning ${ENDPOINT_COLUMNS}`,
       [ctx.tenantId, current.id, ...values],
     );

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import os from 'node:os';
-import type { Clock, Timer } from '../../../core/clock.ts';
+import type { Timer } from '../../../core/clock.ts';
 import type { Database } from '../../../core/db/database.ts';
 import { WakeLoop } from '../../../core/modules/wake-loop.ts';
 import { type DestinationPolicy, destinationPolicy } from '../destinations.ts';
