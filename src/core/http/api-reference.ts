@@ -9,16 +9,16 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
  * first request: registering that plugin loaded a static-file server, `glob` and `yaml` at every start
  * (about 150 ms of a restart) for a page few starts ever serve.
  */
-const ASSETS: Record<string, string> = {
-  'swagger-ui.css': 'text/css; charset=utf-8',
-  'index.css': 'text/css; charset=utf-8',
-  'swagger-ui-bundle.js': 'application/javascript; charset=utf-8',
-  'swagger-ui-standalone-preset.js': 'application/javascript; charset=utf-8',
-  'oauth2-redirect.js': 'application/javascript; charset=utf-8',
-  'oauth2-redirect.html': 'text/html; charset=utf-8',
-  'favicon-16x16.png': 'image/png',
-  'favicon-32x32.png': 'image/png',
-};
+const ASSETS: ReadonlyMap<string, string> = new Map([
+  ['swagger-ui.css', 'text/css; charset=utf-8'],
+  ['index.css', 'text/css; charset=utf-8'],
+  ['swagger-ui-bundle.js', 'application/javascript; charset=utf-8'],
+  ['swagger-ui-standalone-preset.js', 'application/javascript; charset=utf-8'],
+  ['oauth2-redirect.js', 'application/javascript; charset=utf-8'],
+  ['oauth2-redirect.html', 'text/html; charset=utf-8'],
+  ['favicon-16x16.png', 'image/png'],
+  ['favicon-32x32.png', 'image/png'],
+]);
 
 /** Scripts and styles only from this origin; the UI shows images inline as data: URLs. */
 const CSP =
@@ -93,7 +93,8 @@ export function registerApiReference(app: FastifyInstance, document: () => unkno
     reply.type('application/javascript; charset=utf-8').send(INITIALIZER),
   );
   app.get<{ Params: { file: string } }>('/docs/static/:file', hidden, async (request, reply) => {
-    const type = ASSETS[request.params.file];
+    // A Map: `/docs/static/constructor` is not a file (an object's inherited member was, and answered 500).
+    const type = ASSETS.get(request.params.file);
     if (type === undefined) return reply.callNotFound();
     return reply
       .type(type)

@@ -23,18 +23,19 @@ function actorOf(event: TenantEvent): string | null {
 
 /** The event's data as flat properties: scalars of the top level and one level down (`bid.amount`). */
 function flatProperties(data: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+  // A Map, then own properties: a data key named `__proto__` is a property like any other.
+  const out = new Map<string, unknown>();
   const put = (key: string, value: unknown) => {
-    if (Object.keys(out).length >= LIMITS.properties || key.length > LIMITS.propertyKeyChars) return;
-    if (typeof value === 'string') out[key] = value.slice(0, LIMITS.propertyStringChars);
-    else if (typeof value === 'number' || typeof value === 'boolean') out[key] = value;
+    if (out.size >= LIMITS.properties || key.length > LIMITS.propertyKeyChars) return;
+    if (typeof value === 'string') out.set(key, value.slice(0, LIMITS.propertyStringChars));
+    else if (typeof value === 'number' || typeof value === 'boolean') out.set(key, value);
   };
   for (const [key, value] of Object.entries(data)) {
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
       for (const [inner, v] of Object.entries(value)) put(`${key}.${inner}`, v);
     } else put(key, value);
   }
-  return out;
+  return Object.fromEntries(out);
 }
 
 /**

@@ -66,15 +66,15 @@ export class AnalyticsMaintenance implements BackgroundWorker {
         );
         return rows;
       });
-      const deleted: Record<string, number> = {};
+      const deleted = new Map<string, number>();
       let longest = DEFAULT_RETENTION_DAYS;
       for (const { tenant_id: tenantId, days } of tenants) {
         longest = Math.max(longest, Number(days));
         const n = await analyticsStore.deleteBefore(this.context(tenantId), now - Number(days) * DAY);
-        if (n > 0) deleted[tenantId] = n;
+        if (n > 0) deleted.set(tenantId, n);
       }
       const dropped = await analyticsStore.dropPartitionsBefore(db, now - longest * DAY);
-      return { ran: true, deleted, dropped };
+      return { ran: true, deleted: Object.fromEntries(deleted), dropped };
     });
     return attempt.acquired ? attempt.result : { ran: false, deleted: {}, dropped: [] };
   }

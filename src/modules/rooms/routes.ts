@@ -80,11 +80,13 @@ export async function roomRoutes(app: FastifyInstance, services: Services) {
     },
     async (request) => {
       const query = request.query;
-      const metadata: Record<string, string> = {};
-      for (const [key, value] of Object.entries(query)) {
-        const match = META.exec(key);
-        if (match?.[1] !== undefined && typeof value === 'string') metadata[match[1]] = value;
-      }
+      // Own properties only (fromEntries): `metadata.__proto__=x` filters as any key does.
+      const metadata = Object.fromEntries(
+        Object.entries(query).flatMap(([key, value]) => {
+          const name = META.exec(key)?.[1];
+          return name !== undefined && typeof value === 'string' ? [[name, value]] : [];
+        }),
+      );
       if (Object.keys(metadata).length > 10) {
         throw new InvalidRequest('at most 10 metadata filters', [
           { field: '/querystring', message: 'at most 10 metadata.<key> filters', code: 'too_many_filters' },

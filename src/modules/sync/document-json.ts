@@ -6,13 +6,13 @@ import * as Y from 'yjs';
  * text nodes an XML fragment; anything else an array.
  */
 export function documentJson(doc: Y.Doc): Record<string, unknown> {
-  const data: Record<string, unknown> = {};
-  for (const name of [...doc.share.keys()].sort()) {
-    const root = doc.share.get(name);
-    if (root === undefined) continue;
-    data[name] = rootJson(doc, name, root);
-  }
-  return data;
+  // Own properties (fromEntries): a root a client named `__proto__` is a root like any other.
+  return Object.fromEntries(
+    [...doc.share.keys()].sort().flatMap((name) => {
+      const root = doc.share.get(name);
+      return root === undefined ? [] : [[name, rootJson(doc, name, root)]];
+    }),
+  );
 }
 
 type RootType = NonNullable<ReturnType<Y.Doc['share']['get']>>;

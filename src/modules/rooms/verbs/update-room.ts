@@ -16,11 +16,13 @@ export async function updateRoom(
     );
     const before = current[0];
     if (before === undefined) throw new NotFound('room', input.roomId);
-    const metadata: Record<string, unknown> = { ...before.metadata };
+    // A Map, then own properties: a key named `__proto__` (MCP input) is a key like any other.
+    const merged = new Map(Object.entries(before.metadata));
     for (const [key, value] of Object.entries(input.metadata ?? {})) {
-      if (value === null) delete metadata[key];
-      else metadata[key] = value;
+      if (value === null) merged.delete(key);
+      else merged.set(key, value);
     }
+    const metadata = Object.fromEntries(merged);
     if (Object.keys(metadata).length > METADATA_LIMITS.keys) {
       throw new InvalidRequest(`metadata would have more than ${METADATA_LIMITS.keys} keys`, [
         {
