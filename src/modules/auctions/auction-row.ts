@@ -123,7 +123,10 @@ export function stateOf(row: AuctionRow): AuctionState {
   };
 }
 
-/** The read model: never the leader's maximum. `now` decides what is offered at this moment. */
+/**
+ * The read model as the tenant's servers see it: never the leader's maximum. `now` decides what is offered
+ * at this moment. End users get it through `auctionFor` / `endUserFrame` (audience.ts), without the reserve.
+ */
 export function toAuction(row: AuctionRow, now: number, state: AuctionState = stateOf(row)): AuctionView {
   const leader = state.leader;
   return {
@@ -134,6 +137,7 @@ export function toAuction(row: AuctionRow, now: number, state: AuctionState = st
     currency: row.currency,
     startingPrice: state.startingPrice,
     reservePrice: state.reservePrice,
+    hasReserve: state.reservePrice !== null,
     reserveMet: reserveMet(state),
     buyNowPrice: state.buyNowPrice,
     buyNowAvailable: buyNowAvailable(state, now),

@@ -1,5 +1,6 @@
 import type { EmitEach, GroupEvent, ServiceContext } from '../../core/context.ts';
 import type { Queryable } from '../../core/db/database.ts';
+import { endUserFrame } from './audience.ts';
 
 /** Every event the module emits; each one takes the auction's next seq. */
 export const AUCTION_EVENTS = [
@@ -36,12 +37,15 @@ export interface AuctionChange {
   data: { auctionId: string; roomId: string; seq: number } & Record<string, unknown>;
 }
 
-/** The frame of a change, as the log keeps it and sockets get it. */
+/**
+ * The frame of a change, as the log keeps it and sockets get it: room members are end users, so the
+ * auction it carries has no reserve amount (the event keeps it, for the tenant's servers).
+ */
 export function frameOf(change: {
   type: AuctionEventType;
   data: Record<string, unknown>;
 }): Record<string, unknown> {
-  return { type: FRAME_TYPE[change.type], room: change.data.roomId, ...change.data };
+  return endUserFrame({ type: FRAME_TYPE[change.type], room: change.data.roomId, ...change.data });
 }
 
 /**

@@ -82,7 +82,7 @@ function published(row: AuctionRow, now: number): PublishedAuction {
     buyNowPrice: view.buyNowPrice,
     buyNowAvailable: view.buyNowAvailable,
     bidCount: view.bidCount,
-    hasReserve: view.reservePrice !== null,
+    hasReserve: view.hasReserve,
     reserveMet: view.reserveMet,
     startsAt: view.startsAt,
     endsAt: view.endsAt,

@@ -67,7 +67,10 @@ export interface BidInput {
 /** What an accepted bid did. */
 export interface Accepted {
   ok: true;
-  /** The amount the bid stands at in the history: the price it made when it leads, its ceiling when outbid. */
+  /**
+   * The amount the bid stands at in the history: the price it made when it leads, what it offered when
+   * outbid at once (its `amount`, else the minimum bid); never its maximum, which only its bidder sees.
+   */
   amount: number;
   maxAmount: number;
   priceAfter: number;
@@ -147,6 +150,7 @@ export function decideBid(state: AuctionState, bid: BidInput, now: number): Deci
     return refuse('amount_above_max', 'amount may not exceed maxAmount', '/body/maxAmount');
   const ceiling = bid.maxAmount ?? bid.amount ?? 0;
   const minimum = minimumBid(state);
+  const offer = bid.amount ?? minimum;
   const leader = state.leader;
 
   let price: number;
@@ -167,7 +171,6 @@ export function decideBid(state: AuctionState, bid: BidInput, now: number): Deci
   } else {
     if ((bid.amount ?? ceiling) < minimum || ceiling < minimum)
       return refuse('bid_too_low', `bid at least ${minimum} (${state.currency} minor units)`);
-    const offer = bid.amount ?? minimum;
     if (leader === null) {
       state.leader = { bidId: bid.bidId, bidder: bid.bidder, max: ceiling };
       price = offer;
@@ -191,7 +194,7 @@ export function decideBid(state: AuctionState, bid: BidInput, now: number): Deci
   state.seq += 1;
   const accepted: Accepted = {
     ok: true,
-    amount: leading ? price : ceiling,
+    amount: leading ? price : offer,
     maxAmount: ceiling,
     priceAfter: price,
     leading,

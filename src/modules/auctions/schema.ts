@@ -102,8 +102,18 @@ export const Auction = Type.Object({
   description: Type.String(),
   currency: Type.String(),
   startingPrice: Money,
-  reservePrice: Type.Union([Money, Type.Null()]),
-  reserveMet: Type.Boolean(),
+  reservePrice: Type.Optional(
+    Type.Union([Money, Type.Null()], {
+      description:
+        "The reserve amount (null: none). Only for the tenant's servers (API keys) and console users: absent for session tokens, realtime frames and every other end-user answer, which get `hasReserve` and `reserveMet`",
+    }),
+  ),
+  hasReserve: Type.Boolean({
+    description: 'Whether the auction has a reserve (its amount is shown to servers only)',
+  }),
+  reserveMet: Type.Boolean({
+    description: 'Whether the leading bid meets the reserve (true without one once a bid leads)',
+  }),
   buyNowPrice: Type.Union([Money, Type.Null()]),
   buyNowAvailable: Type.Boolean({ description: 'Buy-now ends the auction at once right now' }),
   increments: Increments,

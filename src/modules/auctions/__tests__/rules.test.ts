@@ -108,6 +108,18 @@ describe('proxy bidding', () => {
     assert.equal(s.leader?.bidder.id, 'c');
   });
 
+  test('a bid outbid at once stands at what it offered, never at its maximum', () => {
+    const s = live();
+    accepted(bid(s, 'a', { maxAmount: 5000 }));
+    const b = accepted(bid(s, 'b', { maxAmount: 3000 }));
+    assert.equal(b.leading, false);
+    assert.equal(b.amount, 1100, 'the minimum it had to bid, not its maximum of 3000');
+    assert.equal(b.maxAmount, 3000, 'its bidder still learns its own maximum');
+    const c = accepted(bid(s, 'c', { amount: 3500, maxAmount: 4000 }));
+    assert.equal(c.leading, false);
+    assert.equal(c.amount, 3500, 'its amount, not its maximum of 4000');
+  });
+
   test('the price is capped at the leader’s own maximum', () => {
     const s = live();
     accepted(bid(s, 'a', { maxAmount: 5000 }));

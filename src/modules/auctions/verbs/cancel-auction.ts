@@ -3,6 +3,7 @@ import { hasScope } from '../../../core/auth/principal.ts';
 import { inTenant, type ServiceContext } from '../../../core/context.ts';
 import { AppError } from '../../../core/http/errors.ts';
 import { type AuctionView, lockAuction, toAuction } from '../auction-row.ts';
+import { auctionFor } from '../audience.ts';
 import { recordChanges } from '../changes.ts';
 import { canTransition } from '../rules.ts';
 import type { CancelInput } from '../schema.ts';
@@ -56,5 +57,5 @@ export async function cancelAuction(
     return view;
   });
   ctx.workers.wake('auctions');
-  return auction;
+  return auctionFor(ctx.principal, auction);
 }

@@ -3,6 +3,7 @@ import { inTenant, type ServiceContext } from '../../../core/context.ts';
 import { newId } from '../../../core/ids.ts';
 import { assertRoomExists } from '../../rooms/port.ts';
 import { AUCTION_COLUMNS, type AuctionRow, type AuctionView, toAuction } from '../auction-row.ts';
+import { auctionFor } from '../audience.ts';
 import { recordChanges } from '../changes.ts';
 import type { CreateAuctionInput } from '../schema.ts';
 import { checkTerms } from './auction-rules.ts';
@@ -59,6 +60,6 @@ export async function createAuction(
     await recordChanges(tx, ctx.tenantId, emitEach, [
       { by: ctx, type: 'auction.created', data: { auctionId: id, roomId: input.roomId, seq: 1, auction } },
     ]);
-    return auction;
+    return auctionFor(ctx.principal, auction);
   });
 }

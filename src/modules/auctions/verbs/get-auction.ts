@@ -4,6 +4,7 @@ import type { ServiceContext } from '../../../core/context.ts';
 import { tenantRead } from '../../../core/db/tenant-tx.ts';
 import { NotFound } from '../../../core/http/errors.ts';
 import { AUCTION_COLUMNS, type AuctionRow, type AuctionView, toAuction } from '../auction-row.ts';
+import { auctionFor } from '../audience.ts';
 import type { AuctionRef } from '../schema.ts';
 
 /**
@@ -28,5 +29,5 @@ export async function getAuction(
   ctx: ServiceContext,
   input: Static<typeof AuctionRef>,
 ): Promise<AuctionView> {
-  return toAuction(await readAuction(ctx, input.auctionId), ctx.clock.now());
+  return auctionFor(ctx.principal, toAuction(await readAuction(ctx, input.auctionId), ctx.clock.now()));
 }

@@ -3,6 +3,7 @@ import { roomLimit } from '../../../core/auth/principal.ts';
 import type { ServiceContext } from '../../../core/context.ts';
 import { newestFirstPage } from '../../../core/db/newest-first.ts';
 import { AUCTION_COLUMNS, type AuctionRow, toAuction } from '../auction-row.ts';
+import { auctionFor } from '../audience.ts';
 import type { AuctionPage, ListAuctionsInput } from '../schema.ts';
 
 /** Newest first, filtered by status, room and published; a room-limited session sees its room only. */
@@ -25,5 +26,5 @@ export async function listAuctions(
     },
   });
   const now = ctx.clock.now();
-  return { data: page.map((row) => toAuction(row, now)), nextCursor };
+  return { data: page.map((row) => auctionFor(ctx.principal, toAuction(row, now))), nextCursor };
 }

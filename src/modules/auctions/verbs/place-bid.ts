@@ -5,6 +5,7 @@ import { isoTime, PG_ERROR, pgErrorCode, type Queryable } from '../../../core/db
 import type { GroupCommits, GroupWriter } from '../../../core/db/group-commit.ts';
 import { NotFound } from '../../../core/http/errors.ts';
 import { AUCTION_COLUMNS, type AuctionRow, stateOf, toAuction } from '../auction-row.ts';
+import { auctionFor } from '../audience.ts';
 import type { Actor, AuctionState } from '../rules.ts';
 import type { BuyNowInput, PlaceBidInput } from '../schema.ts';
 import {
@@ -51,7 +52,8 @@ async function submit(
   const { auction, bid } = outcome.placed;
   // A moved or reached end (a seq after the bid's own) changes when the scheduler must look next.
   if (auction.seq !== bid.seq) ctx.workers.wake('auctions');
-  return outcome.placed;
+  // The bidder's own maximum is in `bid`; the reserve amount only for the tenant's servers.
+  return { bid, auction: auctionFor(ctx.principal, auction) };
 }
 
 /** The live auction this instance wrote last, as it left it. */

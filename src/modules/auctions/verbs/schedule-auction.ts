@@ -2,6 +2,7 @@ import type { Static } from 'typebox';
 import { inTenant, type ServiceContext } from '../../../core/context.ts';
 import { InvalidRequest } from '../../../core/http/errors.ts';
 import { type AuctionView, lockAuction } from '../auction-row.ts';
+import { auctionFor } from '../audience.ts';
 import { canTransition } from '../rules.ts';
 import type { ScheduleInput } from '../schema.ts';
 import { wrongStatus } from './auction-rules.ts';
@@ -47,5 +48,5 @@ export async function scheduleAuction(
     );
   });
   ctx.workers.wake('auctions');
-  return auction;
+  return auctionFor(ctx.principal, auction);
 }

@@ -1,6 +1,7 @@
 import type { Static } from 'typebox';
 import { inTenant, type ServiceContext } from '../../../core/context.ts';
 import { type AuctionView, lockAuction, toAuction } from '../auction-row.ts';
+import { auctionFor } from '../audience.ts';
 import { recordChanges } from '../changes.ts';
 import { canTransition } from '../rules.ts';
 import type { AuctionRef } from '../schema.ts';
@@ -28,5 +29,5 @@ export async function startAuction(
     return toAuction(saved, now);
   });
   ctx.workers.wake('auctions');
-  return auction;
+  return auctionFor(ctx.principal, auction);
 }

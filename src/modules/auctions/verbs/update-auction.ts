@@ -1,6 +1,7 @@
 import type { Static } from 'typebox';
 import { inTenant, type ServiceContext } from '../../../core/context.ts';
 import { type AuctionView, lockAuction } from '../auction-row.ts';
+import { auctionFor } from '../audience.ts';
 import { isEditable } from '../rules.ts';
 import type { UpdateAuctionInput } from '../schema.ts';
 import { checkTerms, wrongStatus } from './auction-rules.ts';
@@ -68,5 +69,5 @@ export async function updateAuction(
   });
   // A new start time moves the scheduler's next wake-up.
   if (patch.startsAt !== undefined) ctx.workers.wake('auctions');
-  return auction;
+  return auctionFor(ctx.principal, auction);
 }
