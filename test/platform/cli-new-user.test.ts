@@ -88,6 +88,8 @@ describe('a new user: svc start with SVC_DATA_DIR, then the printed commands', (
     assert.match(user?.stdout ?? '', /\n200$/, `${commands[1]}\n${user?.stdout}${user?.stderr}`);
     assert.match(user?.stdout ?? '', /"email":"owner@demo\.local"/);
     assert.equal(fs.existsSync(path.join(project, '.svc-data')), false, 'no ./.svc-data was made');
+    // LOG_LEVEL=warn (CI's smoke start): the banner only, no start-up progress lines.
+    assert.doesNotMatch(output, /^svc: /m);
   });
 
   test("`svc dev-token` without the service's data dir says so, and creates nothing", () => {

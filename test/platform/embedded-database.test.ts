@@ -81,7 +81,7 @@ describe('embedded database (PGlite)', () => {
     };
     const db = await opened(dataDir, template);
     assert.deepEqual(await pendingMigrations(db, migrations), []);
-    assert.deepEqual(fs.readdirSync(dataDir).sort(), ['pgdata', 'pglite.pid']);
+    assert.deepEqual(fs.readdirSync(dataDir).sort(), ['pgdata', 'pglite.lock']);
   });
 });
 

@@ -142,7 +142,7 @@ describe('svc process lifecycle (embedded database)', () => {
     assert.equal(code, 0, service.output());
     assert.match(service.output(), /"msg":"stopped"/);
     assert.doesNotMatch(service.output(), /"level":50/, 'nothing logged at error level');
-    assert.equal(fs.existsSync(path.join(dataDir, 'pglite.pid')), false, 'the data dir lock is released');
+    assert.equal(fs.existsSync(path.join(dataDir, 'pglite.lock')), false, 'the data dir lock is released');
   });
 
   let restarted: Service | undefined;
