@@ -53,6 +53,8 @@ export interface Config {
   realtimeMaxConnectionsPerActor: number;
   /** Connections in one `/v1/realtime` room on one instance; a join past it is refused with `room_full`. */
   realtimeMaxRoomMembers: number;
+  /** `/v1/sync` limits of one instance (docs/sync.md): a tenant's share of it, an actor's, awareness states. */
+  sync: SyncInstanceConfig;
   /**
    * Retention of bookkeeping rows (see docs/operations.md): `ages` overrides rules' default ages by rule
    * name (ms; null = keep forever), checked against the declared rules when the app is built; a pass runs
@@ -227,6 +229,61 @@ function retentionAges(env: Env): Record<string, number | null> {
   return ages;
 }
 
+export interface SyncInstanceConfig {
+  maxOpenDocuments: number;
+  /** Always below `maxOpenDocuments`: one tenant never fills the instance. */
+  maxDocumentsPerTenant: number;
+  maxConnections: number;
+  /** Always below `maxConnections`. */
+  maxConnectionsPerTenant: number;
+  maxConnectionsPerActor: number;
+  maxAwarenessStateBytes: number;
+  maxAwarenessDepth: number;
+  maxAwarenessClientsPerConnection: number;
+}
+
+/** A tenant's share defaults to a fifth of the instance, and may be set to anything below the whole. */
+function syncLimits(env: Env): SyncInstanceConfig {
+  const maxOpenDocuments = integer(env, 'SVC_SYNC_MAX_OPEN_DOCUMENTS', 10_000, 2, 1_000_000);
+  const maxConnections = integer(env, 'SVC_SYNC_MAX_CONNECTIONS', 20_000, 2, 1_000_000);
+  const share = (whole: number) => Math.max(1, Math.floor(whole / 5));
+  const maxConnectionsPerTenant = integer(
+    env,
+    'SVC_SYNC_MAX_CONNECTIONS_PER_TENANT',
+    share(maxConnections),
+    1,
+    maxConnections - 1,
+  );
+  return {
+    maxOpenDocuments,
+    maxDocumentsPerTenant: integer(
+      env,
+      'SVC_SYNC_MAX_DOCUMENTS_PER_TENANT',
+      share(maxOpenDocuments),
+      1,
+      maxOpenDocuments - 1,
+    ),
+    maxConnections,
+    maxConnectionsPerTenant,
+    maxConnectionsPerActor: integer(
+      env,
+      'SVC_SYNC_MAX_CONNECTIONS_PER_ACTOR',
+      Math.min(100, maxConnectionsPerTenant),
+      1,
+      maxConnectionsPerTenant,
+    ),
+    maxAwarenessStateBytes: integer(env, 'SVC_SYNC_MAX_AWARENESS_STATE_BYTES', 16_384, 64, 1_048_576),
+    maxAwarenessDepth: integer(env, 'SVC_SYNC_MAX_AWARENESS_DEPTH', 32, 1, 1_000),
+    maxAwarenessClientsPerConnection: integer(
+      env,
+      'SVC_SYNC_MAX_AWARENESS_CLIENTS_PER_CONNECTION',
+      4,
+      1,
+      1_000,
+    ),
+  };
+}
+
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
   const svcEnv = oneOf(env, 'SVC_ENV', ['development', 'production', 'test'] as const, 'development');
   const host = text(env, 'HOST') ?? '127.0.0.1';
@@ -293,6 +350,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     realtimeMaxConnections: integer(env, 'SVC_REALTIME_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
     realtimeMaxConnectionsPerActor: integer(env, 'SVC_REALTIME_MAX_CONNECTIONS_PER_ACTOR', 20, 1, 10_000),
     realtimeMaxRoomMembers: integer(env, 'SVC_REALTIME_MAX_ROOM_MEMBERS', 500, 1, 100_000),
+    sync: syncLimits(env),
     retention: {
       ages: retentionAges(env),
       intervalMs: integer(env, 'SVC_RETENTION_INTERVAL_MS', 3_600_000, 60_000, 86_400_000),

@@ -2,6 +2,7 @@ import type { Config } from '../../config.ts';
 import type { Clock } from '../clock.ts';
 import type { SystemContext } from '../context.ts';
 import type { Database } from '../db/database.ts';
+import { AppError } from '../http/errors.ts';
 import type { PubSub } from '../realtime/index.ts';
 import type { SecretEncryption } from '../secrets/encryption.ts';
 import { resolveHostedUser } from '../tenancy/users.ts';
@@ -109,6 +110,21 @@ export class Identity {
       case 'product':
         return this.productKeys.verify(credential);
     }
+  }
+
+  /**
+   * Whether a credential admitted earlier still holds (throws as `verify` does when it does not): for
+   * long-lived connections, checked again when a revocation arrives and before they act. An API key known
+   * to be revoked fails without a database read; a session token also fails once its API key was revoked.
+   */
+  async recheck(principal: Principal, credential: string): Promise<void> {
+    if (
+      principal.kind === 'api_key' &&
+      this.revocations.isApiKeyRevoked(principal.tenantId, principal.apiKeyId)
+    ) {
+      throw new AppError('invalid_api_key', 'the API key was revoked');
+    }
+    await this.verify(principal.kind, credential);
   }
 
   async stop(): Promise<void> {

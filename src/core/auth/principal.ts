@@ -42,6 +42,8 @@ export interface SessionPrincipal {
   roomId?: string;
   sessionId: string;
   expiresAt: number;
+  /** The API key that minted the token: revoking the key revokes the token. */
+  mintedBy?: string;
 }
 
 /**

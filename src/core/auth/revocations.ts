@@ -34,6 +34,8 @@ export class RevocationList {
   private readonly revokedSessions = new Map<string, Entry>();
   /** Actor id -> time (ms) at or before which its session tokens are void. */
   private readonly actorCutoffs = new Map<string, Entry & { cutoff: number }>();
+  /** `<tenantId>/<keyId>`: revoked API keys, kept while a session token they minted may still live. */
+  private readonly revokedKeys = new Map<string, Entry>();
   private readonly keyListeners: ((keyId: string) => void)[] = [];
   private readonly productKeyListeners: ((keyId: string) => void)[] = [];
   private readonly sessionListeners = new Set<() => void>();
@@ -48,8 +50,13 @@ export class RevocationList {
     private readonly onError: (error: unknown) => void,
   ) {}
 
-  onApiKeyRevoked(listener: (keyId: string) => void): void {
+  /** Returns removal (long-lived connections stop listening when they close). */
+  onApiKeyRevoked(listener: (keyId: string) => void): () => void {
     this.keyListeners.push(listener);
+    return () => {
+      const index = this.keyListeners.indexOf(listener);
+      if (index >= 0) this.keyListeners.splice(index, 1);
+    };
   }
 
   onProductKeyChanged(listener: (keyId: string) => void): void {
@@ -57,8 +64,9 @@ export class RevocationList {
   }
 
   /**
-   * Called whenever session tokens were revoked (by id or by actor), on this instance at once and on the
-   * others at their next poll, so holders of long-lived connections can re-check theirs. Returns removal.
+   * Called whenever session tokens were revoked (by id, by actor, or with the API key that minted them), on
+   * this instance at once and on the others at their next poll, so holders of long-lived connections can
+   * re-check theirs. Returns removal.
    */
   onSessionsRevoked(listener: () => void): () => void {
     this.sessionListeners.add(listener);
@@ -89,6 +97,11 @@ export class RevocationList {
     return cutoff !== undefined && issuedAtMs <= cutoff;
   }
 
+  /** Whether the API key was revoked (while a session token it minted may still be alive). */
+  isApiKeyRevoked(tenantId: string, keyId: string): boolean {
+    return this.revokedKeys.has(`${tenantId}/${keyId}`);
+  }
+
   /** `untilMs`: when the revocation stops mattering (the longest a voided token could still live). */
   apply(
     kind: RevocationKind | string,
@@ -106,9 +119,13 @@ export class RevocationList {
         cutoff: Math.max(known?.cutoff ?? 0, revokedAtMs),
         until: Math.max(known?.until ?? 0, untilMs),
       });
-    } else if (kind === 'api_key') for (const listener of this.keyListeners) listener(subject);
-    else if (kind === 'product_key') for (const listener of this.productKeyListeners) listener(subject);
-    if (kind === 'session' || kind === 'actor_sessions') {
+    } else if (kind === 'api_key') {
+      const key = `${tenantId}/${subject}`;
+      this.revokedKeys.set(key, { until: Math.max(this.revokedKeys.get(key)?.until ?? 0, untilMs) });
+      for (const listener of [...this.keyListeners]) listener(subject);
+    } else if (kind === 'product_key') for (const listener of this.productKeyListeners) listener(subject);
+    // A revoked API key takes the session tokens it minted with it.
+    if (kind === 'session' || kind === 'actor_sessions' || kind === 'api_key') {
       for (const listener of this.sessionListeners) listener();
     }
   }
@@ -117,6 +134,7 @@ export class RevocationList {
     for (const [seq, since] of this.gaps) if (now - since > GAP_WAIT_MS) this.gaps.delete(seq);
     for (const [key, entry] of this.revokedSessions) if (entry.until <= now) this.revokedSessions.delete(key);
     for (const [key, entry] of this.actorCutoffs) if (entry.until <= now) this.actorCutoffs.delete(key);
+    for (const [key, entry] of this.revokedKeys) if (entry.until <= now) this.revokedKeys.delete(key);
   }
 
   private async poll(trackGaps: boolean): Promise<void> {

@@ -99,7 +99,10 @@ export async function runtimeRoutes(
       },
     },
     async (request, reply) => {
-      const { tenantId } = tenantPrincipal(request.principal);
+      const principal = tenantPrincipal(request.principal);
+      const { tenantId } = principal;
+      // Connect accepts API keys only: the key is recorded with the session, so revoking it revokes both.
+      const apiKeyId = principal.kind === 'api_key' ? principal.apiKeyId : undefined;
       const body = request.body;
       const unknown = body.modules.filter((m) => registry.module(m) === undefined);
       if (unknown.length > 0) {
@@ -113,15 +116,18 @@ export async function runtimeRoutes(
         );
       }
       await enablement.assertEnabled(tenantId, body.modules);
-      // The session is recorded with its actor in one transaction, so only ids this tenant issued can be
-      // revoked by id; the token is signed after.
+      // The session is recorded with its actor and its API key in one transaction, so only ids this tenant
+      // issued can be revoked by id; the token is signed after. The key's row is read FOR SHARE: a revocation
+      // of the key either committed before (refused here) or waits for this row, and then its revocation
+      // outlives this session too (core/tenancy/api-keys.ts reads the latest expiry of the key's sessions).
       const sessionId = newId('session', clock.now());
       const expiresAt = Math.floor(clock.now() / 1000) + config.sessionTtlSeconds;
       const actor = await tenantTx(db, { tenantId }, async (tx) => {
+        if (apiKeyId !== undefined) await assertKeyNotRevoked(tx, apiKeyId);
         const upserted = await upsertActor(tx, tenantId, body.actor);
         await tx.query(
-          'insert into issued_sessions (tenant_id, id, actor_id, expires_at) values ($1, $2, $3, to_timestamp($4))',
-          [tenantId, sessionId, upserted.id, expiresAt],
+          'insert into issued_sessions (tenant_id, id, actor_id, expires_at, api_key_id) values ($1, $2, $3, to_timestamp($4), $5)',
+          [tenantId, sessionId, upserted.id, expiresAt, apiKeyId ?? null],
         );
         return upserted;
       });
@@ -146,6 +152,7 @@ export async function runtimeRoutes(
         scopes,
         ttlSeconds: config.sessionTtlSeconds,
         jti: sessionId,
+        ...(apiKeyId === undefined ? {} : { mintedBy: apiKeyId }),
       });
       reply.status(201);
       return {
@@ -225,6 +232,17 @@ export async function runtimeRoutes(
       return { revoked: true as const };
     },
   );
+}
+
+/** The minting key, locked against a concurrent revocation; a key revoked already mints nothing. */
+async function assertKeyNotRevoked(tx: Queryable, apiKeyId: string): Promise<void> {
+  const { rows } = await tx.query<{ revoked_at: Date | null }>(
+    'select revoked_at from api_keys where id = $1 for share',
+    [apiKeyId],
+  );
+  if (rows[0] === undefined || rows[0].revoked_at !== null) {
+    throw new AppError('invalid_api_key', 'the API key is not valid: unknown, revoked, expired or malformed');
+  }
 }
 
 /**

@@ -18,6 +18,8 @@ export interface SessionGrant {
   ttlSeconds: number;
   /** The session id, when the caller recorded it first (connect does); a new one otherwise. */
   jti?: string;
+  /** The API key that asked for the token: revoking it revokes the token. */
+  mintedBy?: string;
 }
 
 export interface MintedSession {
@@ -35,6 +37,8 @@ interface SessionClaims {
   /** Issue time in milliseconds: `iat` has whole seconds, too coarse to tell a token minted just after
    * "revoke every token of this actor" from one minted just before it. */
   iat_ms: number;
+  /** The id of the API key that minted the token (absent in tokens minted before keys were recorded). */
+  akey?: string;
 }
 
 /** Whether a bearer JWT claims to be one of ours (verification decides whether it is). */
@@ -80,13 +84,14 @@ const isTime = (value: unknown): value is number =>
 function checkedClaims(
   payload: Record<string, unknown>,
 ): (SessionClaims & { jti: string; iat: number; exp: number }) | undefined {
-  const { tid, act, mods, room, scp, iat_ms, jti, iat, exp } = payload;
+  const { tid, act, mods, room, scp, iat_ms, jti, iat, exp, akey } = payload;
   if (typeof tid !== 'string' || !TENANT_ID.test(tid)) return undefined;
   if (typeof act !== 'object' || act === null || Array.isArray(act)) return undefined;
   const actor: Record<string, unknown> = { ...act };
   if (!isText(actor.id) || !isText(actor.ext) || !isText(actor.idp)) return undefined;
   if (!isActorType(actor.type)) return undefined;
   if (!isTextList(mods) || !isTextList(scp) || (room !== undefined && !isText(room))) return undefined;
+  if (akey !== undefined && !isText(akey)) return undefined;
   if (!isText(jti) || !isTime(iat) || !isTime(exp)) return undefined;
   if (iat_ms !== undefined && !(typeof iat_ms === 'number' && Number.isSafeInteger(iat_ms))) return undefined;
   return {
@@ -96,6 +101,7 @@ function checkedClaims(
     ...(room === undefined ? {} : { room }),
     scp,
     iat_ms: typeof iat_ms === 'number' ? iat_ms : iat * 1000,
+    ...(akey === undefined ? {} : { akey }),
     jti,
     iat,
     exp,
@@ -133,6 +139,7 @@ export class SessionTokens {
       ...(grant.roomId === undefined ? {} : { room: grant.roomId }),
       scp: [...grant.scopes],
       iat_ms: issuedAtMs,
+      ...(grant.mintedBy === undefined ? {} : { akey: grant.mintedBy }),
     };
     const token = await new SignJWT({ ...claims })
       .setProtectedHeader({ alg: SESSION_ALG, kid: key.kid, typ: 'JWT' })
@@ -210,6 +217,7 @@ export class SessionTokens {
         ...(claims.room === undefined ? {} : { roomId: claims.room }),
         sessionId: claims.jti,
         expiresAt: claims.exp * 1000,
+        ...(claims.akey === undefined ? {} : { mintedBy: claims.akey }),
       }),
       issuedAtMs: claims.iat_ms,
       exp: claims.exp,
@@ -220,11 +228,14 @@ export class SessionTokens {
     return this.unlessRevoked(verified);
   }
 
-  /** Revocation is checked on every use, cached signature or not. */
+  /** Revocation is checked on every use, cached signature or not: the token's own, and its API key's. */
   private unlessRevoked({ principal, issuedAtMs }: VerifiedSession): Principal {
-    const { tenantId, sessionId, actor } = principal;
+    const { tenantId, sessionId, actor, mintedBy } = principal;
     if (this.revocations.isSessionRevoked(tenantId, sessionId, actor.id, issuedAtMs))
       throw invalid('revoked');
+    if (mintedBy !== undefined && this.revocations.isApiKeyRevoked(tenantId, mintedBy)) {
+      throw invalid('the API key that minted it was revoked');
+    }
     return principal;
   }
 }

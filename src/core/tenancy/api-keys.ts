@@ -119,10 +119,11 @@ export async function revokeApiKey(ctx: TenantContext, { keyId }: { keyId: strin
     const row = rows[0];
     if (row === undefined) throw new NotFound('api key', keyId);
     // Instances re-read a cached key within a minute anyway (ApiKeyVerifier's cache TTL); the row only has to
-    // outlive that, so the table does not grow with every key ever revoked.
+    // outlive that and every session token the key minted (they are revoked with it: core/auth/session-tokens.ts).
     await tx.query(
       `insert into credential_revocations (tenant_id, kind, subject, revoked_at, expires_at)
-       values ($1, 'api_key', $2, $3::timestamptz, $3::timestamptz + interval '10 minutes')`,
+       values ($1, 'api_key', $2, $3::timestamptz, greatest($3::timestamptz + interval '10 minutes',
+         (select max(expires_at) + interval '1 minute' from issued_sessions where api_key_id = $2)))`,
       [tenantId, keyId, at.toISOString()],
     );
     return toApiKey(row);

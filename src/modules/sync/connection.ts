@@ -3,6 +3,7 @@ import { WebSocket } from 'ws';
 import type { Principal } from '../../core/auth/principal.ts';
 import type { Clock, Timer } from '../../core/clock.ts';
 import type { ServiceContext } from '../../core/context.ts';
+import { holderOf } from './caps.ts';
 import type { DocumentKey } from './document-key.ts';
 import { SYNC_CLOSE } from './limits.ts';
 
@@ -13,7 +14,7 @@ const CLOSE_GRACE_MS = 2000;
 export interface SyncSession {
   key: DocumentKey;
   principal: Principal;
-  /** The session token as sent, re-verified when sessions are revoked. */
+  /** The credential as sent (session token or API key), verified again when credentials are revoked. */
   token: string;
   /** Holds `sync:write`: otherwise its updates are dropped (and counted). */
   canWrite: boolean;
@@ -28,6 +29,8 @@ export interface SyncSession {
 export class SyncConnection {
   /** Awareness client ids this connection set: removed for the others when it closes. */
   readonly awarenessIds = new Set<number>();
+  /** Whose share the connection counts against, and who its awareness ids belong to (`holderOf`). */
+  readonly holder: string;
   /** Updates of a read-only connection that were dropped. */
   droppedUpdates = 0;
   /** Answered the last ping (or sent something since). */
@@ -46,6 +49,7 @@ export class SyncConnection {
     private readonly clock: Clock,
     private readonly maxBufferedBytes: number,
   ) {
+    this.holder = holderOf(session.principal);
     this.tokens = 2 * session.updatesPerSecond;
     this.refilledAt = clock.now();
     const { principal } = session;

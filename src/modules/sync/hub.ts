@@ -3,24 +3,28 @@ import type { RawData, WebSocket } from 'ws';
 import * as awarenessProtocol from 'y-protocols/awareness';
 import * as Y from 'yjs';
 import type { Identity } from '../../core/auth/identity.ts';
-import type { Timer } from '../../core/clock.ts';
 import type { Services } from '../../core/context.ts';
 import { ServiceUnavailable } from '../../core/http/errors.ts';
-import { type JsonObject, type PubSub, PubSubClosedError } from '../../core/realtime/index.ts';
+import { SyncAccess } from './access.ts';
+import { holderOf, SyncCaps } from './caps.ts';
 import { SyncConnection, type SyncSession } from './connection.ts';
-import { type DocumentKey, documentChannel, keyString } from './document-key.ts';
+import { type DocumentKey, keyString } from './document-key.ts';
+import { type DocumentStats, SyncDocuments } from './documents.ts';
 import { SYNC_CLOSE, type SyncLimits } from './limits.ts';
-import { type ChannelMessage, FROM_DATABASE, FROM_ELSEWHERE, LiveDocument } from './live-document.ts';
+import type { LiveDocument } from './live-document.ts';
+import { SyncLiveness } from './liveness.ts';
 import {
-  awarenessClients,
+  assertAwarenessJson,
+  awarenessEntries,
   awarenessStatesMessage,
   decodeClientMessage,
+  encodeAwarenessEntries,
   MalformedMessage,
   step1Message,
   step2Message,
 } from './protocol.ts';
-import { appendUpdate, compactDocument, ensureDocument, readStoredUpdates } from './store.ts';
-import { fromBase64, isWellFormedUpdate } from './updates.ts';
+import { appendUpdate } from './store.ts';
+import { isWellFormedUpdate } from './updates.ts';
 
 export interface SyncHubDeps {
   services: Services;
@@ -30,14 +34,10 @@ export interface SyncHubDeps {
 }
 
 /** Counters of one instance, for operators and tests. */
-export interface SyncStats {
-  openDocuments: number;
+export interface SyncStats extends DocumentStats {
   connections: number;
   /** Updates of read-only connections that were dropped. */
   droppedUpdates: number;
-  compactions: number;
-  /** Documents read again from the database (after a gap in the backplane's delivery, or periodically). */
-  resyncs: number;
 }
 
 function frameBytes(data: RawData): Uint8Array {
@@ -47,18 +47,18 @@ function frameBytes(data: RawData): Uint8Array {
 }
 
 /**
- * The y-websocket documents of one instance: loaded from the database on first connection, kept while
- * connected, flushed and dropped after the last one leaves. Every update a client sends is appended to
- * the database before it is applied and relayed; the backplane carries updates and awareness to the
- * other instances, and a re-read from the database covers whatever the backplane lost.
+ * The y-websocket connections of one instance and what they send: each update is appended to the database
+ * before it is applied and relayed, awareness is checked (whose ids, how large) before it is applied. The
+ * documents (SyncDocuments), the connections' liveness (SyncLiveness), their access (SyncAccess) and the
+ * caps on what an instance, a tenant and an actor hold (SyncCaps) are each their own part.
  */
 export class SyncHub {
-  private readonly documents = new Map<string, Promise<LiveDocument>>();
   private readonly open = new Set<SyncConnection>();
   private readonly stops: (() => void)[] = [];
-  private pingTimer: Timer | undefined;
-  private accessTimer: Timer | undefined;
-  private resyncTimer: Timer | undefined;
+  private readonly documents: SyncDocuments;
+  private readonly access: SyncAccess;
+  private readonly liveness: SyncLiveness;
+  readonly caps: SyncCaps;
   private closing = false;
   readonly stats: SyncStats = {
     openDocuments: 0,
@@ -68,36 +68,41 @@ export class SyncHub {
     resyncs: 0,
   };
 
-  constructor(private readonly deps: SyncHubDeps) {}
-
-  private get pubsub(): PubSub | undefined {
-    return this.deps.services.realtime?.pubsub;
-  }
-
-  private get instanceId(): string {
-    return this.deps.services.realtime?.instanceId ?? 'local';
+  constructor(private readonly deps: SyncHubDeps) {
+    const { services, limits } = deps;
+    this.documents = new SyncDocuments(services, limits, this.stats, this.report);
+    this.access = new SyncAccess({
+      identity: deps.identity,
+      enablement: services.enablement,
+      clock: services.clock,
+      accessCheckIntervalMs: limits.accessCheckIntervalMs,
+      open: () => this.open,
+      report: this.report,
+    });
+    this.liveness = new SyncLiveness(services.clock, limits.pingIntervalMs, () => this.open);
+    this.caps = new SyncCaps(limits);
   }
 
   start(): void {
-    const { pubsub } = this;
-    if (pubsub !== undefined) this.stops.push(pubsub.onDeliveryGap(() => this.resyncAll()));
-    if (this.deps.services.realtime?.kind === 'redis') this.scheduleResync();
-    this.stops.push(
-      this.deps.identity.revocations.onSessionsRevoked(() => {
-        for (const connection of this.open) void this.checkSession(connection);
-      }),
-    );
+    const stopResync = this.documents.start();
+    if (stopResync !== undefined) this.stops.push(stopResync);
+    this.access.start();
   }
 
-  /** Before an upgrade: refuses (503) a document this instance has no room for. */
-  admit(key: DocumentKey): void {
+  /**
+   * Before an upgrade: refuses a document this instance has no room for (503), or a connection over the
+   * instance's, the tenant's or the actor's share (503 / 429). Returns the slot's release: the caller gives
+   * it back when the TCP connection ends, however that happens.
+   */
+  admit(key: DocumentKey, session: Pick<SyncSession, 'principal'>): () => void {
     if (this.closing) throw new ServiceUnavailable('this instance is shutting down; reconnect');
-    if (this.documents.has(keyString(key))) return;
-    if (this.documents.size >= this.deps.limits.maxOpenDocuments) {
+    const { limits } = this.deps;
+    if (!this.documents.has(key) && this.documents.size >= limits.maxOpenDocuments) {
       throw new ServiceUnavailable(
-        `this instance holds ${this.deps.limits.maxOpenDocuments} documents open, its limit; retry shortly`,
+        `this instance holds ${limits.maxOpenDocuments} documents open, its limit; retry shortly`,
       );
     }
+    return this.caps.take(key.tenantId, holderOf(session.principal), keyString(key));
   }
 
   /** An upgraded connection: its messages wait until the document is loaded, then go in order. */
@@ -115,16 +120,16 @@ export class SyncHub {
     }
     this.open.add(connection);
     this.stats.connections = this.open.size;
-    if (this.pingTimer === undefined) this.schedulePing();
-    if (this.accessTimer === undefined) this.scheduleAccessCheck();
-    const attached = this.acquire(session.key).then((document) => {
+    this.liveness.ensureScheduled();
+    this.access.ensureScheduled();
+    const attached = this.documents.acquire(session.key).then((document) => {
       if (!connection.isOpen) {
-        this.release(document);
+        this.documents.release(document);
         return undefined;
       }
       if (document.deleted) {
         connection.close(SYNC_CLOSE.roomDeleted, 'the room was deleted');
-        this.release(document);
+        this.documents.release(document);
         return undefined;
       }
       if (document.connections.size >= this.deps.limits.maxConnectionsPerDocument) {
@@ -132,7 +137,7 @@ export class SyncHub {
           SYNC_CLOSE.tryAgainLater,
           `this document has ${this.deps.limits.maxConnectionsPerDocument} connections here, its limit; retry later`,
         );
-        this.release(document);
+        this.documents.release(document);
         return undefined;
       }
       document.connections.add(connection);
@@ -157,7 +162,7 @@ export class SyncHub {
         (document) => {
           if (document === undefined || !document.connections.has(connection)) return;
           document.forget(connection);
-          this.release(document);
+          this.documents.release(document);
         },
         () => undefined,
       );
@@ -191,11 +196,11 @@ export class SyncHub {
     }
     connection.inbox = connection.inbox.then(async () => {
       const document = await attached.catch(() => undefined);
-      if (document !== undefined && connection.isOpen) this.handle(connection, document, frame);
+      if (document !== undefined && connection.isOpen) await this.handle(connection, document, frame);
     });
   }
 
-  private handle(connection: SyncConnection, document: LiveDocument, frame: Uint8Array): void {
+  private async handle(connection: SyncConnection, document: LiveDocument, frame: Uint8Array): Promise<void> {
     try {
       const message = decodeClientMessage(frame);
       switch (message.kind) {
@@ -203,11 +208,12 @@ export class SyncHub {
           connection.send(step2Message(document.doc, message.stateVector));
           return;
         case 'update':
+          // A credential revoked here already stores nothing more, even before its socket is closed.
+          if (connection.session.canWrite && !(await this.access.checkCredential(connection))) return;
           this.update(connection, document, message.update);
           return;
         case 'awareness':
-          awarenessClients(message.update);
-          awarenessProtocol.applyAwarenessUpdate(document.awareness, message.update, connection);
+          this.awareness(connection, document, message.update);
           return;
         case 'queryAwareness': {
           const states = awarenessStatesMessage(document.awareness);
@@ -222,6 +228,30 @@ export class SyncHub {
         error instanceof MalformedMessage ? error.message : 'the frame is not a y-websocket message';
       connection.close(SYNC_CLOSE.malformed, reason);
     }
+  }
+
+  /**
+   * Only the client ids the connection introduced (another client's state it sends back is dropped), in
+   * states of bounded size, depth and number (4413).
+   */
+  private awareness(connection: SyncConnection, document: LiveDocument, update: Uint8Array): void {
+    const entries = awarenessEntries(update);
+    const verdict = document.owners.claim(
+      connection,
+      entries,
+      (clientId) => document.awareness.meta.get(clientId)?.clock,
+    );
+    if ('refuse' in verdict) {
+      connection.close(verdict.refuse.code, verdict.refuse.reason);
+      return;
+    }
+    if (verdict.apply.length === 0) return;
+    assertAwarenessJson(verdict.apply);
+    awarenessProtocol.applyAwarenessUpdate(
+      document.awareness,
+      encodeAwarenessEntries(verdict.apply),
+      connection,
+    );
   }
 
   /** Appended to the database first; applied (and so relayed) once committed. */
@@ -253,7 +283,7 @@ export class SyncHub {
     }).then(
       () => {
         Y.applyUpdate(document.doc, update, connection);
-        this.compactLater(document);
+        this.documents.compactLater(document);
       },
       (error: unknown) => {
         // A document deleted with its room refuses appends (its row is gone): its sockets are closed already.
@@ -266,282 +296,38 @@ export class SyncHub {
     void appended.finally(() => document.inflight.delete(appended));
   }
 
-  /** The document, loaded if this instance does not hold it; waits for an unload in progress. */
-  private async acquire(key: DocumentKey): Promise<LiveDocument> {
-    const name = keyString(key);
-    for (;;) {
-      let entry = this.documents.get(name);
-      if (entry === undefined) {
-        const loading = this.load(key);
-        entry = loading;
-        // First in line: the document knows its entry before anyone else sees it.
-        loading.then(
-          (document) => {
-            document.entry = loading;
-          },
-          () => undefined,
-        );
-        this.documents.set(name, entry);
-        this.stats.openDocuments = this.documents.size;
-        entry.catch(() => {
-          if (this.documents.get(name) === entry) this.documents.delete(name);
-          this.stats.openDocuments = this.documents.size;
-        });
-      }
-      const document = await entry;
-      // A document deleted with its room stays with its last connections; a room of the same id starts afresh.
-      if (document.deleted) {
-        this.forgetEntry(document);
-        continue;
-      }
-      if (document.unloading !== undefined) {
-        await document.unloading;
-        continue;
-      }
-      return document;
-    }
+  /** Reads every open document again from the database (tests; the backplane's gaps start it too). */
+  resyncAll(): Promise<void> {
+    return this.documents.resyncAll();
   }
 
-  private async load(key: DocumentKey): Promise<LiveDocument> {
-    const document = new LiveDocument(key, (message) => this.publish(key, message), this.instanceId);
-    try {
-      // Subscribed before the read: an update committed after it arrives by message.
-      const pubsub = this.pubsub;
-      if (pubsub !== undefined) {
-        document.unsubscribe = await pubsub.subscribe(documentChannel(key), (message) =>
-          this.fromChannel(document, message),
-        );
-      }
-      await ensureDocument(this.deps.services.db, key);
-      const stored = await readStoredUpdates(this.deps.services.db, key);
-      if (stored.length > 0) Y.applyUpdate(document.doc, Y.mergeUpdates(stored), FROM_DATABASE);
-      document.approxBytes = stored.reduce((sum, update) => sum + update.byteLength, 0);
-      document.logRows = Math.max(0, stored.length - 1);
-      return document;
-    } catch (error) {
-      document.unsubscribe?.();
-      document.destroy();
-      throw error;
-    }
+  /** The room of these documents was deleted: their connections close with 4404 on every instance. */
+  documentsDeleted(keys: readonly DocumentKey[]): Promise<void> {
+    return this.documents.documentsDeleted(keys);
   }
 
-  /** After a connection left: the last one out starts the unload (flush, compact, drop). */
-  private release(document: LiveDocument): void {
-    if (document.connections.size > 0 || document.unloading !== undefined) return;
-    document.unloading = this.unload(document);
-  }
-
-  private async unload(document: LiveDocument): Promise<void> {
-    try {
-      await Promise.allSettled([...document.inflight]);
-      document.compaction?.cancel();
-      if (document.logRows > 0) await this.compact(document);
-    } catch (error) {
-      this.report(error, 'compacting a sync document');
-    } finally {
-      document.unsubscribe?.();
-      document.destroy();
-      this.forgetEntry(document);
-    }
-  }
-
-  /** Drops the document from the map, unless another load of its key took the place already. */
-  private forgetEntry(document: LiveDocument): void {
-    const name = keyString(document.key);
-    if (document.entry !== undefined && this.documents.get(name) === document.entry) {
-      this.documents.delete(name);
-    }
-    this.stats.openDocuments = this.documents.size;
-  }
-
-  private compactLater(document: LiveDocument): void {
-    if (document.logRows < this.deps.limits.compactAfterUpdates || document.compaction !== undefined) return;
-    document.compaction = this.deps.services.clock.setTimeout(() => {
-      void Promise.allSettled([...document.inflight])
-        .then(() => this.compact(document))
-        .catch((error: unknown) => this.report(error, 'compacting a sync document'))
-        .finally(() => {
-          document.compaction = undefined;
-        });
-    }, this.deps.limits.compactDelayMs);
-  }
-
-  private async compact(document: LiveDocument): Promise<void> {
-    const merged = await compactDocument(this.deps.services.db, document.key);
-    this.stats.compactions += 1;
-    document.logRows = Math.max(0, document.logRows - merged);
-    document.approxBytes = Y.encodeStateAsUpdate(document.doc).byteLength;
-  }
-
-  private publish(key: DocumentKey, message: ChannelMessage): void {
-    const pubsub = this.pubsub;
-    if (pubsub === undefined) return;
-    pubsub.publish(documentChannel(key), message).catch((error: unknown) => {
-      // A lost message is made good by the next resync from the database.
-      if (!(error instanceof PubSubClosedError)) this.report(error, 'publishing a sync message');
-    });
-  }
-
-  /** A message of another instance (or of a REST write): applied here without being sent on again. */
-  private fromChannel(document: LiveDocument, message: JsonObject): void {
-    if (message.from === this.instanceId) return;
-    if (message.kind === 'deleted') {
-      this.closeDeleted(document);
-      return;
-    }
-    if (typeof message.data !== 'string') return;
-    try {
-      const bytes = fromBase64(message.data);
-      if (message.kind === 'update') Y.applyUpdate(document.doc, bytes, FROM_ELSEWHERE);
-      else if (message.kind === 'awareness')
-        awarenessProtocol.applyAwarenessUpdate(document.awareness, bytes, FROM_ELSEWHERE);
-    } catch (error) {
-      this.report(error, 'applying a sync message from the backplane');
-    }
-  }
-
-  /** Reads every open document again from the database: what the backplane lost arrives now. */
-  async resyncAll(): Promise<void> {
-    const documents = await Promise.allSettled([...this.documents.values()]);
-    await Promise.all(
-      documents.map(async (settled) => {
-        if (settled.status !== 'fulfilled' || settled.value.unloading !== undefined) return;
-        const document = settled.value;
-        try {
-          const stored = await readStoredUpdates(this.deps.services.db, document.key);
-          if (stored.length > 0) Y.applyUpdate(document.doc, Y.mergeUpdates(stored), FROM_DATABASE);
-          this.stats.resyncs += 1;
-        } catch (error) {
-          this.report(error, 'resynchronising a sync document');
-        }
-      }),
-    );
-  }
-
-  /**
-   * The room of these documents was deleted (their rows are gone, in the transaction that deleted it):
-   * their connections here are closed with 4404, and every other instance is told to close its own.
-   */
-  async documentsDeleted(keys: readonly DocumentKey[]): Promise<void> {
-    for (const key of keys) {
-      const document = await this.held(key);
-      if (document !== undefined) this.closeDeleted(document);
-      this.publish(key, { from: this.instanceId, kind: 'deleted', data: '' });
-    }
-  }
-
-  private closeDeleted(document: LiveDocument): void {
-    document.deleted = true;
-    this.forgetEntry(document);
-    for (const connection of document.connections) {
-      connection.close(SYNC_CLOSE.roomDeleted, 'the room was deleted');
-    }
-  }
-
-  private scheduleResync(): void {
-    if (this.closing) return;
-    this.resyncTimer = this.deps.services.clock.setTimeout(() => {
-      void this.resyncAll().finally(() => this.scheduleResync());
-    }, this.deps.limits.resyncIntervalMs);
-  }
-
-  /**
-   * Every `pingIntervalMs` while connections are open: one that did not answer the last ping is dropped,
-   * the others pinged. With none open no timer runs (the first connection starts it again).
-   */
-  private schedulePing(): void {
-    if (this.closing) return;
-    this.pingTimer = this.deps.services.clock.setTimeout(() => {
-      this.pingTimer = undefined;
-      for (const connection of this.open) {
-        if (!connection.alive) {
-          connection.closed();
-          connection.socket.terminate();
-          continue;
-        }
-        connection.alive = false;
-        if (connection.isOpen) connection.socket.ping();
-      }
-      if (this.open.size > 0) this.schedulePing();
-    }, this.deps.limits.pingIntervalMs);
-  }
-
-  /**
-   * Every `accessCheckIntervalMs` while connections are open: a tenant that switched the module off has its
-   * connections closed (4403), and every session token is verified again (4401 once revoked or expired).
-   */
-  private scheduleAccessCheck(): void {
-    if (this.closing) return;
-    this.accessTimer = this.deps.services.clock.setTimeout(() => {
-      void this.checkAccess()
-        .catch((error: unknown) => this.report(error, 'checking sync access'))
-        .finally(() => {
-          this.accessTimer = undefined;
-          if (this.open.size > 0) this.scheduleAccessCheck();
-        });
-    }, this.deps.limits.accessCheckIntervalMs);
-  }
-
-  /** Checks every open connection's tenant (once per tenant) and session now. */
-  async checkAccess(): Promise<void> {
-    const byTenant = new Map<string, SyncConnection[]>();
-    for (const connection of this.open) {
-      const tenantId = connection.session.key.tenantId;
-      const list = byTenant.get(tenantId);
-      if (list === undefined) byTenant.set(tenantId, [connection]);
-      else list.push(connection);
-    }
-    await Promise.all(
-      [...byTenant].map(async ([tenantId, connections]) => {
-        const enabled = await this.deps.services.enablement.enabledModules(tenantId);
-        if (!enabled.has('sync')) {
-          for (const connection of connections) {
-            connection.close(SYNC_CLOSE.forbidden, 'the tenant switched the sync module off');
-          }
-          return;
-        }
-        await Promise.all(connections.map((connection) => this.checkSession(connection)));
-      }),
-    );
-  }
-
-  private async checkSession(connection: SyncConnection): Promise<void> {
-    if (connection.session.principal.kind !== 'session') return;
-    try {
-      await this.deps.identity.sessions.verify(connection.session.token);
-    } catch {
-      connection.close(SYNC_CLOSE.unauthorized, 'the session token expired or was revoked');
-    }
+  /** Checks every open connection's tenant and credential now (the periodic check, at once). */
+  checkAccess(): Promise<void> {
+    return this.access.checkAccess();
   }
 
   /** Shutdown: every client is told to reconnect (1012), then every document is flushed and dropped. */
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
-    this.pingTimer?.cancel();
-    this.accessTimer?.cancel();
-    this.resyncTimer?.cancel();
+    this.liveness.stop();
+    this.access.stop();
     for (const stop of this.stops.splice(0)) stop();
     for (const connection of this.open) connection.close(SYNC_CLOSE.restart, 'server restarting');
-    const documents = await Promise.allSettled([...this.documents.values()]);
-    await Promise.all(
-      documents.map(async (settled) => {
-        if (settled.status !== 'fulfilled') return;
-        const document = settled.value;
-        document.connections.clear();
-        this.release(document);
-        await document.unloading;
-      }),
-    );
+    await this.documents.close();
   }
 
   /** The document this instance holds, if it does (tests and REST reads of live state). */
-  async held(key: DocumentKey): Promise<LiveDocument | undefined> {
-    const entry = this.documents.get(keyString(key));
-    return entry === undefined ? undefined : entry.catch(() => undefined);
+  held(key: DocumentKey): Promise<LiveDocument | undefined> {
+    return this.documents.held(key);
   }
 
-  private report(error: unknown, context: string): void {
+  private readonly report = (error: unknown, context: string): void => {
     this.deps.log.error({ err: error }, context);
-  }
+  };
 }

@@ -19,13 +19,17 @@ export const SYNC_CLOSE = {
    * already has `maxConnectionsPerDocument` connections on this instance. Reconnect (with backoff).
    */
   tryAgainLater: 1013,
-  /** The session token expired or was revoked: mint a new one. */
+  /** The credential expired or was revoked (a session token, the API key that minted it, an API key). */
   unauthorized: 4401,
   /** The tenant switched the sync module off. */
   forbidden: 4403,
   /** The room was deleted, and its documents with it. */
   roomDeleted: 4404,
-  /** The update would grow the document past `maxDocumentBytes`. */
+  /**
+   * The update would grow the document past `maxDocumentBytes`, or an awareness state is over
+   * `maxAwarenessStateBytes` / `maxAwarenessDepth`, or one connection introduced more than
+   * `maxAwarenessClientsPerConnection` client ids.
+   */
   documentTooLarge: 4413,
   /** More messages per second than `maxUpdatesPerSecond` allows (after its burst). */
   rateLimited: 4429,
@@ -37,6 +41,20 @@ export interface SyncLimits {
   maxFrameBytes: number;
   /** Documents held in memory at once on this instance; a connection to one more is refused with 503. */
   maxOpenDocuments: number;
+  /** Documents one tenant holds open on this instance (below `maxOpenDocuments`); one more: HTTP 429. */
+  maxDocumentsPerTenant: number;
+  /** Sync connections of this instance; one more is refused with 503. */
+  maxConnections: number;
+  /** Sync connections of one tenant on this instance (below `maxConnections`); one more: HTTP 429. */
+  maxConnectionsPerTenant: number;
+  /** Sync connections of one actor (an API key counts as one) on this instance; one more: HTTP 429. */
+  maxConnectionsPerActor: number;
+  /** The JSON of one awareness state, in bytes; larger closes the connection with 4413. */
+  maxAwarenessStateBytes: number;
+  /** Nesting of one awareness state (objects and arrays); deeper closes the connection with 4413. */
+  maxAwarenessDepth: number;
+  /** Awareness client ids one connection may introduce; one more closes it with 4413. */
+  maxAwarenessClientsPerConnection: number;
   /** Every connection is pinged this often; one that did not answer the previous ping is dropped. */
   pingIntervalMs: number;
   /**
@@ -61,6 +79,13 @@ export interface SyncLimits {
 export const DEFAULT_SYNC_LIMITS: SyncLimits = {
   maxFrameBytes: 1024 * 1024,
   maxOpenDocuments: 10_000,
+  maxDocumentsPerTenant: 2_000,
+  maxConnections: 20_000,
+  maxConnectionsPerTenant: 5_000,
+  maxConnectionsPerActor: 100,
+  maxAwarenessStateBytes: 16 * 1024,
+  maxAwarenessDepth: 32,
+  maxAwarenessClientsPerConnection: 4,
   pingIntervalMs: 30_000,
   accessCheckIntervalMs: 30_000,
   maxConnectionsPerDocument: 500,

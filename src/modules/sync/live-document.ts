@@ -2,8 +2,10 @@ import * as awarenessProtocol from 'y-protocols/awareness';
 import * as Y from 'yjs';
 import type { Timer } from '../../core/clock.ts';
 import type { JsonObject } from '../../core/realtime/index.ts';
-import type { SyncConnection } from './connection.ts';
+import { AwarenessOwners } from './awareness-guard.ts';
+import { SyncConnection } from './connection.ts';
 import type { DocumentKey } from './document-key.ts';
+import type { SyncLimits } from './limits.ts';
 import { awarenessMessage, updateMessage } from './protocol.ts';
 import { toBase64 } from './updates.ts';
 
@@ -17,6 +19,11 @@ export interface ChannelMessage extends JsonObject {
   /** `deleted`: the room was deleted; every instance closes the document's connections (no data). */
   kind: 'update' | 'awareness' | 'deleted';
   data: string;
+  /**
+   * Awareness set by a client: whose credential introduced its ids (`holderOf`), for the other instances;
+   * empty for every other message.
+   */
+  owner: string;
 }
 
 /**
@@ -27,6 +34,8 @@ export class LiveDocument {
   readonly doc = new Y.Doc();
   readonly awareness = new awarenessProtocol.Awareness(this.doc);
   readonly connections = new Set<SyncConnection>();
+  /** Who introduced each awareness client id: only they may set or remove it. */
+  readonly owners: AwarenessOwners;
   /** Appends not yet committed: waited for before the document is unloaded. */
   readonly inflight = new Set<Promise<unknown>>();
   /** An upper bound of the encoded document's size (what was loaded, plus every update appended since). */
@@ -47,7 +56,9 @@ export class LiveDocument {
     /** Sends a message to the document's channel (to the other instances). */
     private readonly publish: (message: ChannelMessage) => void,
     private readonly instanceId: string,
+    limits: SyncLimits,
   ) {
+    this.owners = new AwarenessOwners(limits);
     // The server speaks for no one: only clients have awareness states.
     this.awareness.setLocalState(null);
     this.doc.on('update', (update: Uint8Array, origin: unknown) => this.relayUpdate(update, origin));
@@ -60,15 +71,15 @@ export class LiveDocument {
     const message = updateMessage(update);
     for (const connection of this.connections) if (connection !== origin) connection.send(message);
     if (origin !== FROM_ELSEWHERE && origin !== FROM_DATABASE) {
-      this.publish({ from: this.instanceId, kind: 'update', data: toBase64(update) });
+      this.publish({ from: this.instanceId, kind: 'update', data: toBase64(update), owner: '' });
     }
   }
 
   /** Awareness goes to every connection, the sender's too: the stock client takes it as a sign of life. */
   private relayAwareness(change: AwarenessChange, origin: unknown): void {
     const changed = [...change.added, ...change.updated, ...change.removed];
-    if (this.connections.has(origin as SyncConnection)) {
-      const connection = origin as SyncConnection;
+    const connection = origin instanceof SyncConnection && this.connections.has(origin) ? origin : undefined;
+    if (connection !== undefined) {
       for (const id of [...change.added, ...change.updated]) connection.awarenessIds.add(id);
       for (const id of change.removed) connection.awarenessIds.delete(id);
     }
@@ -76,13 +87,19 @@ export class LiveDocument {
     const message = awarenessMessage(update);
     for (const connection of this.connections) connection.send(message);
     if (origin !== FROM_ELSEWHERE) {
-      this.publish({ from: this.instanceId, kind: 'awareness', data: toBase64(update) });
+      this.publish({
+        from: this.instanceId,
+        kind: 'awareness',
+        data: toBase64(update),
+        owner: connection?.holder ?? '',
+      });
     }
   }
 
   /** A closed connection's awareness states disappear for everyone. */
   forget(connection: SyncConnection): void {
     this.connections.delete(connection);
+    this.owners.release(connection);
     const ids = [...connection.awarenessIds];
     if (ids.length > 0) awarenessProtocol.removeAwarenessStates(this.awareness, ids, 'closed');
   }

@@ -85,16 +85,49 @@ export function awarenessStatesMessage(awareness: awarenessProtocol.Awareness): 
   return awarenessMessage(awarenessProtocol.encodeAwarenessUpdate(awareness, clients));
 }
 
-/** The client ids an awareness update speaks for (checked before it is applied). */
-export function awarenessClients(update: Uint8Array): number[] {
+/** One state of an awareness update: its client id, and its JSON as sent (`null` removes it). */
+export interface AwarenessEntry {
+  clientId: number;
+  clock: number;
+  json: string;
+}
+
+/**
+ * The states an awareness update carries (checked before it is applied). The JSON is not parsed here: its
+ * size and depth are checked first (awareness-guard.ts), and `parse` says whether it is JSON at all.
+ */
+export function awarenessEntries(update: Uint8Array): AwarenessEntry[] {
   const decoder = decoding.createDecoder(update);
   const count = decoding.readVarUint(decoder);
-  const clients: number[] = [];
+  const entries: AwarenessEntry[] = [];
   for (let i = 0; i < count; i++) {
-    clients.push(decoding.readVarUint(decoder));
-    decoding.readVarUint(decoder);
-    JSON.parse(decoding.readVarString(decoder));
+    const clientId = decoding.readVarUint(decoder);
+    const clock = decoding.readVarUint(decoder);
+    entries.push({ clientId, clock, json: decoding.readVarString(decoder) });
   }
   if (decoding.hasContent(decoder)) throw new MalformedMessage('trailing bytes after the awareness update');
-  return clients;
+  return entries;
+}
+
+/** An awareness update of these states (the ones of a client's update that it may apply). */
+export function encodeAwarenessEntries(entries: readonly AwarenessEntry[]): Uint8Array {
+  const encoder = encoding.createEncoder();
+  encoding.writeVarUint(encoder, entries.length);
+  for (const { clientId, clock, json } of entries) {
+    encoding.writeVarUint(encoder, clientId);
+    encoding.writeVarUint(encoder, clock);
+    encoding.writeVarString(encoder, json);
+  }
+  return encoding.toUint8Array(encoder);
+}
+
+/** Throws MalformedMessage unless every state is JSON (after the guard bounded its size and depth). */
+export function assertAwarenessJson(entries: readonly AwarenessEntry[]): void {
+  for (const { json } of entries) {
+    try {
+      JSON.parse(json);
+    } catch {
+      throw new MalformedMessage('an awareness state is not JSON');
+    }
+  }
 }

@@ -62,7 +62,12 @@ const routeSchema = (withDocName: boolean) => ({
     101: { description: 'Switching Protocols: the connection now speaks y-websocket', type: 'null' },
     200: { ...SyncEndpoint, description: 'Without the upgrade: where to connect and the limits' },
     404: errorRef('No such room in the token’s tenant'),
-    503: errorRef('This instance holds as many open documents as it may, or is shutting down; retry'),
+    429: errorRef(
+      'The tenant’s or the actor’s share of this instance is full (connections or open documents); Retry-After says when to try again',
+    ),
+    503: errorRef(
+      'This instance holds as many open documents or connections as it may, or is shutting down; retry',
+    ),
   },
 });
 
@@ -109,7 +114,11 @@ export async function syncSocketRoutes(
       throw new AppError('unauthorized', 'send a session token minted for the sync module');
     }
     const key = documentKey(ctx.tenantId, roomId, docName);
-    hub.admit(key);
+    // The slot is held as long as the TCP connection: given back however it ends.
+    const release = hub.admit(key, { principal });
+    const socket = request.raw.socket;
+    if (socket.closed) release();
+    else socket.once('close', release);
     const config = await services.enablement.config<{
       maxDocumentBytes: number;
       syncEventThrottleSeconds: number;

@@ -43,7 +43,7 @@ export async function applyDocumentUpdate(
     );
   }
   await appendUpdate({ ctx, key, update, eventThrottleMs: config.syncEventThrottleSeconds * 1000 });
-  const message: ChannelMessage = { from: FROM_API, kind: 'update', data: toBase64(update) };
+  const message: ChannelMessage = { from: FROM_API, kind: 'update', data: toBase64(update), owner: '' };
   try {
     await ctx.realtime?.pubsub.publish(documentChannel(key), message);
   } catch (error) {
