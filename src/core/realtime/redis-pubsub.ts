@@ -16,6 +16,7 @@ import {
   redisConnected,
   redisFailure,
 } from './redis-connection.ts';
+import { REDIS_START_WAIT_MS } from './redis-start.ts';
 
 export interface RedisPubSubOptions {
   url: string;
@@ -128,7 +129,8 @@ export class RedisPubSub implements PubSub {
 
   /**
    * A SUBSCRIBE fails at once while the subscriber is down (the connection has no offline queue once it
-   * was up), and fails after the command timeout when Redis does not answer. The subscriber's own
+   * was up), and fails after the command timeout when Redis does not answer (the start wait while the
+   * connection is first being made: start-up checked that Redis answers, a loaded machine may be slow). The subscriber's own
    * commands wait for Redis instead (no retry limit), so a SUBSCRIBE the connection lost may still be
    * sent when it comes back: if nobody wants the channel by then, it is unsubscribed again.
    */
@@ -138,7 +140,8 @@ export class RedisPubSub implements PubSub {
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_, reject) => {
       // Real time on purpose: this bounds a network wait, not a business schedule.
-      timer = setTimeout(() => reject(new Error('SUBSCRIBE timed out')), REDIS_COMMAND_TIMEOUT_MS);
+      const waitMs = this.wasReady ? REDIS_COMMAND_TIMEOUT_MS : REDIS_START_WAIT_MS;
+      timer = setTimeout(() => reject(new Error('SUBSCRIBE timed out')), waitMs);
     });
     try {
       await Promise.race([subscribed, timedOut]);
