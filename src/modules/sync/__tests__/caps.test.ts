@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { WebSocket } from 'ws';
+import { eventually } from '../../../../test/support/eventually.ts';
+import { ConfigError, loadConfig } from '../../../config.ts';
+import { syncHubOf } from '../manifest.ts';
+import {
+  type SyncInstance,
+  type SyncTenant,
+  startSyncInstance,
+  syncToken,
+  tenantWithRoom,
+  tryUpgrade,
+} from './support.ts';
+
+/**
+ * Issue 28 item 8: one actor, and one tenant, hold only their share of an instance's sync capacity; past it
+ * an upgrade is refused with 429 (Retry-After) while other tenants still connect. Small caps stand for the
+ * defaults (SVC_SYNC_*: 100 connections per actor, a fifth of the instance per tenant).
+ */
+
+let t: SyncInstance;
+let tenant: SyncTenant;
+let other: SyncTenant;
+const sockets: WebSocket[] = [];
+
+before(async () => {
+  t = await startSyncInstance({
+    limits: {
+      maxConnectionsPerActor: 2,
+      maxDocumentsPerTenant: 3,
+      maxConnectionsPerTenant: 4,
+      maxOpenDocuments: 5,
+      maxConnections: 100,
+    },
+  });
+  tenant = await tenantWithRoom(t);
+  other = await tenantWithRoom(t);
+});
+after(async () => {
+  for (const socket of sockets) socket.close();
+  await t.close();
+});
+
+/** Opens `/v1/sync/<room>/<doc>` with the token: the socket, or the HTTP refusal. */
+async function connect(room: string, doc: string, token: string) {
+  const result = await tryUpgrade(`${t.syncUrl}/${room}/${doc}?token=${encodeURIComponent(token)}`);
+  if ('socket' in result) sockets.push(result.socket);
+  return result;
+}
+
+function refusal(result: Awaited<ReturnType<typeof connect>>): { status: number; body: string } {
+  assert.ok('status' in result, 'the upgrade was expected to be refused');
+  return result;
+}
+
+describe('sync caps per actor and per tenant', () => {
+  test('an actor past its connections, a tenant past its documents and connections: 429; another tenant connects', async () => {
+    const first = await syncToken(t, tenant.apiKey);
+    assert.ok('socket' in (await connect(tenant.roomId, 'd1', first)));
+    const held = await connect(tenant.roomId, 'd2', first);
+    assert.ok('socket' in held);
+    const actorFull = refusal(await connect(tenant.roomId, 'd3', first));
+    assert.equal(actorFull.status, 429);
+    assert.match(actorFull.body, /actor already has 2 sync connections/);
+
+    const second = await syncToken(t, tenant.apiKey);
+    assert.ok('socket' in (await connect(tenant.roomId, 'd3', second)));
+    const documentsFull = refusal(await connect(tenant.roomId, 'd4', second));
+    assert.equal(documentsFull.status, 429);
+    assert.match(documentsFull.body, /tenant already has 3 documents open/);
+
+    // A document the tenant holds already takes one more connection, up to the tenant's connections.
+    const third = await syncToken(t, tenant.apiKey);
+    assert.ok('socket' in (await connect(tenant.roomId, 'd1', third)));
+    const connectionsFull = refusal(await connect(tenant.roomId, 'd2', third));
+    assert.equal(connectionsFull.status, 429);
+    assert.match(connectionsFull.body, /tenant already has 4 sync connections/);
+
+    // Another tenant is not touched by the first one's use.
+    const outsider = await syncToken(t, other.apiKey);
+    assert.ok('socket' in (await connect(other.roomId, 'd1', outsider)));
+
+    // A slot comes back when its socket closes.
+    if ('socket' in held) held.socket.close();
+    await eventually('the actor to connect again', async () => {
+      const again = await connect(tenant.roomId, 'd2', first);
+      return 'socket' in again;
+    });
+    const hub = syncHubOf(t.app.services);
+    assert.ok(hub);
+    assert.equal(hub.caps.documentsOf(tenant.tenantId), 3);
+  });
+
+  test('config: a tenant’s share must stay below the instance (SVC_SYNC_MAX_DOCUMENTS_PER_TENANT)', () => {
+    assert.throws(
+      () => loadConfig({ SVC_SYNC_MAX_OPEN_DOCUMENTS: '100', SVC_SYNC_MAX_DOCUMENTS_PER_TENANT: '100' }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        /SVC_SYNC_MAX_DOCUMENTS_PER_TENANT: expected a whole number from 1 to 99/.test(error.message),
+    );
+    const defaults = loadConfig({}).sync;
+    assert.ok(defaults.maxDocumentsPerTenant < defaults.maxOpenDocuments);
+    assert.ok(defaults.maxConnectionsPerTenant < defaults.maxConnections);
+  });
+});
