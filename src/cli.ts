@@ -1,11 +1,9 @@
 // Only light modules are imported here: each command loads what it needs, so `start` can open the
 // database on its own thread while this one loads the service (see `main`).
 import path from 'node:path';
-import { API_KEYS_CREATE_USAGE, apiKeysCreate } from './commands/api-keys-create.ts';
 import { exitQuietlyWhenOutputCloses } from './commands/closed-output.ts';
-import { UsageError } from './commands/flags.ts';
+import { devToken } from './commands/dev-token.ts';
 import { type Progress, progressOnStderr, silentProgress } from './commands/progress.ts';
-import { TENANTS_CREATE_USAGE, tenantsCreate } from './commands/tenants-create.ts';
 import { type Config, ConfigError, DEFAULT_DATA_DIR, loadConfig } from './config.ts';
 import { systemClock } from './core/clock.ts';
 import type { Database } from './core/db/database.ts';
@@ -164,50 +162,6 @@ function shellQuoted(text: string): string {
   return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
-function flag(argv: string[], name: string): string | undefined {
-  const index = argv.indexOf(name);
-  if (index === -1) return undefined;
-  const value = argv[index + 1];
-  if (value === undefined || value.startsWith('--')) throw new Error(`${name} needs a value`);
-  return value;
-}
-
-async function devToken(config: Config, argv: string[]): Promise<number> {
-  if (config.env === 'production') {
-    process.stderr.write('svc: dev-token is refused in production (SVC_ENV=production)\n');
-    return 2;
-  }
-  const { DEV_OWNER_EMAIL, DEV_OWNER_SUB, loadDevIssuer, signDevToken } = await import(
-    './core/auth/dev-issuer.ts'
-  );
-  // Only the key the service made: a new one here would sign tokens no running service accepts.
-  const issuer = await loadDevIssuer(config.dataDir, { create: false });
-  if (issuer === undefined) {
-    process.stderr.write(
-      `svc: no development issuer key in ${config.dataDir} (SVC_DATA_DIR): start the service first, ` +
-        'and run dev-token with the SVC_DATA_DIR the service uses\n',
-    );
-    return 1;
-  }
-  const sub = flag(argv, '--sub') ?? DEV_OWNER_SUB;
-  const email = flag(argv, '--email') ?? (sub === DEV_OWNER_SUB ? DEV_OWNER_EMAIL : undefined);
-  const ttlRaw = flag(argv, '--ttl');
-  const ttl = ttlRaw === undefined ? 3600 : Number(ttlRaw);
-  if (!Number.isInteger(ttl) || ttl < 1 || ttl > 30 * 86_400)
-    throw new Error('--ttl takes whole seconds, 1 to 2592000');
-  const token = await signDevToken(
-    issuer,
-    {
-      sub,
-      ...(email === undefined ? {} : { email }),
-      ttlSeconds: ttl,
-    },
-    systemClock.now(),
-  );
-  process.stdout.write(`${token}\n`);
-  return 0;
-}
-
 async function runMigrations(config: Config): Promise<number> {
   const { appMigrations } = await import('./app.ts');
   const db = await openDatabase(config);
@@ -243,40 +197,6 @@ async function printOpenApi(config: Config): Promise<number> {
   }
 }
 
-/** `svc tenants create ...` and `svc api-keys create ...`: the admin commands and their usage. */
-const ADMIN_COMMANDS: Record<
-  string,
-  { usage: string; run: (config: Config, argv: readonly string[]) => Promise<number> }
-> = {
-  'tenants create': { usage: TENANTS_CREATE_USAGE, run: tenantsCreate },
-  'api-keys create': { usage: API_KEYS_CREATE_USAGE, run: apiKeysCreate },
-};
-
-async function admin(config: Config, argv: readonly string[]): Promise<number> {
-  const [group = '', verb = ''] = argv;
-  const name = `${group} ${verb}`;
-  const command = Object.hasOwn(ADMIN_COMMANDS, name) ? ADMIN_COMMANDS[name] : undefined;
-  if (command === undefined) {
-    const verbs = Object.keys(ADMIN_COMMANDS).filter((known) => known.startsWith(`${group} `));
-    process.stderr.write(
-      `svc: unknown command '${name.trim()}'; try ${verbs.map((known) => `'svc ${known}'`).join(' or ')}\n`,
-    );
-    return 2;
-  }
-  const rest = argv.slice(2);
-  if (rest.includes('--help') || rest.includes('-h')) {
-    process.stdout.write(`${command.usage}\n`);
-    return 0;
-  }
-  try {
-    return await command.run(config, rest);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`svc ${name}: ${error.message}\n\n${command.usage}\n`);
-    return 2;
-  }
-}
-
 export async function main(argv: string[]): Promise<number> {
   const [command = '--help'] = argv;
   // A server's output has no reader to lose; a command's may (`svc openapi | head`).
@@ -289,6 +209,13 @@ export async function main(argv: string[]): Promise<number> {
   if (command === 'encryption-key') {
     process.stdout.write(`${newKeyEntry(systemClock.now())}\n`);
     return 0;
+  }
+  // An admin command's flags are read first: a mistake is said before anything loads.
+  let adminWork: ((config: Config) => Promise<number>) | undefined;
+  if (command === 'tenants' || command === 'api-keys') {
+    const parsed = (await import('./commands/admin.ts')).adminCommand(argv);
+    if (typeof parsed === 'number') return parsed;
+    adminWork = parsed;
   }
   let config: Config;
   let opening: Promise<Database> | undefined;
@@ -323,10 +250,8 @@ export async function main(argv: string[]): Promise<number> {
         return await printOpenApi(config);
       case 'dev-token':
         return await devToken(config, argv.slice(1));
-      case 'tenants':
-      case 'api-keys':
-        return await admin(config, argv);
       default:
+        if (adminWork !== undefined) return await adminWork(config);
         process.stderr.write(`svc: unknown command '${command}'\n\n${HELP}\n`);
         return 2;
     }

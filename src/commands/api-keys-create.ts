@@ -1,8 +1,5 @@
 import type { Config } from '../config.ts';
 import { systemClock } from '../core/clock.ts';
-import { ModuleRegistry } from '../core/modules/registry.ts';
-import { createApiKey } from '../core/tenancy/api-keys.ts';
-import { getTenant } from '../core/tenancy/tenants.ts';
 import { withMigratedDatabase } from './admin-database.ts';
 import { parseFlags, UsageError } from './flags.ts';
 
@@ -15,13 +12,28 @@ Creates an API key for a tenant's servers and prints its secret once (only its h
   --expires-at  when it stops working (default never)
   --json        print the key as JSON`;
 
-/** Known scopes, listed in errors and in `svc api-keys create --help`. */
+/** Every scope a key may carry: the service's modules' and the platform's. */
 async function knownScopes(): Promise<readonly string[]> {
-  const { MODULES } = await import('../app.ts');
+  const [{ MODULES }, { ModuleRegistry }] = await Promise.all([
+    import('../app.ts'),
+    import('../core/modules/registry.ts'),
+  ]);
   return new ModuleRegistry(MODULES).knownScopes;
 }
 
-export async function apiKeysCreate(config: Config, argv: readonly string[]): Promise<number> {
+interface KeyRequest {
+  tenantId: string;
+  scopes: string[];
+  name: string;
+  expiresAt: string | undefined;
+  json: boolean;
+}
+
+/**
+ * Reads the flags at once (a mistake throws UsageError); the returned function checks the scopes against
+ * the service's modules and does the work.
+ */
+export function apiKeysCreate(argv: readonly string[]): (config: Config) => Promise<number> {
   const flags = parseFlags(argv, {
     tenant: 'value',
     scopes: 'value',
@@ -36,12 +48,6 @@ export async function apiKeysCreate(config: Config, argv: readonly string[]): Pr
     .map((scope) => scope.trim())
     .filter((scope) => scope !== '');
   if (scopes.length === 0) throw new UsageError('--scopes needs at least one scope');
-  const known = await knownScopes();
-  const unknown = scopes.filter((scope) => !known.includes(scope));
-  if (unknown.length > 0)
-    throw new UsageError(
-      `unknown scope${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')} in --scopes; known scopes: ${known.join(', ')}`,
-    );
   const name = (flags.value('name') ?? 'Created with svc api-keys create').trim();
   if (name.length > 200) throw new UsageError('--name takes at most 200 characters');
   const expiresAt = flags.value('expires-at');
@@ -50,6 +56,21 @@ export async function apiKeysCreate(config: Config, argv: readonly string[]): Pr
     if (Number.isNaN(at)) throw new UsageError(`--expires-at '${expiresAt}' is not an ISO 8601 date-time`);
     if (at <= systemClock.now()) throw new UsageError('--expires-at must be in the future');
   }
+  return (config) => create(config, { tenantId, scopes, name, expiresAt, json: flags.switch('json') });
+}
+
+async function create(config: Config, request: KeyRequest): Promise<number> {
+  const { tenantId, scopes, name, expiresAt } = request;
+  const known = await knownScopes();
+  const unknown = scopes.filter((scope) => !known.includes(scope));
+  if (unknown.length > 0)
+    throw new UsageError(
+      `unknown scope${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')} in --scopes; known scopes: ${known.join(', ')}`,
+    );
+  const [{ createApiKey }, { getTenant }] = await Promise.all([
+    import('../core/tenancy/api-keys.ts'),
+    import('../core/tenancy/tenants.ts'),
+  ]);
 
   const created = await withMigratedDatabase(
     config,
@@ -66,7 +87,7 @@ export async function apiKeysCreate(config: Config, argv: readonly string[]): Pr
     (message) => process.stderr.write(`svc: ${message}\n`),
   );
   const { tenant, key } = created;
-  if (flags.switch('json')) {
+  if (request.json) {
     process.stdout.write(`${JSON.stringify({ tenantId, ...key })}\n`);
     return 0;
   }

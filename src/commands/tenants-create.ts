@@ -1,7 +1,6 @@
 import type { Config } from '../config.ts';
 import { systemClock } from '../core/clock.ts';
 import { WORKSPACE_TYPES, type WorkspaceType } from '../core/tenancy/roles.ts';
-import { createTenant } from '../core/tenancy/tenants.ts';
 import { withMigratedDatabase } from './admin-database.ts';
 import { parseFlags, UsageError } from './flags.ts';
 
@@ -16,7 +15,8 @@ svc api-keys create --tenant <the printed id> --scopes ...
 // The shape an address must have; whether it receives mail is the identity provider's business.
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-export async function tenantsCreate(config: Config, argv: readonly string[]): Promise<number> {
+/** Reads the flags at once (a mistake throws UsageError); the returned function does the work. */
+export function tenantsCreate(argv: readonly string[]): (config: Config) => Promise<number> {
   const flags = parseFlags(argv, {
     name: 'value',
     'owner-email': 'value',
@@ -31,14 +31,28 @@ export async function tenantsCreate(config: Config, argv: readonly string[]): Pr
   const workspaceType = flags.value('workspace-type') ?? 'commerce';
   if (!isWorkspaceType(workspaceType))
     throw new UsageError(`--workspace-type must be one of ${WORKSPACE_TYPES.join(', ')}`);
+  return (config) => create(config, { name, ownerEmail, workspaceType, json: flags.switch('json') });
+}
 
-  const { tenantSetup } = await import('../app.ts');
+async function create(
+  config: Config,
+  {
+    name,
+    ownerEmail,
+    workspaceType,
+    json,
+  }: { name: string; ownerEmail: string; workspaceType: WorkspaceType; json: boolean },
+): Promise<number> {
+  const [{ tenantSetup }, { createTenant }] = await Promise.all([
+    import('../app.ts'),
+    import('../core/tenancy/tenants.ts'),
+  ]);
   const tenant = await withMigratedDatabase(
     config,
     (db) => createTenant({ db, clock: systemClock }, { name, workspaceType, ownerEmail }, tenantSetup()),
     (message) => process.stderr.write(`svc: ${message}\n`),
   );
-  if (flags.switch('json')) {
+  if (json) {
     process.stdout.write(`${JSON.stringify({ ...tenant, ownerEmail, ownerStatus: 'invited' })}\n`);
     return 0;
   }
