@@ -31,7 +31,7 @@ export const LOCK_FILE = 'pglite.lock';
 const LEGACY_PID_FILE = 'pglite.pid';
 const MAX_SOCKET_PATH_BYTES = 100;
 /** How long a live owner has to say its PID before the refusal is written without it. */
-const PID_ANSWER_MS = 2_000;
+const PID_ANSWER_MS = 5_000;
 const ATTEMPTS = 5;
 
 export function lockSocketPath(dataDir: string): string {
