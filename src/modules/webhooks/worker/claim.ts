@@ -99,9 +99,12 @@ interface ClaimStatementRow extends Partial<ClaimRow> {
  */
 const CLAIM_SQL = `
 with leases as (
-  -- Live leases by endpoint, every worker's (answered ones this worker is recording left out).
-  select tenant_id, endpoint_id, count(*)::int as n from webhook_deliveries
-   where lease_owner is not null and lease_expires_at > $1 and id <> all($8::text[])
+  -- Live leases by endpoint, every worker's: n leaves out the answered ones this worker is recording,
+  -- n_all counts them (a half-open circuit's next probe waits until the last one's outcome is written).
+  select tenant_id, endpoint_id, (count(*) filter (where id <> all($8::text[])))::int as n,
+         count(*)::int as n_all
+    from webhook_deliveries
+   where lease_owner is not null and lease_expires_at > $1
      and ($4::text[] is null or tenant_id = any($4::text[]))
    group by tenant_id, endpoint_id
 ),
@@ -111,7 +114,8 @@ tenant_leases as (
 per_endpoint as (
   -- An endpoint's k-th due row takes its slot k after its live leases; a half-open circuit has one slot.
   select d.id, e.tenant_id, d.next_attempt_at,
-         row_number() over (partition by e.id order by d.next_attempt_at, d.id) + coalesce(l.n, 0) as slot,
+         row_number() over (partition by e.id order by d.next_attempt_at, d.id)
+         + coalesce(case when e.circuit_open_until is null then l.n else l.n_all end, 0) as slot,
          case when e.circuit_open_until is null then $2 else 1 end as cap
     from webhook_endpoints e
     left join leases l on l.tenant_id = e.tenant_id and l.endpoint_id = e.id
