@@ -30,6 +30,8 @@ export class Identity {
     readonly productGate: ProductKeyGate,
     private readonly system: SystemContext,
     private readonly onError: (e: unknown) => void,
+    /** The longest a session token lives (ms): how long a revoked key's sessions must be refused here. */
+    private readonly sessionTtlMs: number,
   ) {}
 
   static async create(deps: {
@@ -73,6 +75,7 @@ export class Identity {
       ),
       { db, clock },
       deps.onError,
+      config.sessionTtlSeconds * 1000,
     );
   }
 
@@ -110,6 +113,15 @@ export class Identity {
       case 'product':
         return this.productKeys.verify(credential);
     }
+  }
+
+  /**
+   * An API key was revoked through this instance: applied here at once (its cached copy, its sockets, the
+   * session tokens it minted); the other instances apply its `credential_revocations` row at their next poll.
+   */
+  apiKeyRevoked(tenantId: string, keyId: string): void {
+    const now = this.system.clock.now();
+    this.revocations.apply('api_key', tenantId, keyId, now, now + this.sessionTtlMs + 60_000);
   }
 
   /**

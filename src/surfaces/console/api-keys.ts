@@ -79,9 +79,10 @@ export async function apiKeyRoutes(
       response: { 200: ApiKeySchema },
     }),
     async (request) => {
-      const { keyId } = request.params;
+      const { keyId, tenantId } = request.params;
       const revoked = await revokeApiKey(consoleContext(request, { db, clock }), { keyId });
-      identity.apiKeys.evict(keyId);
+      // This instance at once (the key, its sockets, the sessions it minted); the others at their next poll.
+      identity.apiKeyRevoked(tenantId, keyId);
       return revoked;
     },
   );
