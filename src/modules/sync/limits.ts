@@ -81,7 +81,7 @@ export const DEFAULT_SYNC_LIMITS: SyncLimits = {
   maxOpenDocuments: 10_000,
   maxDocumentsPerTenant: 2_000,
   maxConnections: 20_000,
-  maxConnectionsPerTenant: 5_000,
+  maxConnectionsPerTenant: 4_000,
   maxConnectionsPerActor: 100,
   maxAwarenessStateBytes: 16 * 1024,
   maxAwarenessDepth: 32,
