@@ -13,7 +13,8 @@
 // BENCH_WEBHOOK_ENDPOINTS (4), BENCH_DURATION_S (10), and per database BENCH_WEBHOOK_BACKLOG /
 // BENCH_WEBHOOK_RATES (deliveries; PostgreSQL 6000 / 250,1000 per s) and BENCH_WEBHOOK_EMBEDDED_BACKLOG /
 // BENCH_WEBHOOK_EMBEDDED_RATES (1000 / 25,100 per s: the embedded database is one in-process connection)
-// override the defaults; BENCH_WEBHOOK_ONLY=embedded|postgres runs one of the two.
+// override the defaults; BENCH_WEBHOOK_ONLY=embedded|postgres runs one of the two. SVC_WEBHOOK_* variables
+// are passed to the service (SVC_WEBHOOK_TENANT_CONCURRENCY: the one bench tenant's share of the worker).
 import { fork } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -258,7 +259,11 @@ async function main(): Promise<void> {
     { backlog: BACKLOG, rates: RATES }: RunSettings,
   ): Promise<void> {
     // Development settings: outside production loopback receivers are allowed (SSRF rules are off).
-    const service = await startService({ SVC_ENV: 'development', ...env });
+    // SVC_WEBHOOK_* from the bench's own environment reach the service (e.g. SVC_WEBHOOK_TENANT_CONCURRENCY).
+    const webhookEnv = Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => name.startsWith('SVC_WEBHOOK_')),
+    );
+    const service = await startService({ SVC_ENV: 'development', ...webhookEnv, ...env });
     try {
       const system = { db: service.db, clock: systemClock };
       const owner = await resolveHostedUser(system, {
