@@ -63,7 +63,10 @@ function changesOf(attempts: readonly EndpointAttempt[]): Change[] {
 
 /**
  * Applies finished attempts to their endpoints' circuits, in the recording transaction (a system one).
- * The row's own values are read under its lock by the update, so workers recording at once add up.
+ * The row's own values are read under its lock, so workers recording at once add up. An endpoint with
+ * nothing to change (answered, no count, closed: every healthy one) is not touched. An endpoint row locked
+ * by someone else (being updated or deleted, which then waits for this transaction's delivery rows) is
+ * skipped rather than waited for: waiting would close a deadlock; the outcome is then not counted.
  * Answers the circuits this opened (a straggler timing out while it is already open does not reopen it).
  */
 export async function recordCircuits(
@@ -91,7 +94,8 @@ export async function recordCircuits(
                 and (case when u.answered then 0 else e.consecutive_timeouts end) + u.timeouts >= $6::int
                 and (e.circuit_open_until is null or e.circuit_open_until <= $5::timestamptz) as opens
          from webhook_endpoints e join u on e.tenant_id = u.tenant_id and e.id = u.endpoint_id
-        for update of e
+        where u.timeouts > 0 or e.consecutive_timeouts > 0 or e.circuit_open_until is not null
+        for update of e skip locked
      )
      update webhook_endpoints e
         set consecutive_timeouts = n.timeouts,
