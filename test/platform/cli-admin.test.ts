@@ -6,10 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { tenantSetup } from '../../src/app.ts';
-import { newKeyEntry } from '../../src/core/secrets/keys.ts';
 import { createTenant } from '../../src/core/tenancy/tenants.ts';
 import { bearer, hostedToken } from '../factories.ts';
-import { buildTestApp, call, type TestApp } from '../helper.ts';
+import { buildTestApp, call, TEST_ENCRYPTION_KEY, type TestApp } from '../helper.ts';
 
 /**
  * The first credential without a hosted identity provider (issue 28, item 18): `svc tenants create` and
@@ -161,7 +160,8 @@ describe('svc tenants create / svc api-keys create', () => {
     assert.match(String(key.id), /^key_/);
 
     // docs/operations.md's production start (SVC_ENV=production: no demo tenant, no development issuer).
-    const encryptionKey = newKeyEntry(Date.now());
+    // On a PostgreSQL shared with other test files, their signing keys are stored under the tests' key.
+    const encryptionKey = TEST_ENCRYPTION_KEY;
     const server = spawn(process.execPath, [BIN, 'start'], {
       cwd: ROOT,
       env: env({

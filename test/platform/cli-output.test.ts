@@ -5,6 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
+import { TEST_ENCRYPTION_KEY } from '../helper.ts';
 
 /**
  * What the CLI prints and how it ends (issue 28, items 13, 19, 20), run as a person runs it. Waits are
@@ -85,7 +86,10 @@ describe('svc output', () => {
           HOST: '127.0.0.1',
           PORT: String(port),
           LOG_LEVEL: 'info',
-          ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }),
+          // A PostgreSQL shared with other test files holds signing keys stored under the tests' key.
+          ...(databaseUrl === undefined
+            ? {}
+            : { DATABASE_URL: databaseUrl, SVC_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY }),
         }),
       );
       assert.equal(result.status, 1, result.stdout + result.stderr);
