@@ -68,6 +68,18 @@ describe('API key validation', () => {
     assert.equal(revoke.statusCode, 200, revoke.body);
     assert.ok(revoke.json<{ revokedAt: string | null }>().revokedAt !== null);
     expectError(await me(t, created.key), 401, 'invalid_api_key');
+    // Idempotent, as documented: a second revocation answers the key as it is (it was a 500: the
+    // revocation log holds one row per key).
+    const again = await call(t.app, {
+      method: 'DELETE',
+      url: `/api/console/tenants/${tenant.tenantId}/api-keys/${created.id}`,
+      headers: bearer(tenant.ownerToken),
+    });
+    assert.equal(again.statusCode, 200, again.body);
+    assert.equal(
+      again.json<{ revokedAt: string }>().revokedAt,
+      revoke.json<{ revokedAt: string }>().revokedAt,
+    );
   });
 
   test("other tenant's key: sees only its own tenant, never the other's console or data", async () => {

@@ -123,7 +123,8 @@ export async function revokeApiKey(ctx: TenantContext, { keyId }: { keyId: strin
     await tx.query(
       `insert into credential_revocations (tenant_id, kind, subject, revoked_at, expires_at)
        values ($1, 'api_key', $2, $3::timestamptz, greatest($3::timestamptz + interval '10 minutes',
-         (select max(expires_at) + interval '1 minute' from issued_sessions where api_key_id = $2)))`,
+         (select max(expires_at) + interval '1 minute' from issued_sessions where api_key_id = $2)))
+       on conflict (tenant_id, kind, subject) do nothing`,
       [tenantId, keyId, at.toISOString()],
     );
     return toApiKey(row);
