@@ -1,3 +1,5 @@
+import { InvalidRequest } from './http/errors.ts';
+
 /**
  * The currencies money may be in: the active ISO 4217 codes (List One as amended up to 2026), each with
  * its minor unit, the power of ten an amount in minor units is divided by (EUR 2: 2500 is 25.00 EUR;
@@ -31,4 +33,19 @@ export function isCurrency(code: string): boolean {
 /** The currency's minor unit (decimal places), or undefined for a code that is not a currency here. */
 export function minorUnit(code: string): number | undefined {
   return MINOR_UNITS.get(code);
+}
+
+/** Refuses a code that is not a currency here, naming the body field it came in (400 unknown_currency). */
+export function assertCurrency(code: string, field = '/body/currency'): void {
+  if (isCurrency(code)) return;
+  throw new InvalidRequest(
+    `currency ${code} is not an active ISO 4217 currency code; use one such as EUR, USD or JPY`,
+    [
+      {
+        field,
+        message: `an active ISO 4217 code, upper case (one of ${CURRENCY_CODES.length}, e.g. EUR, USD, JPY)`,
+        code: 'unknown_currency',
+      },
+    ],
+  );
 }

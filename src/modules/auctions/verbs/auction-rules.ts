@@ -1,7 +1,6 @@
+import { assertCurrency } from '../../../core/currencies.ts';
 import { AppError, InvalidRequest } from '../../../core/http/errors.ts';
 import type { Increment, Status } from '../rules.ts';
-
-const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
 
 /** The checks of an auction's terms that its schema cannot express. */
 export function checkTerms(terms: {
@@ -11,11 +10,7 @@ export function checkTerms(terms: {
   buyNowPrice: number | null;
   increments: readonly Increment[];
 }): void {
-  if (!CURRENCIES.has(terms.currency)) {
-    throw new InvalidRequest(`${terms.currency} is not an ISO 4217 currency`, [
-      { field: '/body/currency', message: 'must be an ISO 4217 code such as EUR', code: 'unknown_currency' },
-    ]);
-  }
+  assertCurrency(terms.currency);
   const rows = terms.increments;
   if (rows[0]?.from !== 0 || rows.some((row, i) => i > 0 && row.from <= (rows[i - 1]?.from ?? 0))) {
     throw new InvalidRequest('the increment table must start at 0 and ascend', [

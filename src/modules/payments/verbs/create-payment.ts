@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import { actorOf } from '../../../core/auth/principal.ts';
 import { inTenant, type ServiceContext } from '../../../core/context.ts';
-import { CURRENCY_CODES, isCurrency } from '../../../core/currencies.ts';
+import { assertCurrency } from '../../../core/currencies.ts';
 import { PG_ERROR, pgErrorCode, type Queryable } from '../../../core/db/database.ts';
 import { tenantRead } from '../../../core/db/tenant-tx.ts';
 import { Conflict, InvalidRequest, NotFound } from '../../../core/http/errors.ts';
@@ -42,18 +42,7 @@ export async function createKeyedPayment(
   input: Static<typeof CreatePaymentInput>,
   binding: IdempotencyBinding | undefined,
 ): Promise<KeyedPayment> {
-  if (!isCurrency(input.currency)) {
-    throw new InvalidRequest(
-      `currency ${input.currency} is not an active ISO 4217 currency code; use one such as EUR, USD or JPY`,
-      [
-        {
-          field: '/body/currency',
-          message: `an active ISO 4217 code, upper case (one of ${CURRENCY_CODES.length}, e.g. EUR, USD, JPY)`,
-          code: 'unknown_currency',
-        },
-      ],
-    );
-  }
+  assertCurrency(input.currency);
   const own = actorOf(ctx.principal);
   if (own !== undefined && input.customer !== undefined && input.customer !== own.externalId) {
     throw new InvalidRequest('a session token pays as its own actor', [
