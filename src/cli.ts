@@ -99,6 +99,9 @@ async function start(
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  // PORT=0 lets the system pick the port, so a public URL derived from PORT names it only now: the OpenAPI
+  // servers, discovery documents and webhook URLs said port 0.
+  if (new URL(config.publicUrl).port === '0') config.publicUrl = base;
   const database =
     config.databaseUrl === undefined ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL';
   process.stdout.write(

@@ -92,6 +92,16 @@ describe('a new user: svc start with SVC_DATA_DIR, then the printed commands', (
     assert.doesNotMatch(output, /^svc: /m);
   });
 
+  test('PORT=0: the addresses the service publishes name the port it listens on', async () => {
+    const base = /svc listening on (http:\/\/\S+)/.exec(output)?.[1];
+    assert.ok(base !== undefined, output);
+    const document = (await (await fetch(`${base}/openapi.json`)).json()) as { servers: { url: string }[] };
+    assert.deepEqual(
+      document.servers.map((server) => server.url),
+      [base],
+    );
+  });
+
   test("`svc dev-token` without the service's data dir says so, and creates nothing", () => {
     const empty = path.join(project, 'not-a-data-dir');
     const result = spawnSync(process.execPath, [BIN, 'dev-token'], {

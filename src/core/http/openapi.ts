@@ -191,9 +191,11 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
         typeof json.$id === 'string' ? json.$id : `def-${i}`,
     },
   });
-  registerApiReference(app, () => app.swagger());
+  // The servers entry is read when the document is served: with PORT=0 the public URL is known after listen.
+  const document = () => ({ ...app.swagger(), servers: [{ url: config.publicUrl }] });
+  registerApiReference(app, document);
   app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) =>
-    reply.type('application/json; charset=utf-8').send(app.swagger()),
+    reply.type('application/json; charset=utf-8').send(document()),
   );
 }
 
