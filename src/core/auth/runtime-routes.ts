@@ -9,7 +9,7 @@ import { AppError, InvalidRequest, NotFound } from '../http/errors.ts';
 import { newId } from '../ids.ts';
 import type { ModuleEnablement } from '../modules/enablement.ts';
 import type { ModuleRegistry } from '../modules/registry.ts';
-import { ActorInputSchema, upsertActor } from '../tenancy/actors.ts';
+import { Actor, upsertActor } from '../tenancy/actors.ts';
 import type { Identity } from './identity.ts';
 import { sessionOf, tenantPrincipal } from './principal.ts';
 import { ActorSchema } from './routes.ts';
@@ -26,7 +26,7 @@ const connectBody = (moduleNames: readonly string[]) =>
         uniqueItems: true,
         description: `Modules the token is minted for: ${moduleNames.join(', ')}`,
       }),
-      actor: ActorInputSchema,
+      actor: Actor,
       roomId: Type.Optional(
         Type.String({ pattern: ROOM_ID_PATTERN, description: 'Limit the token to one room' }),
       ),
@@ -93,7 +93,6 @@ export async function runtimeRoutes(
         operationId: 'runtimeConnect',
         summary: 'Mint a short-lived session token for an end user, guest or agent',
         tags: ['runtime'],
-        security: [{ apiKey: [] }, { apiKeyHeader: [] }],
         body: ConnectBody,
         response: { 201: ConnectResponse },
       },
@@ -177,7 +176,6 @@ export async function runtimeRoutes(
         operationId: 'revokeSessions',
         summary: 'Revoke one session token, or every token of an actor; effective within a second everywhere',
         tags: ['runtime'],
-        security: [{ apiKey: [] }, { apiKeyHeader: [] }],
         body: RevokeBody,
         response: { 200: Type.Object({ revoked: Type.Literal(true) }) },
       },
@@ -218,7 +216,6 @@ export async function runtimeRoutes(
         operationId: 'endSession',
         summary: 'Sign out: revoke the session token that makes this call',
         tags: ['runtime'],
-        security: [{ sessionToken: [] }],
         response: { 200: Type.Object({ revoked: Type.Literal(true) }) },
       },
     },

@@ -3,7 +3,6 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../context.ts';
 import { requestContext } from '../http/context.ts';
-import { securityFor } from '../http/openapi.ts';
 import { jsonObject } from '../http/schemas.ts';
 import { idPattern } from '../ids.ts';
 import { eventToWire } from './store.ts';
@@ -63,8 +62,6 @@ const PublishBody = Type.Object(
   { additionalProperties: false },
 );
 
-const security = securityFor('api_key');
-
 export async function eventRoutes(app: FastifyInstance, services: Services) {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   typed.get(
@@ -75,7 +72,6 @@ export async function eventRoutes(app: FastifyInstance, services: Services) {
         operationId: 'listEvents',
         summary: 'Tenant events, newest first, with type and time filters and cursor pages',
         tags: ['events'],
-        security,
         querystring: EventListQuery,
         response: { 200: EventPage },
       },
@@ -94,7 +90,6 @@ export async function eventRoutes(app: FastifyInstance, services: Services) {
         operationId: 'getEvent',
         summary: 'One tenant event',
         tags: ['events'],
-        security,
         params: Type.Object({ eventId: Type.String({ pattern: idPattern('event') }) }),
         response: { 200: EventSchema },
       },
@@ -110,7 +105,6 @@ export async function eventRoutes(app: FastifyInstance, services: Services) {
         operationId: 'publishEvent',
         summary: 'Publish a custom app.* event (data up to 64 KiB)',
         tags: ['events'],
-        security,
         body: PublishBody,
         response: { 201: EventSchema },
       },

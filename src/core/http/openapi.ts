@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import type { Config } from '../../config.ts';
+import type { RouteAuth } from '../auth/authenticate.ts';
 import { registerApiReference } from './api-reference.ts';
 import { ErrorResponse, errorRef } from './schemas.ts';
 
@@ -60,9 +61,8 @@ function addErrorResponses(route: RouteOptions): void {
   const add = (status: number, description: string) => {
     responses[status] ??= errorRef(description);
   };
+  addSecurity(route);
   const secured = Array.isArray(schema.security) && schema.security.length > 0;
-  // A route that names no credential is public, and says so: `security: []` (an empty requirement list).
-  schema.security ??= [];
   const methods = Array.isArray(route.method) ? route.method : [route.method];
   const hasBody = schema.body !== undefined || methods.some((m) => ['POST', 'PUT', 'PATCH'].includes(m));
   if (
@@ -86,6 +86,30 @@ function addErrorResponses(route: RouteOptions): void {
   add(500, 'Internal error.');
   add(503, 'A dependency (the database, or Redis when configured) does not answer; retry later.');
 }
+
+/**
+ * A route declares who may call it once, in `config.auth` (the runtime check, authenticate.ts); its OpenAPI
+ * `security` is derived from that here, so the two cannot part. A route without `config.auth` is public and
+ * says so: `security: []` (an empty requirement list).
+ */
+function addSecurity(route: RouteOptions): void {
+  const schema = route.schema ?? {};
+  const auth = (route.config as { auth?: RouteAuth } | undefined)?.auth;
+  if (schema.security !== undefined && derivedSecurity.has(schema.security)) return; // HEAD, from its GET
+  if (schema.security !== undefined) {
+    throw new Error(
+      `route ${String(route.method)} ${route.url} sets schema.security by hand; declare config.auth instead`,
+    );
+  }
+  const security =
+    auth === undefined
+      ? []
+      : securityFor(...(auth.optional === true ? ['none' as const] : []), ...auth.credentials);
+  derivedSecurity.add(security);
+  schema.security = security;
+}
+
+const derivedSecurity = new WeakSet<object>();
 
 /**
  * A route with `config.idempotent` answers a replayed request with `Idempotent-Replayed: true` (see
@@ -199,8 +223,8 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
   );
 }
 
-/** OpenAPI security requirements for the credential kinds a route accepts. */
-export function securityFor(
+/** OpenAPI security requirements for the credential kinds a route accepts (`none`: it may be called without). */
+function securityFor(
   ...kinds: ('api_key' | 'session' | 'hosted_user' | 'product' | 'none')[]
 ): Record<string, string[]>[] {
   return kinds.flatMap((kind) => {

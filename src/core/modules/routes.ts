@@ -5,7 +5,6 @@ import { authenticated } from '../auth/principal.ts';
 import type { Services } from '../context.ts';
 import { requestContext } from '../http/context.ts';
 import { NotFound } from '../http/errors.ts';
-import { securityFor } from '../http/openapi.ts';
 import { actionRefusal, audienceFor, roomOfCall } from './access.ts';
 import { validated } from './validate.ts';
 
@@ -49,7 +48,6 @@ const CallBody = Type.Object(
 );
 
 const runtimeCredentials = ['api_key', 'session'] as const;
-const runtimeSecurity = securityFor('api_key', 'session');
 
 export async function moduleRoutes(app: FastifyInstance, services: Services) {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -63,7 +61,6 @@ export async function moduleRoutes(app: FastifyInstance, services: Services) {
         operationId: 'getModuleCatalog',
         summary: 'Every module: public metadata, plus enablement and configuration with a credential',
         tags: ['modules'],
-        security: securityFor('none', 'api_key', 'session'),
         response: { 200: Type.Object({ data: Type.Array(CatalogEntry) }) },
       },
     },
@@ -97,7 +94,6 @@ export async function moduleRoutes(app: FastifyInstance, services: Services) {
         operationId: 'listActions',
         summary: 'The actions this credential may call now',
         tags: ['modules'],
-        security: runtimeSecurity,
         response: { 200: Type.Object({ data: Type.Array(ActionInfo) }) },
       },
     },
@@ -130,7 +126,6 @@ export async function moduleRoutes(app: FastifyInstance, services: Services) {
         operationId: 'callAction',
         summary: 'Call a module action with the same checks and events as its REST route',
         tags: ['modules'],
-        security: runtimeSecurity,
         params: Type.Object({ name: Type.String({ pattern: '^[a-z][a-z0-9_]{0,63}$' }) }),
         body: CallBody,
         response: { 200: Type.Object({ action: Type.String(), result: Type.Unknown() }) },

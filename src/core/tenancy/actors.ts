@@ -9,10 +9,12 @@ export type ActorType = (typeof ACTOR_TYPES)[number];
 export const ACTOR_EXTERNAL_ID = '^[a-z0-9][a-z0-9_.-]{0,63}:[^\\s:][^\\s]{0,254}$';
 
 /**
- * The spec's Actor object, the one shape in which an API key names an actor: runtime connect, chat
- * messages and reactions, and the actions and MCP tools built from them.
+ * The spec's Actor object, the one shape in which the API names an end user, guest or agent: in requests
+ * (runtime connect, an API key acting for someone: chat, bids, payments' customer, analytics) and in every
+ * answer, frame, event and webhook payload. Its `id` is the provider-qualified one; the internal row id
+ * (`actors.id`) never leaves the service. `actorView` turns a stored actor into this object.
  */
-export const ActorInputSchema = Type.Object(
+export const Actor = Type.Object(
   {
     type: Type.Union([Type.Literal('end_user'), Type.Literal('agent'), Type.Literal('guest')], {
       description: 'end_user, agent or guest',
@@ -29,13 +31,32 @@ export const ActorInputSchema = Type.Object(
     displayName: Type.Optional(Type.String({ maxLength: 200 })),
     avatarUrl: Type.Optional(Type.String({ format: 'uri', maxLength: 2000 })),
   },
-  { additionalProperties: false },
+  {
+    title: 'Actor',
+    description: 'An end user, guest or agent, named by the identity provider that verified it',
+    additionalProperties: false,
+  },
 );
 
-export type ActorInput = Static<typeof ActorInputSchema>;
+export type Actor = Static<typeof Actor>;
+/** An actor as a request names it. */
+export type ActorInput = Actor;
 // The schema lists ACTOR_TYPES by hand (TypeBox needs the literals); this fails to compile if they part.
 const _sameTypes: [ActorInput['type'], ActorType] extends [ActorType, ActorInput['type']] ? true : never =
   true;
+
+/** A stored actor (the internal `ActorRef` a session or an upsert holds) as the API shows it. */
+export function actorView(actor: Pick<ActorRef, 'type' | 'externalId' | 'identityProvider'>): Actor {
+  return { type: actor.type, id: actor.externalId, identityProvider: actor.identityProvider };
+}
+
+/**
+ * SQL for the API's Actor object of the `actors` row aliased `alias`, as JSON: for statements that answer
+ * with the actor of a joined row (`select ..., ${actorJson('a')} as author from ... join actors a ...`).
+ */
+export function actorJson(alias: string): string {
+  return `json_build_object('type', ${alias}.type, 'id', ${alias}.external_id, 'identityProvider', ${alias}.identity_provider)`;
+}
 
 /** Same external id in one tenant -> same actor; its type, provider and profile follow the latest connect. */
 export async function upsertActor(tx: Queryable, tenantId: string, input: ActorInput): Promise<ActorRef> {

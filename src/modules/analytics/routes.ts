@@ -4,7 +4,6 @@ import { browserOrigin } from '../../core/auth/product-access.ts';
 import type { Services } from '../../core/context.ts';
 import { requestContext } from '../../core/http/context.ts';
 import { AppError } from '../../core/http/errors.ts';
-import { securityFor } from '../../core/http/openapi.ts';
 import { errorRef } from '../../core/http/schemas.ts';
 import { storableJsonParser } from '../../core/http/server.ts';
 import { assertStorefrontOrigin } from '../storefront/port.ts';
@@ -42,7 +41,6 @@ export async function analyticsRoutes(app: FastifyInstance, services: Services) 
         summary:
           'Counts, uniques, sums, averages over time buckets in a time zone, with breakdown and filters',
         tags: ['analytics'],
-        security: securityFor('api_key'),
         body: QueryInput,
         response: {
           200: QueryResult,
@@ -61,7 +59,6 @@ export async function analyticsRoutes(app: FastifyInstance, services: Services) 
         operationId: 'analyticsFunnel',
         summary: 'An ordered funnel by unique actor, with a conversion window',
         tags: ['analytics'],
-        security: securityFor('api_key'),
         body: FunnelInput,
         response: {
           200: FunnelResult,
@@ -90,7 +87,6 @@ async function ingestionRoute(app: FastifyInstance, services: Services): Promise
         description:
           'The body is JSON, sent as `application/json` or as `text/plain` (UTF-8), as `navigator.sendBeacon` sends it.',
         tags: ['analytics'],
-        security: securityFor('api_key', 'session', 'product'),
         consumes: ['application/json', 'text/plain'],
         body: IngestBody,
         response: {

@@ -4,7 +4,6 @@ import { Type } from 'typebox';
 import type { Services } from '../../core/context.ts';
 import { requestContext } from '../../core/http/context.ts';
 import { IdempotencyHeaders } from '../../core/http/idempotency.ts';
-import { securityFor } from '../../core/http/openapi.ts';
 import { errorRef } from '../../core/http/schemas.ts';
 import {
   Auction,
@@ -43,8 +42,6 @@ const bid = {
   idempotent: true,
   auth: { credentials: sessionsToo, scope: 'auctions:bid' },
 };
-const readSecurity = securityFor('api_key', 'session');
-const writeSecurity = securityFor('api_key');
 const Params = Type.Object({ auctionId: AuctionId });
 
 const TRANSITION_409 = errorRef(
@@ -69,7 +66,6 @@ export async function auctionRoutes(app: FastifyInstance, services: Services) {
         operationId: 'createAuction',
         summary: 'Create an auction (in draft) in a room',
         tags: ['auctions'],
-        security: writeSecurity,
         body: CreateAuctionBody,
         response: { 201: Auction },
       },
@@ -89,7 +85,6 @@ export async function auctionRoutes(app: FastifyInstance, services: Services) {
         operationId: 'listAuctions',
         summary: 'List auctions, newest first; filter by status, roomId, published',
         tags: ['auctions'],
-        security: readSecurity,
         querystring: ListAuctionsQuery,
         response: { 200: AuctionPage },
       },
@@ -105,7 +100,6 @@ export async function auctionRoutes(app: FastifyInstance, services: Services) {
         operationId: 'getAuction',
         summary: 'Get an auction',
         tags: ['auctions'],
-        security: readSecurity,
         params: Params,
         response: { 200: Auction },
       },
@@ -121,7 +115,6 @@ export async function auctionRoutes(app: FastifyInstance, services: Services) {
         operationId: 'updateAuction',
         summary: 'Edit an auction in draft or scheduled (null removes an optional term)',
         tags: ['auctions'],
-        security: writeSecurity,
         params: Params,
         body: UpdateAuctionBody,
         response: { 200: Auction, 409: TRANSITION_409 },
@@ -138,7 +131,6 @@ export async function auctionRoutes(app: FastifyInstance, services: Services) {
         operationId: 'deleteAuction',
         summary: 'Delete a draft auction (anything later is cancelled instead)',
         tags: ['auctions'],
-        security: writeSecurity,
         params: Params,
         response: { 200: Deleted, 409: TRANSITION_409 },
       },
@@ -154,7 +146,6 @@ export async function auctionRoutes(app: FastifyInstance, services: Services) {
         operationId: 'scheduleAuction',
         summary: 'Schedule a draft auction to start at startsAt',
         tags: ['auctions'],
-        security: writeSecurity,
         params: Params,
         body: ScheduleBody,
         response: {
@@ -176,7 +167,6 @@ export async function auctionRoutes(app: FastifyInstance, services: Services) {
         operationId: 'startAuction',
         summary: 'Start a draft or scheduled auction now',
         tags: ['auctions'],
-        security: writeSecurity,
         params: Params,
         response: {
           200: Auction,
@@ -195,7 +185,6 @@ export async function auctionRoutes(app: FastifyInstance, services: Services) {
         operationId: 'cancelAuction',
         summary: 'Cancel a draft, scheduled or live auction (live with bids: needs auctions:admin)',
         tags: ['auctions'],
-        security: writeSecurity,
         params: Params,
         body: CancelBody,
         response: { 200: Auction, 409: TRANSITION_409 },
@@ -212,7 +201,6 @@ export async function auctionRoutes(app: FastifyInstance, services: Services) {
         operationId: 'placeBid',
         summary: 'Place a bid (amount, proxy maxAmount, or both)',
         tags: ['auctions'],
-        security: readSecurity,
         headers: IdempotencyHeaders,
         params: Params,
         body: PlaceBidBody,
@@ -234,7 +222,6 @@ export async function auctionRoutes(app: FastifyInstance, services: Services) {
         operationId: 'listBids',
         summary: 'List an auction’s accepted bids, newest first',
         tags: ['auctions'],
-        security: readSecurity,
         params: Params,
         querystring: ListBidsQuery,
         response: { 200: BidPage },
@@ -251,7 +238,6 @@ export async function auctionRoutes(app: FastifyInstance, services: Services) {
         operationId: 'buyNow',
         summary: 'Buy at the buy-now price while it is offered; the auction ends at once',
         tags: ['auctions'],
-        security: readSecurity,
         headers: IdempotencyHeaders,
         params: Params,
         body: BuyNowBody,

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { ROOM_ID_PATTERN } from '../../core/auth/runtime-routes.ts';
 import { oneOf } from '../../core/http/schemas.ts';
 import { idPattern } from '../../core/ids.ts';
-import { ActorInputSchema } from '../../core/tenancy/actors.ts';
+import { Actor } from '../../core/tenancy/actors.ts';
 
 /** Amounts are integers in minor units (cents); above this they are refused. */
 export const MAX_AMOUNT = 1_000_000_000_000;
@@ -239,7 +239,7 @@ export const PlaceBidBody = Type.Object(
     maxAmount: Type.Optional(Money),
     currency: Type.Optional(Currency),
     clientBidId: Type.Optional(ClientBidId),
-    actor: Type.Optional(ActorInputSchema),
+    actor: Type.Optional(Actor),
   },
   {
     additionalProperties: false,
@@ -255,7 +255,7 @@ export const PlaceBidInput = Type.Object(
 export const BuyNowBody = Type.Object(
   {
     clientBidId: Type.Optional(ClientBidId),
-    actor: Type.Optional(ActorInputSchema),
+    actor: Type.Optional(Actor),
   },
   { additionalProperties: false },
 );

@@ -3,7 +3,6 @@ import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import type { Services } from '../../core/context.ts';
 import { requestContext } from '../../core/http/context.ts';
-import { securityFor } from '../../core/http/openapi.ts';
 import { errorRef } from '../../core/http/schemas.ts';
 import { ACTOR_EXTERNAL_ID } from '../../core/tenancy/actors.ts';
 import { Emoji, Message, MessageId, RoomId } from './schema.ts';
@@ -11,7 +10,6 @@ import { addReaction } from './verbs/add-reaction.ts';
 import { removeReaction } from './verbs/remove-reaction.ts';
 
 const write = { module: 'chat', auth: { credentials: ['api_key', 'session'] as const, scope: 'chat:write' } };
-const security = securityFor('api_key', 'session');
 
 const Params = Type.Object({ roomId: RoomId, messageId: MessageId, emoji: Emoji });
 const Query = Type.Object(
@@ -46,7 +44,6 @@ export async function reactionRoutes(app: FastifyInstance, services: Services) {
         operationId: 'addReaction',
         summary: 'React to a message (once per actor and emoji; again changes nothing)',
         tags: ['chat'],
-        security,
         params: Params,
         querystring: Query,
         response: { 200: Message, 409: errorRef('The message was deleted.') },
@@ -64,7 +61,6 @@ export async function reactionRoutes(app: FastifyInstance, services: Services) {
         operationId: 'removeReaction',
         summary: 'Take back a reaction',
         tags: ['chat'],
-        security,
         params: Params,
         querystring: Query,
         response: { 200: Message },

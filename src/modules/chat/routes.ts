@@ -3,7 +3,6 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../../core/context.ts';
 import { requestContext } from '../../core/http/context.ts';
-import { securityFor } from '../../core/http/openapi.ts';
 import { errorRef } from '../../core/http/schemas.ts';
 import { reactionRoutes } from './reaction-routes.ts';
 import {
@@ -25,7 +24,6 @@ import { sendMessage } from './verbs/send-message.ts';
 const credentials = ['api_key', 'session'] as const;
 const read = { module: 'chat', auth: { credentials, scope: 'chat:read' } };
 const write = { module: 'chat', auth: { credentials, scope: 'chat:write' } };
-const security = securityFor('api_key', 'session');
 
 const RoomParams = Type.Object({ roomId: RoomId });
 const MessageParams = Type.Object({ roomId: RoomId, messageId: MessageId });
@@ -65,7 +63,6 @@ export async function chatRoutes(app: FastifyInstance, services: Services) {
         operationId: 'sendMessage',
         summary: 'Send a message to a room (a session token as its actor; an API key names the actor)',
         tags: ['chat'],
-        security,
         params: RoomParams,
         body: SendBody,
         response: { 201: Message },
@@ -89,7 +86,6 @@ export async function chatRoutes(app: FastifyInstance, services: Services) {
         operationId: 'listMessages',
         summary: 'Page through a room’s messages by seq: newest first by default, forward with `after`',
         tags: ['chat'],
-        security,
         params: RoomParams,
         querystring: ListQuery,
         response: { 200: MessagePage },
@@ -110,7 +106,6 @@ export async function chatRoutes(app: FastifyInstance, services: Services) {
         operationId: 'editMessage',
         summary: 'Edit a message’s text or metadata (its author, or an API key)',
         tags: ['chat'],
-        security,
         params: MessageParams,
         body: EditBody,
         response: { 200: Message, 409: errorRef('The message was deleted.') },
@@ -131,7 +126,6 @@ export async function chatRoutes(app: FastifyInstance, services: Services) {
         operationId: 'deleteMessage',
         summary: 'Delete a message, leaving a tombstone (its author, or an API key)',
         tags: ['chat'],
-        security,
         params: MessageParams,
         response: { 200: Message },
       },

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { ROOM_ID_PATTERN } from '../../core/auth/runtime-routes.ts';
 import { idPattern } from '../../core/ids.ts';
-import { ActorInputSchema } from '../../core/tenancy/actors.ts';
+import { Actor } from '../../core/tenancy/actors.ts';
 
 /** The hard ceiling; a tenant may configure a lower one. */
 export const MAX_TEXT_LENGTH = 4000;
@@ -39,7 +39,7 @@ export const ClientId = Type.String({
  * How an API key names the actor it speaks for: the spec's Actor object, as runtime connect takes it.
  * The actor is created when the tenant has none with that id yet.
  */
-export const ActorInput = ActorInputSchema;
+export const ActorInput = Actor;
 
 export const ActorView = Type.Object({
   id: Type.String({ description: 'Internal actor id' }),

@@ -4,7 +4,6 @@ import { Type } from 'typebox';
 import type { Services } from '../../core/context.ts';
 import { requestContext } from '../../core/http/context.ts';
 import { IdempotencyHeaders, idempotencyBinding, markReplayed } from '../../core/http/idempotency.ts';
-import { securityFor } from '../../core/http/openapi.ts';
 import { errorRef } from '../../core/http/schemas.ts';
 import {
   AccountList,
@@ -67,8 +66,6 @@ const stripeKeys = {
   module: 'payments',
   auth: { credentials: ['api_key'] as const, scope: 'payments:write' },
 };
-const readSecurity = securityFor('api_key', 'session');
-const apiSecurity = securityFor('api_key');
 const Params = Type.Object({ paymentId: PaymentId });
 /** What every idempotent route may answer besides its own conflicts. */
 const KEY_RUNNING = 'or a request with this Idempotency-Key is still running';
@@ -98,7 +95,6 @@ export async function paymentRoutes(app: FastifyInstance, services: Services) {
         operationId: 'createPayment',
         summary: 'Create a payment intent',
         tags,
-        security: apiSecurity,
         headers: IdempotencyHeaders,
         body: CreatePaymentInput,
         response: { 201: Payment, 409: IDEMPOTENCY_409 },
@@ -120,7 +116,6 @@ export async function paymentRoutes(app: FastifyInstance, services: Services) {
         operationId: 'listPayments',
         summary: 'List payments, newest first; filter by status, customer, auctionId',
         tags,
-        security: readSecurity,
         querystring: ListPaymentsInput,
         response: { 200: PaymentPage },
       },
@@ -136,7 +131,6 @@ export async function paymentRoutes(app: FastifyInstance, services: Services) {
         operationId: 'getPayment',
         summary: 'Get a payment',
         tags,
-        security: readSecurity,
         params: Params,
         response: { 200: Payment },
       },
@@ -152,7 +146,6 @@ export async function paymentRoutes(app: FastifyInstance, services: Services) {
         operationId: 'confirmPayment',
         summary: 'Confirm with a payment method, or complete the action a confirmation asked for',
         tags,
-        security: apiSecurity,
         headers: IdempotencyHeaders,
         params: Params,
         body: ConfirmBody,
@@ -170,7 +163,6 @@ export async function paymentRoutes(app: FastifyInstance, services: Services) {
         operationId: 'capturePayment',
         summary: 'Capture an authorized payment, in whole or in part (the rest is released)',
         tags,
-        security: apiSecurity,
         headers: IdempotencyHeaders,
         params: Params,
         body: Type.Optional(CaptureBody),
@@ -188,7 +180,6 @@ export async function paymentRoutes(app: FastifyInstance, services: Services) {
         operationId: 'cancelPayment',
         summary: 'Cancel a payment that has not succeeded',
         tags,
-        security: apiSecurity,
         headers: IdempotencyHeaders,
         params: Params,
         body: Type.Optional(CancelBody),
@@ -206,7 +197,6 @@ export async function paymentRoutes(app: FastifyInstance, services: Services) {
         operationId: 'simulatePaymentWebhook',
         summary: 'Test provider only: report the outcome of a processing payment, as its webhook would',
         tags,
-        security: apiSecurity,
         headers: IdempotencyHeaders,
         params: Params,
         body: SimulateBody,
@@ -224,7 +214,6 @@ export async function paymentRoutes(app: FastifyInstance, services: Services) {
         operationId: 'refundPayment',
         summary: 'Refund a succeeded payment, in whole (default) or in part',
         tags,
-        security: apiSecurity,
         headers: IdempotencyHeaders,
         params: Params,
         body: Type.Optional(RefundBody),
@@ -252,7 +241,6 @@ export async function paymentRoutes(app: FastifyInstance, services: Services) {
         operationId: 'listRefunds',
         summary: 'A payment’s refunds, oldest first',
         tags,
-        security: readSecurity,
         params: Params,
         response: { 200: RefundPage },
       },
@@ -269,7 +257,6 @@ export async function paymentRoutes(app: FastifyInstance, services: Services) {
         summary:
           'Set the tenant’s Stripe keys (stored encrypted); then set the module config provider to stripe',
         tags,
-        security: apiSecurity,
         body: StripeAccountBody,
         response: { 200: StripeAccount },
       },
@@ -286,7 +273,6 @@ export async function paymentRoutes(app: FastifyInstance, services: Services) {
         summary:
           'Whether the tenant’s Stripe keys are set: mode (test or live), last 4 characters, when set; never a secret',
         tags,
-        security: apiSecurity,
         response: { 200: StripeAccountStatus },
       },
     },
@@ -301,7 +287,6 @@ export async function paymentRoutes(app: FastifyInstance, services: Services) {
         operationId: 'deleteStripeAccount',
         summary: 'Remove the tenant’s Stripe keys; Stripe payments then answer 409 until keys are set again',
         tags,
-        security: apiSecurity,
         response: { 204: Type.Null({ description: 'Removed (or none were set)' }) },
       },
     },
@@ -319,7 +304,6 @@ export async function paymentRoutes(app: FastifyInstance, services: Services) {
         operationId: 'listLedgerAccounts',
         summary: 'Ledger accounts with their balances per currency',
         tags: ['payments', 'ledger'],
-        security: apiSecurity,
         querystring: ListAccountsInput,
         response: { 200: AccountList },
       },
@@ -335,7 +319,6 @@ export async function paymentRoutes(app: FastifyInstance, services: Services) {
         operationId: 'listLedgerPostings',
         summary: 'An account’s postings, newest first',
         tags: ['payments', 'ledger'],
-        security: apiSecurity,
         params: Type.Object({ account: AccountName }),
         querystring: Type.Object(
           {
@@ -358,7 +341,6 @@ export async function paymentRoutes(app: FastifyInstance, services: Services) {
         operationId: 'listLedgerTransactions',
         summary: 'Ledger transactions with their postings, newest first',
         tags: ['payments', 'ledger'],
-        security: apiSecurity,
         querystring: ListTransactionsInput,
         response: { 200: TransactionPage },
       },
@@ -374,7 +356,6 @@ export async function paymentRoutes(app: FastifyInstance, services: Services) {
         operationId: 'checkLedger',
         summary: 'Prove the books: every transaction balances, every payment matches its postings',
         tags: ['payments', 'ledger'],
-        security: apiSecurity,
         response: { 200: LedgerCheck },
       },
     },
@@ -390,7 +371,6 @@ export async function paymentRoutes(app: FastifyInstance, services: Services) {
         operationId: 'consoleCheckLedger',
         summary: 'Prove the tenant’s books (console): every transaction balances, every payment matches',
         tags: ['console'],
-        security: securityFor('hosted_user'),
         params: Type.Object({ tenantId: Type.String({ pattern: '^ten_[0-9a-z]{26}$' }) }),
         response: { 200: LedgerCheck },
       },

@@ -3,7 +3,6 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { type ServiceContext, type Services, serviceContext } from '../../core/context.ts';
 import { AppError, InvalidRequest, NotFound } from '../../core/http/errors.ts';
-import { securityFor } from '../../core/http/openapi.ts';
 import { errorRef } from '../../core/http/schemas.ts';
 import { idPattern } from '../../core/ids.ts';
 import { stripeSecrets } from './providers/stripe-account.ts';
@@ -44,7 +43,6 @@ export async function stripeWebhookRoute(app: FastifyInstance, services: Service
         summary: 'Stripe’s events for a tenant (verified by Stripe-Signature)',
         // Not `payments`: no credential, so not a route of the shared security suite (see its tests).
         tags: ['payments-inbound'],
-        security: securityFor('none'),
         params: Params,
         headers: Type.Object({ 'stripe-signature': Type.Optional(Type.String({ maxLength: 2000 })) }),
         response: {

@@ -3,7 +3,6 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../../core/context.ts';
 import { requestContext } from '../../core/http/context.ts';
-import { securityFor } from '../../core/http/openapi.ts';
 import { MemberList, RoomId } from './schema.ts';
 import { listPresence } from './verbs/list-presence.ts';
 
@@ -19,7 +18,6 @@ export async function presenceRoutes(app: FastifyInstance, services: Services) {
         operationId: 'listPresence',
         summary: 'Members of a room now: one per actor, with state and connection count',
         tags: ['presence'],
-        security: securityFor('api_key', 'session'),
         params: Params,
         response: { 200: MemberList },
       },

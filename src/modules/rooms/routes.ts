@@ -4,7 +4,6 @@ import { Type } from 'typebox';
 import type { Services } from '../../core/context.ts';
 import { requestContext } from '../../core/http/context.ts';
 import { InvalidRequest } from '../../core/http/errors.ts';
-import { securityFor } from '../../core/http/openapi.ts';
 import { errorRef } from '../../core/http/schemas.ts';
 import { CreateRoomInput, Deleted, MetadataPatch, Room, RoomId, RoomPage } from './schema.ts';
 import { createRoom } from './verbs/create-room.ts';
@@ -15,8 +14,6 @@ import { updateRoom } from './verbs/update-room.ts';
 
 const read = { module: 'rooms', auth: { credentials: ['api_key', 'session'] as const, scope: 'rooms:read' } };
 const write = { module: 'rooms', auth: { credentials: ['api_key'] as const, scope: 'rooms:write' } };
-const readSecurity = securityFor('api_key', 'session');
-const writeSecurity = securityFor('api_key');
 const Params = Type.Object({ roomId: RoomId });
 const META = /^metadata\.([A-Za-z0-9_.:-]{1,40})$/;
 
@@ -50,7 +47,6 @@ export async function roomRoutes(app: FastifyInstance, services: Services) {
         operationId: 'createRoom',
         summary: 'Create a room',
         tags: ['rooms'],
-        security: writeSecurity,
         body: CreateRoomInput,
         response: {
           201: Room,
@@ -73,7 +69,6 @@ export async function roomRoutes(app: FastifyInstance, services: Services) {
         operationId: 'listRooms',
         summary: 'List rooms, newest first; filter by metadata.<key>=<value>',
         tags: ['rooms'],
-        security: readSecurity,
         querystring: ListQuery,
         response: { 200: RoomPage },
       },
@@ -108,7 +103,6 @@ export async function roomRoutes(app: FastifyInstance, services: Services) {
         operationId: 'getRoom',
         summary: 'Get a room',
         tags: ['rooms'],
-        security: readSecurity,
         params: Params,
         response: { 200: Room },
       },
@@ -124,7 +118,6 @@ export async function roomRoutes(app: FastifyInstance, services: Services) {
         operationId: 'updateRoom',
         summary: 'Rename a room or merge its metadata (null removes a key)',
         tags: ['rooms'],
-        security: writeSecurity,
         params: Params,
         body: PatchBody,
         response: { 200: Room },
@@ -145,7 +138,6 @@ export async function roomRoutes(app: FastifyInstance, services: Services) {
         operationId: 'deleteRoom',
         summary: 'Delete a room',
         tags: ['rooms'],
-        security: writeSecurity,
         params: Params,
         response: { 200: Deleted },
       },

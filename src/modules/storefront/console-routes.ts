@@ -4,7 +4,6 @@ import { Type } from 'typebox';
 import { hostedUser } from '../../core/auth/principal.ts';
 import type { Services } from '../../core/context.ts';
 import { requestContext } from '../../core/http/context.ts';
-import { securityFor } from '../../core/http/openapi.ts';
 import { errorRef } from '../../core/http/schemas.ts';
 import { listProductKeys } from '../../core/tenancy/product-keys.ts';
 import type { Role } from '../../core/tenancy/roles.ts';
@@ -54,7 +53,7 @@ export async function storefrontConsoleRoutes(app: FastifyInstance, services: Se
   const ctx = (request: FastifyRequest) => requestContext(request, services, 'console');
   const byTenant = <S extends object>(minRole: Role, schema: S) => ({
     config: { auth: { credentials: ['hosted_user'] as const }, minRole },
-    schema: { tags: ['console'], security: securityFor('hosted_user'), ...schema },
+    schema: { tags: ['console'], ...schema },
   });
   const tenantOf = {
     param: 'operatorId',
@@ -63,7 +62,7 @@ export async function storefrontConsoleRoutes(app: FastifyInstance, services: Se
   };
   const byOperator = <S extends object>(minRole: Role, schema: S) => ({
     config: { auth: { credentials: ['hosted_user'] as const }, minRole, tenantOf },
-    schema: { tags: ['console'], security: securityFor('hosted_user'), ...schema },
+    schema: { tags: ['console'], ...schema },
   });
   const tenants = '/api/console/tenants/:tenantId';
   const operators = '/api/console/operators/:operatorId';

@@ -4,7 +4,6 @@ import { browserOrigin } from '../../core/auth/product-access.ts';
 import type { Services } from '../../core/context.ts';
 import { cacheable } from '../../core/http/caching.ts';
 import { requestContext } from '../../core/http/context.ts';
-import { securityFor } from '../../core/http/openapi.ts';
 import {
   AuctionParams,
   PublicAuction,
@@ -24,7 +23,6 @@ const publicRoute = <S extends object>(schema: S) => ({
   config: { module: 'storefront', auth: { credentials: ['product'] as const } },
   schema: {
     tags: ['public'],
-    security: securityFor('product'),
     ...schema,
   },
 });

@@ -3,7 +3,6 @@ import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../core/context.ts';
 import { requestContext } from '../../core/http/context.ts';
 import { AppError } from '../../core/http/errors.ts';
-import { securityFor } from '../../core/http/openapi.ts';
 import { errorRef } from '../../core/http/schemas.ts';
 import { assertRoomExists } from '../rooms/port.ts';
 import { Applied, BinaryQuery, DocQuery, DocumentJson, RoomParams } from './schema.ts';
@@ -14,7 +13,6 @@ import { getDocumentUpdate } from './verbs/get-document-update.ts';
 const sessionsToo = ['api_key', 'session'] as const;
 const read = { module: 'sync', auth: { credentials: sessionsToo, scope: 'sync:read' } };
 const write = { module: 'sync', auth: { credentials: sessionsToo, scope: 'sync:write' } };
-const security = securityFor('api_key', 'session');
 /** A PUT body: room for the largest document a tenant may configure is not needed, one update is. */
 const MAX_UPDATE_BYTES = 16 * 1024 * 1024;
 const OCTETS = 'application/octet-stream';
@@ -39,7 +37,6 @@ export async function syncRestRoutes(app: FastifyInstance, services: Services) {
         operationId: 'getSyncDocument',
         summary: "A room's shared Yjs document as JSON (each root type by name)",
         tags: ['sync'],
-        security,
         params: RoomParams,
         querystring: DocQuery,
         response: { 200: DocumentJson },
@@ -60,7 +57,6 @@ export async function syncRestRoutes(app: FastifyInstance, services: Services) {
           'The body is binary (`application/octet-stream`): pass it to `Y.applyUpdate`. With `stateVector` ' +
           '(`Y.encodeStateVector(doc)`, base64) only the missing part is returned.',
         tags: ['sync'],
-        security,
         params: RoomParams,
         querystring: BinaryQuery,
         response: {
@@ -109,7 +105,6 @@ export async function syncRestRoutes(app: FastifyInstance, services: Services) {
             '`application/octet-stream`. It is stored before the answer, then relayed to every connected ' +
             'client on every instance. A body that is not a Yjs update answers 422 and changes nothing.',
           tags: ['sync'],
-          security,
           params: RoomParams,
           querystring: DocQuery,
           consumes: [OCTETS],

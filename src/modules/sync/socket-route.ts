@@ -5,7 +5,6 @@ import { hasScope } from '../../core/auth/principal.ts';
 import type { Services } from '../../core/context.ts';
 import { requestContext } from '../../core/http/context.ts';
 import { AppError } from '../../core/http/errors.ts';
-import { securityFor } from '../../core/http/openapi.ts';
 import { errorRef } from '../../core/http/schemas.ts';
 import { assertRoomExists } from '../rooms/port.ts';
 import type { SyncSession } from './connection.ts';
@@ -51,7 +50,6 @@ const routeSchema = (withDocName: boolean) => ({
     : "Open a y-websocket connection to a room's default document",
   description: DESCRIPTION,
   tags: ['sync'],
-  security: securityFor('session', 'api_key'),
   params: withDocName ? Type.Object({ roomId: RoomId, docName: DocName }) : Type.Object({ roomId: RoomId }),
   querystring: Type.Object({
     token: Type.Optional(

@@ -3,7 +3,6 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type TProperties, Type } from 'typebox';
 import type { Origin, Services } from '../../core/context.ts';
 import { requestContext } from '../../core/http/context.ts';
-import { securityFor } from '../../core/http/openapi.ts';
 import { errorRef } from '../../core/http/schemas.ts';
 import { idPattern } from '../../core/ids.ts';
 import type { Role } from '../../core/tenancy/roles.ts';
@@ -38,7 +37,6 @@ interface Surface {
   operationPrefix: string;
   origin: Origin;
   config: Record<string, unknown>;
-  security: Record<string, string[]>[];
   /** Path parameters of the prefix (the console's :tenantId); the tenant comes from the principal. */
   params: TProperties;
 }
@@ -66,7 +64,6 @@ function webhookRoutesOn(surface: Surface) {
         operationId: operationId(name),
         summary,
         tags: ['webhooks'],
-        security: surface.security,
         ...schema,
         params: Type.Object({ ...surface.params, ...schema.params.properties }) as S['params'],
       },
@@ -194,7 +191,6 @@ export const webhookApiRoutes = webhookRoutesOn({
   operationPrefix: '',
   origin: 'api',
   config: { module: 'webhooks', auth: { credentials: ['api_key'], scope: 'webhooks:manage' } },
-  security: securityFor('api_key'),
   params: {},
 });
 
@@ -204,7 +200,6 @@ export const webhookConsoleRoutes = webhookRoutesOn({
   operationPrefix: 'console',
   origin: 'console',
   config: { auth: { credentials: ['hosted_user'] }, minRole: consoleRole },
-  security: securityFor('hosted_user'),
   params: { tenantId: Type.String({ pattern: idPattern('tenant') }) },
 });
 

@@ -67,7 +67,6 @@ export function installConsoleGuard(app: FastifyInstance, db: Database): void {
   });
 }
 
-export const consoleSecurity = [{ hostedJwt: [] }];
 export const consoleAuth = { auth: { credentials: ['hosted_user'] as const } };
 export const TenantId = Type.String({ pattern: '^ten_[0-9a-z]{26}$' });
 export const TenantParams = Type.Object({ tenantId: TenantId });
@@ -99,6 +98,6 @@ export function consoleCaller(request: FastifyRequest): { tenantId: string; user
 export function consoleRoute<S extends object>(minRole: Role, schema: S) {
   return {
     config: { ...consoleAuth, minRole },
-    schema: { tags: ['console'], security: consoleSecurity, ...schema },
+    schema: { tags: ['console'], ...schema },
   };
 }

@@ -12,7 +12,7 @@ import {
   listUserTenants,
   type TenantSetupStep,
 } from '../../core/tenancy/tenants.ts';
-import { consoleAuth, consoleRoute, consoleSecurity, TenantParams } from './guard.ts';
+import { consoleAuth, consoleRoute, TenantParams } from './guard.ts';
 import { listOf, TenantSchema, WorkspaceTypeSchema } from './schemas.ts';
 
 const CreateTenant = Type.Object(
@@ -33,7 +33,6 @@ export async function tenantRoutes(
         operationId: 'createTenant',
         summary: 'Set up a tenant; the caller becomes its owner and every module is enabled',
         tags: ['console'],
-        security: consoleSecurity,
         body: CreateTenant,
         response: { 201: TenantSchema },
       },
@@ -59,7 +58,6 @@ export async function tenantRoutes(
         operationId: 'listMyTenants',
         summary: 'Tenants the caller is a member of, with their role',
         tags: ['console'],
-        security: consoleSecurity,
         response: { 200: listOf(TenantSchema) },
       },
     },

@@ -4,7 +4,6 @@ import { tenantPrincipal } from '../../core/auth/principal.ts';
 import type { Services } from '../../core/context.ts';
 import { InvalidRequest } from '../../core/http/errors.ts';
 import { jsonProblem } from '../../core/http/json-safety.ts';
-import { securityFor } from '../../core/http/openapi.ts';
 import type { ToolCallScope } from './call-tool.ts';
 import { McpCaller } from './caller.ts';
 import type { mcpExchange } from './exchange.ts';
@@ -84,7 +83,6 @@ export async function mcpTransportRoutes(app: FastifyInstance, services: Service
           'initialize, ping, tools/list, tools/call (2025-11-25) and server/discover (2026-07-28), statelessly. ' +
           'Tools are the tenant’s module actions; see /.well-known/mcp and docs/mcp.md.',
         tags: ['mcp'],
-        security: securityFor('api_key', 'session'),
         response: {
           200: Type.Object({}, { additionalProperties: true, description: 'The JSON-RPC 2.0 response' }),
           202: Type.Null({ description: 'A notification was accepted' }),

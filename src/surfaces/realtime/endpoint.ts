@@ -1,5 +1,4 @@
 import { type Static, Type } from 'typebox';
-import { securityFor } from '../../core/http/openapi.ts';
 import type { GatewayLimits } from './limits.ts';
 
 /** What a GET without the upgrade answers: where to connect, and the limits a connection lives with. */
@@ -48,7 +47,6 @@ export const ENDPOINT_SCHEMA = {
       'limits apply.',
   ].join('\n\n'),
   tags: ['realtime'],
-  security: securityFor('session'),
   querystring: Type.Object({
     token: Type.Optional(
       Type.String({ description: 'The session token, when it is not sent as `Authorization: Bearer`' }),

@@ -2,10 +2,10 @@ import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
 import type { Queryable } from '../../../core/db/database.ts';
 import { ACTOR_ROW, sessionOrNamedActor } from '../../../core/tenancy/acting-actor.ts';
-import type { ActorInputSchema } from '../../../core/tenancy/actors.ts';
+import type { Actor as ActorSchema } from '../../../core/tenancy/actors.ts';
 import type { Actor } from '../rules.ts';
 
-export type NamedActor = Static<typeof ActorInputSchema>;
+export type NamedActor = Static<typeof ActorSchema>;
 
 /**
  * The checks that need no database: a session token bids as its own actor (and may not name another),

@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import { roomLimit } from '../../../core/auth/principal.ts';
 import type { ServiceContext } from '../../../core/context.ts';
-import { newestFirstPage } from '../../../core/db/newest-first.ts';
+import { keysetPage } from '../../../core/db/keyset-page.ts';
 import { AUCTION_COLUMNS, type AuctionRow, toAuction } from '../auction-row.ts';
 import { auctionFor } from '../audience.ts';
 import type { AuctionPage, ListAuctionsInput } from '../schema.ts';
@@ -11,7 +11,7 @@ export async function listAuctions(
   ctx: ServiceContext,
   input: Static<typeof ListAuctionsInput>,
 ): Promise<Static<typeof AuctionPage>> {
-  const { page, nextCursor } = await newestFirstPage<AuctionRow>(ctx.db, ctx.tenantId, input, {
+  const { page, nextCursor } = await keysetPage<AuctionRow>(ctx.db, ctx.tenantId, input, {
     select: `select ${AUCTION_COLUMNS} from auctions`,
     orderBy: 'list_seq',
     keyOf: (row) => row.list_seq,

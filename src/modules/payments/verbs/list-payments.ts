@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
-import { newestFirstPage } from '../../../core/db/newest-first.ts';
+import { keysetPage } from '../../../core/db/keyset-page.ts';
 import { PAYMENT_COLUMNS, type PaymentRow, toPayment } from '../payment-row.ts';
 import type { ListPaymentsInput, PaymentPage } from '../schema.ts';
 import { customerLimit } from './customer-limit.ts';
@@ -10,7 +10,7 @@ export async function listPayments(
   ctx: ServiceContext,
   input: Static<typeof ListPaymentsInput>,
 ): Promise<Static<typeof PaymentPage>> {
-  const { page, nextCursor } = await newestFirstPage<PaymentRow>(ctx.db, ctx.tenantId, input, {
+  const { page, nextCursor } = await keysetPage<PaymentRow>(ctx.db, ctx.tenantId, input, {
     select: `select ${PAYMENT_COLUMNS} from payments p`,
     orderBy: 'p.seq',
     keyOf: (row) => row.seq,

@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
 import { isoTime } from '../../../core/db/database.ts';
-import { newestFirstPage } from '../../../core/db/newest-first.ts';
+import { keysetPage } from '../../../core/db/keyset-page.ts';
 import { tenantRead } from '../../../core/db/tenant-tx.ts';
 import { NotFound } from '../../../core/http/errors.ts';
 import type { ListPostingsInput, PostingPage } from '../schema.ts';
@@ -20,7 +20,7 @@ export async function listPostings(
   ctx: ServiceContext,
   input: Static<typeof ListPostingsInput>,
 ): Promise<Static<typeof PostingPage>> {
-  const { page, nextCursor } = await newestFirstPage<PostingRow>(ctx.db, ctx.tenantId, input, {
+  const { page, nextCursor } = await keysetPage<PostingRow>(ctx.db, ctx.tenantId, input, {
     select: `select seq, transaction_id, account, amount, currency, ${isoTime('created_at')} as created_at
                from ledger_postings p`,
     orderBy: 'p.seq',

@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
 import { isoTime } from '../../../core/db/database.ts';
-import { newestFirstPage } from '../../../core/db/newest-first.ts';
+import { keysetPage } from '../../../core/db/keyset-page.ts';
 import type { ListTransactionsInput, TransactionPage } from '../schema.ts';
 
 interface TransactionRow {
@@ -19,7 +19,7 @@ export async function listTransactions(
   ctx: ServiceContext,
   input: Static<typeof ListTransactionsInput>,
 ): Promise<Static<typeof TransactionPage>> {
-  const { page, nextCursor } = await newestFirstPage<TransactionRow>(ctx.db, ctx.tenantId, input, {
+  const { page, nextCursor } = await keysetPage<TransactionRow>(ctx.db, ctx.tenantId, input, {
     select: `select t.seq, t.id, t.kind, t.payment_id, t.refund_id, ${isoTime('t.created_at')} as created_at,
                     (select jsonb_agg(jsonb_build_object('account', p.account, 'amount', p.amount, 'currency', p.currency)
                                       order by p.idx)

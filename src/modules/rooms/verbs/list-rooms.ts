@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import { roomLimit } from '../../../core/auth/principal.ts';
 import type { ServiceContext } from '../../../core/context.ts';
-import { newestFirstPage } from '../../../core/db/newest-first.ts';
+import { keysetPage } from '../../../core/db/keyset-page.ts';
 import type { ListRoomsInput, RoomPage } from '../schema.ts';
 import { ROOM_COLUMNS, type RoomRow, toRoom } from './room-row.ts';
 
@@ -10,7 +10,7 @@ export async function listRooms(
   ctx: ServiceContext,
   input: Static<typeof ListRoomsInput>,
 ): Promise<Static<typeof RoomPage>> {
-  const { page, nextCursor } = await newestFirstPage<RoomRow>(ctx.db, ctx.tenantId, input, {
+  const { page, nextCursor } = await keysetPage<RoomRow>(ctx.db, ctx.tenantId, input, {
     select: `select ${ROOM_COLUMNS} from rooms r`,
     orderBy: 'r.seq',
     keyOf: (row) => row.seq,

@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
-import { newestFirstPage } from '../../../core/db/newest-first.ts';
+import { keysetPage } from '../../../core/db/keyset-page.ts';
 import { BUILD_COLUMNS, type BuildRow, toBuild } from '../build-row.ts';
 import type { MobileBuildPage, PageQuery } from '../schema.ts';
 import { findOperatorRow } from './get-operator.ts';
@@ -11,7 +11,7 @@ export async function listMobileBuilds(
   input: Static<typeof PageQuery> & { operatorId: string },
 ): Promise<Static<typeof MobileBuildPage>> {
   await findOperatorRow(ctx, input.operatorId);
-  const { page, nextCursor } = await newestFirstPage<BuildRow>(ctx.db, ctx.tenantId, input, {
+  const { page, nextCursor } = await keysetPage<BuildRow>(ctx.db, ctx.tenantId, input, {
     select: `select ${BUILD_COLUMNS} from mobile_builds b`,
     orderBy: 'b.list_seq',
     keyOf: (row) => row.list_seq,

@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
-import { newestFirstPage } from '../../../core/db/newest-first.ts';
+import { keysetPage } from '../../../core/db/keyset-page.ts';
 import { OPERATOR_COLUMNS, type OperatorRow, toOperator } from '../operator-row.ts';
 import type { OperatorPage, PageQuery } from '../schema.ts';
 
@@ -9,7 +9,7 @@ export async function listOperators(
   ctx: ServiceContext,
   input: Static<typeof PageQuery>,
 ): Promise<Static<typeof OperatorPage>> {
-  const { page, nextCursor } = await newestFirstPage<OperatorRow>(ctx.db, ctx.tenantId, input, {
+  const { page, nextCursor } = await keysetPage<OperatorRow>(ctx.db, ctx.tenantId, input, {
     select: `select ${OPERATOR_COLUMNS} from operators o`,
     orderBy: 'o.list_seq',
     keyOf: (row) => row.list_seq,

@@ -1,15 +1,19 @@
 import { cursorNumber, decodeCursor, encodeCursor } from '../http/cursor.ts';
+import { DEFAULT_PAGE_LIMIT, type PageInput } from '../http/pagination.ts';
 import type { Database } from './database.ts';
 import { tenantRead } from './tenant-tx.ts';
 
-/** Rows of a page when the request names no limit. */
-export const DEFAULT_PAGE_LIMIT = 50;
-
-export interface NewestFirstQuery<Row> {
+export interface KeysetQuery<Row> {
   /** `select <columns> from <table>`; the filters and the order follow it. */
   select: string;
-  /** The bigint column the list is ordered by, newest highest (`r.seq`); the cursor holds its value. */
+  /**
+   * The unique column the list is ordered by (`r.seq`); the cursor holds its value. A bigint column unless
+   * `textKey`, newest (highest) first unless `ascending`.
+   */
   orderBy: string;
+  ascending?: boolean;
+  /** The key is a text column (collated as `"C"`: byte order, as an index on it is read). */
+  textKey?: boolean;
   /** The row's value of `orderBy`, for the next page's cursor. */
   keyOf(row: Row): number | string;
   /** The list's own conditions, ANDed; `bind` binds a value and returns its placeholder. */
@@ -17,30 +21,35 @@ export interface NewestFirstQuery<Row> {
 }
 
 /**
- * One page of a tenant's rows, newest first, keyset-paged by a bigint column. Only the conditions asked
- * for go into the statement, so the plain case is a backward scan of the (tenant_id, column) index that
- * stops after limit + 1 rows (the one more says whether a next page exists).
+ * One page of a tenant's rows, keyset-paged by one unique column: every list of stored rows is paged by
+ * it. Only the conditions asked for go into the statement, so the plain case is a scan of the
+ * (tenant_id, column) index that stops after limit + 1 rows (the one more says whether a next page exists).
  */
-export async function newestFirstPage<Row>(
+export async function keysetPage<Row>(
   db: Database,
   tenantId: string,
-  input: { cursor?: string; limit?: number },
-  query: NewestFirstQuery<Row>,
+  input: PageInput,
+  query: KeysetQuery<Row>,
 ): Promise<{ page: Row[]; nextCursor: string | null }> {
   const { orderBy } = query;
   const limit = input.limit ?? DEFAULT_PAGE_LIMIT;
-  const after = cursorNumber(decodeCursor(input.cursor)?.seq);
+  const seq = decodeCursor(input.cursor)?.seq;
+  const after = query.textKey === true ? seq : cursorNumber(seq);
   const params: unknown[] = [limit + 1];
   const bind = (value: unknown) => `$${params.push(value)}`;
+  const key = query.textKey === true ? `${orderBy} collate "C"` : orderBy;
   const where: string[] = [];
-  if (after !== undefined) where.push(`${orderBy} < ${bind(after)}::bigint`);
+  if (after !== undefined)
+    where.push(
+      `${key} ${query.ascending === true ? '>' : '<'} ${bind(after)}::${query.textKey === true ? 'text' : 'bigint'}`,
+    );
   where.push(...query.filters(bind));
   const { rows } = await tenantRead<Row>(
     db,
     { tenantId },
     `${query.select}
       ${where.length === 0 ? '' : `where ${where.join(' and ')}`}
-      order by ${orderBy} desc limit $1`,
+      order by ${key} ${query.ascending === true ? 'asc' : 'desc'} limit $1`,
     params,
   );
   const page = rows.slice(0, limit);
