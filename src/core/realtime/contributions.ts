@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { type Static, type TObject, type TProperties, Type } from 'typebox';
 import type { ActorRef, Principal } from '../auth/principal.ts';
-import { ROOM_ID_PATTERN } from '../auth/runtime-routes.ts';
+import { ROOM_ID_PATTERN } from '../auth/room-id.ts';
 import type { Clock } from '../clock.ts';
 import type { ServiceContext } from '../context.ts';
 import type { TenantEvent } from '../events/types.ts';

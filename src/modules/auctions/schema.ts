@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { ROOM_ID_PATTERN } from '../../core/auth/runtime-routes.ts';
+import { ROOM_ID_PATTERN } from '../../core/auth/room-id.ts';
 import { oneOf } from '../../core/http/schemas.ts';
 import { idPattern } from '../../core/ids.ts';
 import { Actor } from '../../core/tenancy/actors.ts';

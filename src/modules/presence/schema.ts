@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { ROOM_ID_PATTERN } from '../../core/auth/runtime-routes.ts';
+import { ROOM_ID_PATTERN } from '../../core/auth/room-id.ts';
 
 /** A member's state is the client's own JSON object, at most this many bytes as JSON. */
 export const MAX_STATE_BYTES = 2048;

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { ROOM_ID_PATTERN } from '../../core/auth/runtime-routes.ts';
+import { ROOM_ID_PATTERN } from '../../core/auth/room-id.ts';
 
 export const METADATA_LIMITS = { keys: 50, keyLength: 40, stringLength: 256 } as const;
 const KEY = `^[A-Za-z0-9_.:-]{1,${METADATA_LIMITS.keyLength}}$`;

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { ROOM_ID_PATTERN } from '../../core/auth/runtime-routes.ts';
+import { ROOM_ID_PATTERN } from '../../core/auth/room-id.ts';
 
 export const DEFAULT_DOC_NAME = 'default';
 export const DOC_NAME_PATTERN = '^[A-Za-z0-9_.-]{1,64}$';
