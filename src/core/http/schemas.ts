@@ -20,10 +20,21 @@ export const ErrorResponse = Type.Object(
       ),
     ),
   },
-  { $id: 'ErrorResponse', title: 'ErrorResponse', additionalProperties: false },
+  {
+    title: 'ErrorResponse',
+    description: 'The one error body of every route: a stable code, a message, the request id, field details',
+    additionalProperties: false,
+  },
 );
 
-export const errorRef = (description: string) => ({ $ref: 'ErrorResponse#', description });
+/**
+ * An error answer, described by `description`: the shared ErrorResponse body (one named component in the
+ * OpenAPI document, as every titled schema), its description left to the component.
+ */
+export const errorRef = (description: string) => ({
+  ...ErrorResponse,
+  'x-response-description': description,
+});
 
 /** One of `values`, as a union of literals whose static type is exactly `values[number]`. */
 export function oneOf<const T extends readonly string[]>(values: T, options: { description?: string } = {}) {

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import type { Database } from '../db/database.ts';
 import { type Migration, pendingMigrations } from '../db/migrations.ts';
 import { ServiceUnavailable } from '../http/errors.ts';
+import { errorRef } from '../http/schemas.ts';
 
 const Health = Type.Object({ status: Type.Literal('ok') });
 const Ready = Type.Object({
@@ -42,7 +43,7 @@ export async function healthRoutes(
         operationId: 'getReadiness',
         summary: 'Readiness: the database and Redis (when configured) answer, and every migration is applied',
         tags: ['operations'],
-        response: { 200: Ready, 503: { $ref: 'ErrorResponse#', description: 'Not ready' } },
+        response: { 200: Ready, 503: errorRef('Not ready') },
       },
     },
     async () => {
