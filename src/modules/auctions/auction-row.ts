@@ -1,9 +1,13 @@
 import type { Static } from 'typebox';
+import { roomLimit } from '../../core/auth/principal.ts';
+import type { ServiceContext } from '../../core/context.ts';
 import { isoTime, type Queryable } from '../../core/db/database.ts';
+import { tenantRead } from '../../core/db/tenant-tx.ts';
 import { NotFound } from '../../core/http/errors.ts';
+import { actorView } from '../../core/tenancy/actors.ts';
 import {
-  type Actor,
   type AuctionState,
+  type Bidder,
   buyNowAvailable,
   type Increment,
   type Leader,
@@ -13,7 +17,7 @@ import {
   type SoftCloseRule,
   type Status,
 } from './rules.ts';
-import type { Auction } from './schema.ts';
+import type { Auction } from './schema/auction.ts';
 
 export type AuctionView = Static<typeof Auction>;
 
@@ -38,7 +42,7 @@ export interface AuctionRow {
   current_price: number | string | null;
   leader_bid_id: string | null;
   leader_max: number | string | null;
-  leader: Actor | null;
+  leader: Bidder | null;
   bid_count: number;
   started_at: string | null;
   ends_at: string | null;
@@ -46,7 +50,7 @@ export interface AuctionRow {
   extensions: number;
   seq: number | string;
   outcome: Outcome | null;
-  winner: Actor | null;
+  winner: Bidder | null;
   final_price: number | string | null;
   created_at: string;
   updated_at: string;
@@ -154,19 +158,37 @@ export function toAuction(row: AuctionRow, now: number, state: AuctionState = st
     leadingBid:
       leader === null || state.currentPrice === null
         ? null
-        : { bidId: leader.bidId, bidder: leader.bidder, amount: state.currentPrice },
+        : { bidId: leader.bidId, bidder: actorView(leader.bidder), amount: state.currentPrice },
     bidCount: state.bidCount,
     startedAt: row.started_at,
     endsAt: iso(state.endsAt),
     extensions: state.extensions,
     seq: state.seq,
     outcome: state.outcome,
-    winner: state.winner,
+    winner: state.winner === null ? null : actorView(state.winner),
     finalPrice: state.finalPrice,
     endedAt: row.ended_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+/**
+ * The auction's row, or 404. A session token limited to one room sees only that room's auctions (404 for
+ * the others, as for another tenant's).
+ */
+export async function readAuction(ctx: ServiceContext, auctionId: string): Promise<AuctionRow> {
+  const { rows } = await tenantRead<AuctionRow>(
+    ctx.db,
+    { tenantId: ctx.tenantId },
+    `select ${AUCTION_COLUMNS} from auctions where id = $1`,
+    [auctionId],
+  );
+  const row = rows[0];
+  const onlyRoom = roomLimit(ctx.principal);
+  if (row === undefined || (onlyRoom !== undefined && row.room_id !== onlyRoom))
+    throw new NotFound('auction', auctionId);
+  return row;
 }
 
 /** Reads one auction in the transaction, locked for the change that follows; 404 when there is none. */
@@ -180,11 +202,7 @@ export async function lockAuction(tx: Queryable, auctionId: string): Promise<Loa
   return { row, state: stateOf(row) };
 }
 
-/**
- * Writes the decided state back. `expected` guards the write: it only happens while the row still has
- * the seq it was decided on, so no decision is ever applied twice or over another one.
- */
-/** The columns of `saveState`, $3 to $14, in order. */
+/** The state's columns in the order `saveState` (here and in bidding/group-write.ts) writes them. */
 export function stateParams(state: AuctionState): unknown[] {
   return [
     state.status,
@@ -202,6 +220,10 @@ export function stateParams(state: AuctionState): unknown[] {
   ];
 }
 
+/**
+ * Writes the decided state back. `expectedSeq` guards the write: it only happens while the row still has
+ * the seq it was decided on, so no decision is ever applied twice or over another one.
+ */
 export async function saveState(
   tx: Queryable,
   auctionId: string,

@@ -8,13 +8,12 @@ import {
   Auction,
   AuctionPage,
   AuctionRef,
-  AuctionsConfig,
-  BidResult,
-  CancelInput,
+  CancelAuctionArguments,
   CreateAuctionInput,
-  ListAuctionsInput,
-  PlaceBidInput,
-} from './schema.ts';
+  ListAuctionsQuery,
+} from './schema/auction.ts';
+import { BidResult, PlaceBidArguments } from './schema/bid.ts';
+import { AuctionsConfig } from './schema/config.ts';
 import { cancelAuction } from './verbs/cancel-auction.ts';
 import { createAuction } from './verbs/create-auction.ts';
 import { getAuction } from './verbs/get-auction.ts';
@@ -41,7 +40,7 @@ export const auctionsModule: ModuleManifest = {
       name: 'list_auctions',
       title: 'List auctions',
       description: 'Auctions of the tenant, newest first, filtered by status, roomId and published.',
-      input: ListAuctionsInput,
+      input: ListAuctionsQuery,
       output: AuctionPage,
       scope: 'auctions:read',
       route: 'listAuctions',
@@ -99,7 +98,7 @@ export const auctionsModule: ModuleManifest = {
       title: 'Place a bid',
       description:
         'Bid money on a live auction: amount and/or proxy maxAmount in integer minor units. With an API key, `actor` names the bidder. Always needs a human’s confirmation.',
-      input: PlaceBidInput,
+      input: PlaceBidArguments,
       output: BidResult,
       scope: 'auctions:bid',
       route: 'placeBid',
@@ -114,7 +113,7 @@ export const auctionsModule: ModuleManifest = {
       title: 'Cancel an auction',
       description:
         'Cancel a draft, scheduled or live auction; its bids are kept. A live auction with bids needs auctions:admin.',
-      input: CancelInput,
+      input: CancelAuctionArguments,
       output: Auction,
       scope: 'auctions:write',
       route: 'cancelAuction',

@@ -1,33 +1,31 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../../core/context.ts';
 import { requestContext } from '../../core/http/context.ts';
 import { IdempotencyHeaders } from '../../core/http/idempotency.ts';
+import { PageQuery } from '../../core/http/pagination.ts';
 import { errorRef } from '../../core/http/schemas.ts';
 import {
   Auction,
-  AuctionId,
   AuctionPage,
-  BidPage,
-  BidResult,
-  BuyNowBody,
-  CancelBody,
-  CreateAuctionBody,
-  Deleted,
+  CancelAuctionInput,
+  CreateAuctionInput,
+  DeletedAuction,
   ListAuctionsQuery,
-  ListBidsQuery,
-  PlaceBidBody,
-  ScheduleBody,
-  UpdateAuctionBody,
-} from './schema.ts';
+  ScheduleAuctionInput,
+  UpdateAuctionInput,
+} from './schema/auction.ts';
+import { BidPage, BidResult, BuyNowInput, PlaceBidInput } from './schema/bid.ts';
+import { AuctionId } from './schema/fields.ts';
+import { buyNow } from './verbs/buy-now.ts';
 import { cancelAuction } from './verbs/cancel-auction.ts';
 import { createAuction } from './verbs/create-auction.ts';
 import { deleteAuction } from './verbs/delete-auction.ts';
 import { getAuction } from './verbs/get-auction.ts';
 import { listAuctions } from './verbs/list-auctions.ts';
 import { listBids } from './verbs/list-bids.ts';
-import { buyNow, placeBid } from './verbs/place-bid.ts';
+import { placeBid } from './verbs/place-bid.ts';
 import { scheduleAuction } from './verbs/schedule-auction.ts';
 import { startAuction } from './verbs/start-auction.ts';
 import { updateAuction } from './verbs/update-auction.ts';
@@ -42,7 +40,7 @@ const bid = {
   idempotent: true,
   auth: { credentials: sessionsToo, scope: 'auctions:bid' },
 };
-const Params = Type.Object({ auctionId: AuctionId });
+const params = Type.Object({ auctionId: AuctionId });
 
 const TRANSITION_409 = errorRef(
   'The auction’s status does not allow this (`details[0].code` `invalid_transition`, naming the status).',
@@ -54,6 +52,18 @@ const BID_400 = errorRef(
   'The bid is malformed: `details[0].code` is e.g. `currency_mismatch`, `amount_required` or `amount_above_max`; amounts must be integers of at most 10^12 minor units.',
 );
 
+/** A route's OpenAPI entry: its operation, summary and schemas (the tag is the module's). */
+function doc<S extends object>(operationId: string, summary: string, schemas: S) {
+  return { operationId, summary, tags: ['auctions'], ...schemas };
+}
+
+/** Answers `201 Created` with what the verb made. */
+async function created<T>(reply: FastifyReply, made: Promise<T>): Promise<T> {
+  const result = await made;
+  reply.status(201);
+  return result;
+}
+
 export async function auctionRoutes(app: FastifyInstance, services: Services) {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   const ctx = (request: Parameters<typeof requestContext>[0]) => requestContext(request, services);
@@ -62,32 +72,22 @@ export async function auctionRoutes(app: FastifyInstance, services: Services) {
     '/v1/auctions',
     {
       config: write,
-      schema: {
-        operationId: 'createAuction',
-        summary: 'Create an auction (in draft) in a room',
-        tags: ['auctions'],
-        body: CreateAuctionBody,
+      schema: doc('createAuction', 'Create an auction (in draft) in a room', {
+        body: CreateAuctionInput,
         response: { 201: Auction },
-      },
+      }),
     },
-    async (request, reply) => {
-      const auction = await createAuction(ctx(request), request.body);
-      reply.status(201);
-      return auction;
-    },
+    async (request, reply) => created(reply, createAuction(ctx(request), request.body)),
   );
 
   typed.get(
     '/v1/auctions',
     {
       config: read,
-      schema: {
-        operationId: 'listAuctions',
-        summary: 'List auctions, newest first; filter by status, roomId, published',
-        tags: ['auctions'],
+      schema: doc('listAuctions', 'List auctions, newest first; filter by status, roomId, published', {
         querystring: ListAuctionsQuery,
         response: { 200: AuctionPage },
-      },
+      }),
     },
     async (request) => listAuctions(ctx(request), request.query),
   );
@@ -96,13 +96,7 @@ export async function auctionRoutes(app: FastifyInstance, services: Services) {
     '/v1/auctions/:auctionId',
     {
       config: read,
-      schema: {
-        operationId: 'getAuction',
-        summary: 'Get an auction',
-        tags: ['auctions'],
-        params: Params,
-        response: { 200: Auction },
-      },
+      schema: doc('getAuction', 'Get an auction', { params, response: { 200: Auction } }),
     },
     async (request) => getAuction(ctx(request), request.params),
   );
@@ -111,14 +105,11 @@ export async function auctionRoutes(app: FastifyInstance, services: Services) {
     '/v1/auctions/:auctionId',
     {
       config: write,
-      schema: {
-        operationId: 'updateAuction',
-        summary: 'Edit an auction in draft or scheduled (null removes an optional term)',
-        tags: ['auctions'],
-        params: Params,
-        body: UpdateAuctionBody,
+      schema: doc('updateAuction', 'Edit an auction in draft or scheduled (null removes an optional term)', {
+        params,
+        body: UpdateAuctionInput,
         response: { 200: Auction, 409: TRANSITION_409 },
-      },
+      }),
     },
     async (request) => updateAuction(ctx(request), { ...request.body, ...request.params }),
   );
@@ -127,13 +118,10 @@ export async function auctionRoutes(app: FastifyInstance, services: Services) {
     '/v1/auctions/:auctionId',
     {
       config: write,
-      schema: {
-        operationId: 'deleteAuction',
-        summary: 'Delete a draft auction (anything later is cancelled instead)',
-        tags: ['auctions'],
-        params: Params,
-        response: { 200: Deleted, 409: TRANSITION_409 },
-      },
+      schema: doc('deleteAuction', 'Delete a draft auction (anything later is cancelled instead)', {
+        params,
+        response: { 200: DeletedAuction, 409: TRANSITION_409 },
+      }),
     },
     async (request) => deleteAuction(ctx(request), request.params),
   );
@@ -142,19 +130,16 @@ export async function auctionRoutes(app: FastifyInstance, services: Services) {
     '/v1/auctions/:auctionId/schedule',
     {
       config: write,
-      schema: {
-        operationId: 'scheduleAuction',
-        summary: 'Schedule a draft auction to start at startsAt',
-        tags: ['auctions'],
-        params: Params,
-        body: ScheduleBody,
+      schema: doc('scheduleAuction', 'Schedule a draft auction to start at startsAt', {
+        params,
+        body: ScheduleAuctionInput,
         response: {
           200: Auction,
           409: errorRef(
             'Not a draft, or the room has its configured maximum of scheduled and live auctions.',
           ),
         },
-      },
+      }),
     },
     async (request) => scheduleAuction(ctx(request), { ...request.body, ...request.params }),
   );
@@ -163,16 +148,13 @@ export async function auctionRoutes(app: FastifyInstance, services: Services) {
     '/v1/auctions/:auctionId/start',
     {
       config: write,
-      schema: {
-        operationId: 'startAuction',
-        summary: 'Start a draft or scheduled auction now',
-        tags: ['auctions'],
-        params: Params,
+      schema: doc('startAuction', 'Start a draft or scheduled auction now', {
+        params,
         response: {
           200: Auction,
           409: errorRef('Not draft or scheduled, or the room has its maximum of live auctions.'),
         },
-      },
+      }),
     },
     async (request) => startAuction(ctx(request), request.params),
   );
@@ -181,14 +163,11 @@ export async function auctionRoutes(app: FastifyInstance, services: Services) {
     '/v1/auctions/:auctionId/cancel',
     {
       config: write,
-      schema: {
-        operationId: 'cancelAuction',
-        summary: 'Cancel a draft, scheduled or live auction (live with bids: needs auctions:admin)',
-        tags: ['auctions'],
-        params: Params,
-        body: CancelBody,
-        response: { 200: Auction, 409: TRANSITION_409 },
-      },
+      schema: doc(
+        'cancelAuction',
+        'Cancel a draft, scheduled or live auction (live with bids: needs auctions:admin)',
+        { params, body: CancelAuctionInput, response: { 200: Auction, 409: TRANSITION_409 } },
+      ),
     },
     async (request) => cancelAuction(ctx(request), { ...request.body, ...request.params }),
   );
@@ -197,35 +176,25 @@ export async function auctionRoutes(app: FastifyInstance, services: Services) {
     '/v1/auctions/:auctionId/bids',
     {
       config: bid,
-      schema: {
-        operationId: 'placeBid',
-        summary: 'Place a bid (amount, proxy maxAmount, or both)',
-        tags: ['auctions'],
+      schema: doc('placeBid', 'Place a bid (amount, proxy maxAmount, or both)', {
         headers: IdempotencyHeaders,
-        params: Params,
-        body: PlaceBidBody,
+        params,
+        body: PlaceBidInput,
         response: { 201: BidResult, 400: BID_400, 409: BID_409 },
-      },
+      }),
     },
-    async (request, reply) => {
-      const placed = await placeBid(ctx(request), { ...request.body, ...request.params });
-      reply.status(201);
-      return placed;
-    },
+    async (request, reply) => created(reply, placeBid(ctx(request), { ...request.body, ...request.params })),
   );
 
   typed.get(
     '/v1/auctions/:auctionId/bids',
     {
       config: read,
-      schema: {
-        operationId: 'listBids',
-        summary: 'List an auction’s accepted bids, newest first',
-        tags: ['auctions'],
-        params: Params,
-        querystring: ListBidsQuery,
+      schema: doc('listBids', 'List an auction’s accepted bids, newest first', {
+        params,
+        querystring: PageQuery,
         response: { 200: BidPage },
-      },
+      }),
     },
     async (request) => listBids(ctx(request), { ...request.query, ...request.params }),
   );
@@ -234,20 +203,13 @@ export async function auctionRoutes(app: FastifyInstance, services: Services) {
     '/v1/auctions/:auctionId/buy-now',
     {
       config: bid,
-      schema: {
-        operationId: 'buyNow',
-        summary: 'Buy at the buy-now price while it is offered; the auction ends at once',
-        tags: ['auctions'],
+      schema: doc('buyNow', 'Buy at the buy-now price while it is offered; the auction ends at once', {
         headers: IdempotencyHeaders,
-        params: Params,
-        body: BuyNowBody,
+        params,
+        body: BuyNowInput,
         response: { 201: BidResult, 409: BID_409 },
-      },
+      }),
     },
-    async (request, reply) => {
-      const placed = await buyNow(ctx(request), { ...request.body, ...request.params });
-      reply.status(201);
-      return placed;
-    },
+    async (request, reply) => created(reply, buyNow(ctx(request), { ...request.body, ...request.params })),
   );
 }

@@ -1,5 +1,6 @@
 import type { Static } from 'typebox';
-import type { ActorView, IncrementRow, SoftClose } from './schema.ts';
+import type { ActorRef } from '../../core/auth/principal.ts';
+import type { IncrementRow, SoftClose } from './schema/fields.ts';
 
 /*
  * The bidding rules, as pure functions of an auction's state: the verbs load the state under the row's
@@ -7,7 +8,11 @@ import type { ActorView, IncrementRow, SoftClose } from './schema.ts';
  * clock or a database, so every rule is tested by itself.
  */
 
-export type Actor = Static<typeof ActorView>;
+/**
+ * A bidder as the rules and the stored state hold it: the internal reference, whose `id` (the actor's row)
+ * tells bidders apart. The API names it as the Actor object (`actorView`), never by that id.
+ */
+export type Bidder = ActorRef;
 export type Increment = Static<typeof IncrementRow>;
 export type SoftCloseRule = Static<typeof SoftClose>;
 export type Status = 'draft' | 'scheduled' | 'live' | 'ended' | 'cancelled';
@@ -15,7 +20,7 @@ export type Outcome = 'sold' | 'unsold' | 'bought_now';
 
 export interface Leader {
   bidId: string;
-  bidder: Actor;
+  bidder: Bidder;
   /** The leader's maximum: shown to nobody else. */
   max: number;
 }
@@ -37,7 +42,7 @@ export interface AuctionState {
   extensions: number;
   seq: number;
   outcome: Outcome | null;
-  winner: Actor | null;
+  winner: Bidder | null;
   finalPrice: number | null;
 }
 
@@ -58,7 +63,7 @@ export interface Refusal {
 
 export interface BidInput {
   bidId: string;
-  bidder: Actor;
+  bidder: Bidder;
   amount?: number | undefined;
   maxAmount?: number | undefined;
   currency?: string | undefined;
@@ -116,13 +121,17 @@ export function buyNowAvailable(state: AuctionState, now: number): boolean {
   return state.reservePrice === null ? state.bidCount === 0 : !reserveMet(state);
 }
 
+/** The HTTP error a refusal answers with: a malformed bid is invalid, any other refusal a conflict. */
+export function refusalErrorOf(code: Refusal['code']): Refusal['error'] {
+  return code === 'currency_mismatch' || code.startsWith('amount_') ? 'invalid_request' : 'conflict';
+}
+
 function refuse(
   code: Refusal['code'],
   message: string,
   field = '/body/amount',
 ): { ok: false; refusal: Refusal } {
-  const error = code === 'currency_mismatch' || code.startsWith('amount_') ? 'invalid_request' : 'conflict';
-  return { ok: false, refusal: { code, error, field, message } };
+  return { ok: false, refusal: { code, error: refusalErrorOf(code), field, message } };
 }
 
 function notLive(state: AuctionState): { ok: false; refusal: Refusal } {

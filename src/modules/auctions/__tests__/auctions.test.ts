@@ -13,6 +13,7 @@ import { ManualClock } from '../../../core/clock.ts';
 import { activeRetention, retentionRules } from '../../../core/retention/rules.ts';
 import { RetentionWorker } from '../../../core/retention/worker.ts';
 import {
+  type Actor,
   type AuctionBody,
   bidder,
   type ErrorBody,
@@ -222,14 +223,14 @@ describe('auctions module: REST', () => {
     const placed = first.json<{ bid: Record<string, unknown>; auction: AuctionBody }>();
     assert.equal(placed.bid.maxAmount, 5000, 'the bidder sees its own maximum');
     assert.equal(placed.auction.currentPrice, 1000);
-    assert.equal(placed.auction.leadingBid?.bidder.externalId, 'test:ann');
+    assert.deepEqual(placed.auction.leadingBid?.bidder, bidder('ann'));
     assert.equal(placed.auction.leadingBid?.amount, 1000);
 
     const second = await placeBid(t, key, a.id, 'bob', { amount: 3000 });
     assert.equal(second.statusCode, 201);
     const after = second.json<{ auction: AuctionBody }>().auction;
     assert.equal(after.currentPrice, 3100);
-    assert.equal(after.leadingBid?.bidder.externalId, 'test:ann');
+    assert.deepEqual(after.leadingBid?.bidder, bidder('ann'));
     assert.ok(!JSON.stringify(after).includes('5000'), 'never the leader’s maximum');
 
     const low = await placeBid(t, key, a.id, 'cy', { amount: 3150 });
@@ -342,7 +343,7 @@ describe('auctions module: REST', () => {
       payload: { amount: 1000 },
     });
     assert.equal(res.statusCode, 201, res.body);
-    assert.equal(res.json<{ bid: { bidder: { externalId: string } } }>().bid.bidder.externalId, 'test:sess');
+    assert.equal(res.json<{ bid: { bidder: Actor } }>().bid.bidder.id, 'test:sess');
     const noActor = await post(t, key, `/v1/auctions/${a.id}/bids`, { amount: 2000 });
     assert.equal(noActor.statusCode, 400);
     assert.equal(noActor.json<ErrorBody>().details?.[0]?.field, '/body/actor');
@@ -379,10 +380,7 @@ describe('auctions module: REST', () => {
     const bobs = await bidAs(bob.token, 2000);
     assert.equal(bobs.statusCode, 201, bobs.body);
     assert.equal(bobs.headers['idempotent-replayed'], undefined);
-    assert.equal(
-      bobs.json<{ bid: { bidder: { externalId: string } } }>().bid.bidder.externalId,
-      'test:idem-bob',
-    );
+    assert.equal(bobs.json<{ bid: { bidder: Actor } }>().bid.bidder.id, 'test:idem-bob');
     const got = await get(`/v1/auctions/${a.id}`);
     assert.equal(got.json<AuctionBody>().bidCount, 2);
   });
@@ -397,7 +395,7 @@ describe('auctions module: REST', () => {
     assert.equal(ended.status, 'ended');
     assert.equal(ended.outcome, 'bought_now');
     assert.equal(ended.finalPrice, 7000);
-    assert.equal(ended.winner?.externalId, 'test:bob');
+    assert.deepEqual(ended.winner, bidder('bob'));
     assert.equal(ended.endedAt, ended.updatedAt, 'the answer says when it ended');
     const events = await eventsOf(t, key, 'auction.ended', a.id);
     assert.equal(events.length, 1);

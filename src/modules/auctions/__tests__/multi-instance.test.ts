@@ -216,7 +216,7 @@ describe('auctions on two instances', () => {
     }
     const highest = Math.max(...bids.map((x) => x.max_amount));
     assert.equal(leaderMax, highest, 'the leader holds the highest maximum');
-    assert.equal(final.leadingBid?.bidder.externalId, leader);
+    assert.equal(final.leadingBid?.bidder.id, leader);
     assert.equal(final.currentPrice, price);
 
     const { rows: log } = await systemTx(db, (tx) =>

@@ -67,7 +67,7 @@ describe('auctions over the gateway', () => {
     const bidFrame = watcher.frames.find((f) => f.type === 'auction.bid' && f.seq === 5);
     assert.equal(bidFrame?.currentPrice, 1100);
     assert.equal(
-      (bidFrame?.leadingBid as { bidder: { externalId: string } } | undefined)?.bidder.externalId,
+      (bidFrame?.leadingBid as { bidder: { id: string } } | undefined)?.bidder.id,
       'test:ws-bidder',
     );
     assert.ok(!JSON.stringify(watcher.frames).includes('5000'), 'no frame shows a maximum to the room');

@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import {
   type Accepted,
   type AuctionState,
+  type Bidder,
   buyNowAvailable,
   canTransition,
   type Decision,
@@ -14,10 +15,15 @@ import {
   reserveMet,
   type Status,
 } from '../rules.ts';
-import { DEFAULT_INCREMENTS } from '../schema.ts';
+import { DEFAULT_INCREMENTS } from '../schema/config.ts';
 
 const T0 = Date.UTC(2026, 0, 1);
-const actor = (name: string) => ({ id: name, type: 'end_user', externalId: `test:${name}` });
+const actor = (name: string): Bidder => ({
+  id: name,
+  type: 'end_user',
+  externalId: `test:${name}`,
+  identityProvider: 'test',
+});
 
 function live(overrides: Partial<AuctionState> = {}): AuctionState {
   return {

@@ -5,7 +5,16 @@ import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
 import { eventually } from '../../../../test/support/eventually.ts';
 import { ManualClock } from '../../../core/clock.ts';
 import { AuctionScheduler } from '../scheduler.ts';
-import { type AuctionBody, eventsOf, keyOf, liveAuction, makeAuction, placeBid, post } from './support.ts';
+import {
+  type AuctionBody,
+  bidder,
+  eventsOf,
+  keyOf,
+  liveAuction,
+  makeAuction,
+  placeBid,
+  post,
+} from './support.ts';
 
 const HOUR = 3_600_000;
 /**
@@ -71,7 +80,7 @@ describe('auctions scheduler (injected clock, no request arriving)', () => {
       return s.status === 'ended' && s;
     });
     assert.equal(ended.outcome, 'sold');
-    assert.equal(ended.winner?.externalId, 'test:ann');
+    assert.deepEqual(ended.winner, bidder('ann'));
     assert.equal(ended.finalPrice, 2600);
     const events = await eventsOf(t, key, 'auction.ended', a.id);
     assert.equal(events.length, 1);

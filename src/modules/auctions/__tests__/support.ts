@@ -2,19 +2,26 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { call, type TestApp } from '../../../../test/helper.ts';
 
+/** The API's Actor object. */
+export interface Actor {
+  type: string;
+  id: string;
+  identityProvider: string;
+}
+
 export interface AuctionBody {
   id: string;
   roomId: string;
   status: string;
   currentPrice: number | null;
   minimumBid: number | null;
-  leadingBid: { bidId: string; bidder: { id: string; externalId: string }; amount: number } | null;
+  leadingBid: { bidId: string; bidder: Actor; amount: number } | null;
   bidCount: number;
   endsAt: string | null;
   extensions: number;
   seq: number;
   outcome: string | null;
-  winner: { externalId: string } | null;
+  winner: Actor | null;
   finalPrice: number | null;
   buyNowAvailable: boolean;
   reserveMet: boolean;

@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
 import { NotFound } from '../../../core/http/errors.ts';
 import { defineFrame, encodeFrame, RoomField } from '../../../core/realtime/contributions.ts';
-import { AuctionId, ClientBidId, Currency, Money } from '../schema.ts';
-import { readAuction } from '../verbs/get-auction.ts';
+import { readAuction } from '../auction-row.ts';
+import { AuctionId, ClientBidId, Currency, Money } from '../schema/fields.ts';
 import { placeBid } from '../verbs/place-bid.ts';
 
 /**

@@ -2,14 +2,13 @@ import type { Static } from 'typebox';
 import { hasScope } from '../../../core/auth/principal.ts';
 import { inTenant, type ServiceContext } from '../../../core/context.ts';
 import { AppError } from '../../../core/http/errors.ts';
-import { type AuctionView, lockAuction, toAuction } from '../auction-row.ts';
+import { type AuctionView, lockAuction, readAuction, toAuction } from '../auction-row.ts';
 import { auctionFor } from '../audience.ts';
 import { recordChanges } from '../changes.ts';
+import { wrongStatus } from '../lifecycle/terms.ts';
+import { saveTransition } from '../lifecycle/transitions.ts';
 import { canTransition } from '../rules.ts';
-import type { CancelInput } from '../schema.ts';
-import { wrongStatus } from './auction-rules.ts';
-import { readAuction } from './get-auction.ts';
-import { saveTransition } from './lifecycle.ts';
+import type { CancelAuctionArguments } from '../schema/auction.ts';
 
 /** The scope that may cancel a live auction with bids (its bids are kept). */
 export const DESTRUCTIVE_SCOPE = 'auctions:admin';
@@ -17,7 +16,7 @@ export const DESTRUCTIVE_SCOPE = 'auctions:admin';
 /** draft, scheduled or live -> cancelled. A live auction with bids needs `auctions:admin`. */
 export async function cancelAuction(
   ctx: ServiceContext,
-  input: Static<typeof CancelInput>,
+  input: Static<typeof CancelAuctionArguments>,
 ): Promise<AuctionView> {
   await readAuction(ctx, input.auctionId);
   const now = ctx.clock.now();

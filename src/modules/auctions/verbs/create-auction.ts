@@ -5,9 +5,9 @@ import { assertRoomExists } from '../../rooms/port.ts';
 import { AUCTION_COLUMNS, type AuctionRow, type AuctionView, toAuction } from '../auction-row.ts';
 import { auctionFor } from '../audience.ts';
 import { recordChanges } from '../changes.ts';
-import type { CreateAuctionInput } from '../schema.ts';
-import { checkTerms } from './auction-rules.ts';
-import { auctionsConfig } from './config.ts';
+import { auctionsConfig } from '../lifecycle/tenant-config.ts';
+import { checkTerms } from '../lifecycle/terms.ts';
+import type { CreateAuctionInput } from '../schema/auction.ts';
 
 /** A new auction, in draft, in a room of the tenant; increments and soft close default to the config. */
 export async function createAuction(

@@ -1,15 +1,14 @@
 import type { Static } from 'typebox';
 import { inTenant, type ServiceContext } from '../../../core/context.ts';
-import { lockAuction } from '../auction-row.ts';
-import type { AuctionRef, Deleted } from '../schema.ts';
-import { wrongStatus } from './auction-rules.ts';
-import { readAuction } from './get-auction.ts';
+import { lockAuction, readAuction } from '../auction-row.ts';
+import { wrongStatus } from '../lifecycle/terms.ts';
+import type { AuctionRef, DeletedAuction } from '../schema/auction.ts';
 
 /** Deletes a draft for good (nothing of it was public yet); anything later is cancelled instead. */
 export async function deleteAuction(
   ctx: ServiceContext,
   input: Static<typeof AuctionRef>,
-): Promise<Static<typeof Deleted>> {
+): Promise<Static<typeof DeletedAuction>> {
   await readAuction(ctx, input.auctionId);
   return inTenant(ctx, async (tx) => {
     const { state } = await lockAuction(tx, input.auctionId);

@@ -4,12 +4,12 @@ import type { ServiceContext } from '../../../core/context.ts';
 import { keysetPage } from '../../../core/db/keyset-page.ts';
 import { AUCTION_COLUMNS, type AuctionRow, toAuction } from '../auction-row.ts';
 import { auctionFor } from '../audience.ts';
-import type { AuctionPage, ListAuctionsInput } from '../schema.ts';
+import type { AuctionPage, ListAuctionsQuery } from '../schema/auction.ts';
 
 /** Newest first, filtered by status, room and published; a room-limited session sees its room only. */
 export async function listAuctions(
   ctx: ServiceContext,
-  input: Static<typeof ListAuctionsInput>,
+  input: Static<typeof ListAuctionsQuery>,
 ): Promise<Static<typeof AuctionPage>> {
   const { page, nextCursor } = await keysetPage<AuctionRow>(ctx.db, ctx.tenantId, input, {
     select: `select ${AUCTION_COLUMNS} from auctions`,

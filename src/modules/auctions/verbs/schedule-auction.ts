@@ -1,20 +1,19 @@
 import type { Static } from 'typebox';
 import { inTenant, type ServiceContext } from '../../../core/context.ts';
 import { InvalidRequest } from '../../../core/http/errors.ts';
-import { type AuctionView, lockAuction } from '../auction-row.ts';
+import { type AuctionView, lockAuction, readAuction } from '../auction-row.ts';
 import { auctionFor } from '../audience.ts';
+import { saveUpdate } from '../lifecycle/save-update.ts';
+import { auctionsConfig } from '../lifecycle/tenant-config.ts';
+import { wrongStatus } from '../lifecycle/terms.ts';
+import { checkRoomCapacity } from '../lifecycle/transitions.ts';
 import { canTransition } from '../rules.ts';
-import type { ScheduleInput } from '../schema.ts';
-import { wrongStatus } from './auction-rules.ts';
-import { auctionsConfig } from './config.ts';
-import { readAuction } from './get-auction.ts';
-import { checkRoomCapacity } from './lifecycle.ts';
-import { saveUpdate } from './save-update.ts';
+import type { ScheduleAuctionArguments } from '../schema/auction.ts';
 
 /** draft -> scheduled: the scheduler starts it at `startsAt` (given here, or set on the auction before). */
 export async function scheduleAuction(
   ctx: ServiceContext,
-  input: Static<typeof ScheduleInput>,
+  input: Static<typeof ScheduleAuctionArguments>,
 ): Promise<AuctionView> {
   await readAuction(ctx, input.auctionId);
   const { maxLivePerRoom } = await auctionsConfig(ctx);

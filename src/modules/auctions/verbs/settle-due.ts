@@ -1,7 +1,7 @@
 import { inTenant, type ServiceContext } from '../../../core/context.ts';
 import { AUCTION_COLUMNS, type AuctionRow, stateOf } from '../auction-row.ts';
 import { recordChanges } from '../changes.ts';
-import { endDue, goLive } from './lifecycle.ts';
+import { endDue, goLive } from '../lifecycle/transitions.ts';
 
 export type Settled = 'started' | 'ended' | 'busy' | 'nothing';
 

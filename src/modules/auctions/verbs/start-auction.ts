@@ -1,14 +1,13 @@
 import type { Static } from 'typebox';
 import { inTenant, type ServiceContext } from '../../../core/context.ts';
-import { type AuctionView, lockAuction, toAuction } from '../auction-row.ts';
+import { type AuctionView, lockAuction, readAuction, toAuction } from '../auction-row.ts';
 import { auctionFor } from '../audience.ts';
 import { recordChanges } from '../changes.ts';
+import { auctionsConfig } from '../lifecycle/tenant-config.ts';
+import { wrongStatus } from '../lifecycle/terms.ts';
+import { checkRoomCapacity, goLive } from '../lifecycle/transitions.ts';
 import { canTransition } from '../rules.ts';
-import type { AuctionRef } from '../schema.ts';
-import { wrongStatus } from './auction-rules.ts';
-import { auctionsConfig } from './config.ts';
-import { readAuction } from './get-auction.ts';
-import { checkRoomCapacity, goLive } from './lifecycle.ts';
+import type { AuctionRef } from '../schema/auction.ts';
 
 /** Manual start: a draft or scheduled auction goes live now and ends `durationSeconds` later. */
 export async function startAuction(

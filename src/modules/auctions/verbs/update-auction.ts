@@ -1,18 +1,17 @@
 import type { Static } from 'typebox';
 import { inTenant, type ServiceContext } from '../../../core/context.ts';
-import { type AuctionView, lockAuction } from '../auction-row.ts';
+import { type AuctionView, lockAuction, readAuction } from '../auction-row.ts';
 import { auctionFor } from '../audience.ts';
+import { saveUpdate } from '../lifecycle/save-update.ts';
+import { auctionsConfig } from '../lifecycle/tenant-config.ts';
+import { checkTerms, wrongStatus } from '../lifecycle/terms.ts';
 import { isEditable } from '../rules.ts';
-import type { UpdateAuctionInput } from '../schema.ts';
-import { checkTerms, wrongStatus } from './auction-rules.ts';
-import { auctionsConfig } from './config.ts';
-import { readAuction } from './get-auction.ts';
-import { saveUpdate } from './save-update.ts';
+import type { UpdateAuctionArguments } from '../schema/auction.ts';
 
 /** Edits an auction in draft or scheduled; a null removes an optional term. Metadata merges by key. */
 export async function updateAuction(
   ctx: ServiceContext,
-  input: Static<typeof UpdateAuctionInput>,
+  input: Static<typeof UpdateAuctionArguments>,
 ): Promise<AuctionView> {
   await readAuction(ctx, input.auctionId);
   const config = await auctionsConfig(ctx);

@@ -1,6 +1,7 @@
 import type { ServiceContext } from '../../../core/context.ts';
 import type { Queryable } from '../../../core/db/database.ts';
 import { Conflict } from '../../../core/http/errors.ts';
+import { actorView } from '../../../core/tenancy/actors.ts';
 import { type AuctionRow, type LoadedAuction, saveState, toAuction } from '../auction-row.ts';
 import type { AuctionChange } from '../changes.ts';
 import { type AuctionState, endAuction } from '../rules.ts';
@@ -93,7 +94,7 @@ export function endedChange(
       roomId: row.room_id,
       seq,
       outcome: state.outcome,
-      winner: state.winner,
+      winner: state.winner === null ? null : actorView(state.winner),
       finalPrice: state.finalPrice,
       currency: state.currency,
       bidCount: state.bidCount,

@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
-import { AuctionsConfig } from '../schema.ts';
+import { AuctionsConfig } from '../schema/config.ts';
 
 export type AuctionSettings = Static<typeof AuctionsConfig>;
 
