@@ -6,13 +6,14 @@ import type { Database, Queryable } from './db/database.ts';
 import type { GroupCommits } from './db/group-commit.ts';
 import { tenantRead, tenantTx } from './db/tenant-tx.ts';
 import { EventBatch, type EventStore, type OwnStatement } from './events/store.ts';
-import type { TenantEvent, TraceMetadata } from './events/types.ts';
+import type { TenantEvent, TraceActor, TraceMetadata } from './events/types.ts';
 import type { TraceContext } from './http/request-id.ts';
 import type { ModuleEnablement } from './modules/enablement.ts';
 import type { Workers } from './modules/hooks.ts';
 import type { ModuleRegistry } from './modules/registry.ts';
 import type { RealtimeBackplane } from './realtime/index.ts';
 import type { SecretEncryption } from './secrets/encryption.ts';
+import { actorView } from './tenancy/actors.ts';
 
 /** Long-lived services the app is built from; passed down explicitly, never read from globals. */
 export interface Services {
@@ -104,11 +105,11 @@ export type EmitEach = (events: readonly GroupEvent[]) => Promise<void>;
  */
 export type WriteWithEvents = <Row>(events: readonly GroupEvent[], statement: OwnStatement) => Promise<Row[]>;
 
-/** Who caused an event, as its trace names them. */
-function traceActor(p: Principal | undefined): TraceMetadata['actor'] {
+/** Who caused an event, as its trace names them: public ids only (see `TraceActor`). */
+function traceActor(p: Principal | undefined): TraceActor | undefined {
   switch (p?.kind) {
     case 'session':
-      return { kind: 'actor', id: p.actor.id, type: p.actor.type, externalId: p.actor.externalId };
+      return { kind: 'actor', ...actorView(p.actor) };
     case 'api_key':
       return { kind: 'api_key', id: p.apiKeyId };
     case 'hosted_user':

@@ -4,7 +4,7 @@ import { AppError } from '../http/errors.ts';
 export type PrincipalKind = Principal['kind'];
 
 export interface ActorRef {
-  /** Internal id (`act_...`). */
+  /** Internal row id (a UUID): it never leaves the service; the API names the actor by `externalId`. */
   id: string;
   type: 'end_user' | 'agent' | 'guest';
   /** Provider-qualified external id, `<provider>:<external_id>`. */

@@ -3,33 +3,59 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../context.ts';
 import { requestContext } from '../http/context.ts';
+import { PAGE_QUERY, Page } from '../http/pagination.ts';
 import { jsonObject } from '../http/schemas.ts';
 import { idPattern } from '../ids.ts';
 import { eventToWire } from './store.ts';
 import { getEvent, listEvents, publishEvent } from './verbs.ts';
 
-export const EventSchema = Type.Object({
-  id: Type.String({ pattern: idPattern('event') }),
-  type: Type.String(),
-  data: Type.Object({}, { additionalProperties: true }),
-  created_at: Type.String({ format: 'date-time' }),
-  trace: Type.Object(
-    {
-      traceId: Type.String(),
-      spanId: Type.String(),
-      sampled: Type.Optional(
-        Type.Boolean({ description: "The sampled flag of the request's traceparent, kept for deliveries" }),
-      ),
-      requestId: Type.String(),
-      origin: Type.String({ description: 'api, console, realtime, mcp or system' }),
-      actor: Type.Optional(Type.Object({}, { additionalProperties: true })),
-    },
-    { additionalProperties: true },
-  ),
-});
+/**
+ * Who caused an event. Described rather than typed: the Actor schema forbids other fields, and its
+ * `kind` tells the three apart.
+ */
+const TraceActor = Type.Object(
+  {},
+  {
+    additionalProperties: true,
+    description:
+      "Who caused it, by public ids: `{kind: 'api_key', id: 'key_...'}`, `{kind: 'user', id: 'usr_...'}` (a console user), or `{kind: 'actor'}` with the Actor object's fields (`type`, `id: '<provider>:<external_id>'`, `identityProvider`)",
+  },
+);
+
+export const EventSchema = Type.Object(
+  {
+    id: Type.String({ pattern: idPattern('event') }),
+    type: Type.String(),
+    data: Type.Object({}, { additionalProperties: true }),
+    created_at: Type.String({ format: 'date-time' }),
+    trace: Type.Object(
+      {
+        traceId: Type.String(),
+        spanId: Type.String(),
+        sampled: Type.Optional(
+          Type.Boolean({ description: "The sampled flag of the request's traceparent, kept for deliveries" }),
+        ),
+        requestId: Type.String(),
+        origin: Type.String({ description: 'api, console, realtime, mcp or system' }),
+        actor: Type.Optional(TraceActor),
+      },
+      {
+        title: 'EventTrace',
+        description: 'Where an event came from: the trace and request that caused it, and who',
+        additionalProperties: true,
+      },
+    ),
+  },
+  {
+    title: 'Event',
+    description:
+      'A tenant event: written with the change it describes, delivered to webhooks and kept in the log',
+  },
+);
 
 export const EventListQuery = Type.Object(
   {
+    ...PAGE_QUERY,
     type: Type.Optional(
       Type.String({
         pattern: '^[a-z][a-z0-9_]*(\\.[a-z0-9_]+)*(\\.\\*)?$',
@@ -38,17 +64,12 @@ export const EventListQuery = Type.Object(
     ),
     since: Type.Optional(Type.String({ format: 'date-time', description: 'created_at >= since' })),
     until: Type.Optional(Type.String({ format: 'date-time', description: 'created_at < until' })),
-    cursor: Type.Optional(Type.String({ maxLength: 500 })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
     order: Type.Optional(Type.Union([Type.Literal('desc'), Type.Literal('asc')], { default: 'desc' })),
   },
   { additionalProperties: false },
 );
 
-export const EventPage = Type.Object({
-  data: Type.Array(EventSchema),
-  nextCursor: Type.Union([Type.String(), Type.Null()]),
-});
+export const EventPage = Page(EventSchema, 'EventPage', 'A page of tenant events, newest first unless asked');
 
 const PublishBody = Type.Object(
   {
@@ -59,7 +80,11 @@ const PublishBody = Type.Object(
     }),
     data: jsonObject(),
   },
-  { additionalProperties: false },
+  {
+    title: 'PublishEventInput',
+    description: 'A custom application event: its `app.*` type and its data (up to 64 KiB of JSON)',
+    additionalProperties: false,
+  },
 );
 
 export async function eventRoutes(app: FastifyInstance, services: Services) {

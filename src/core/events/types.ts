@@ -1,4 +1,14 @@
 import type { Origin } from '../context.ts';
+import type { Actor } from '../tenancy/actors.ts';
+
+/**
+ * Who caused an event, by public ids only: an API key (`key_...`), a console user (`usr_...`), or a
+ * runtime actor as the API's Actor object (its provider-qualified id, never the internal row id).
+ */
+export type TraceActor =
+  | { kind: 'api_key'; id: string }
+  | { kind: 'user'; id: string }
+  | ({ kind: 'actor' } & Actor);
 
 export interface TraceMetadata {
   traceId: string;
@@ -7,8 +17,7 @@ export interface TraceMetadata {
   sampled?: boolean;
   requestId: string;
   origin: Origin;
-  /** Who caused it: an API key, a console user, or a runtime actor. */
-  actor?: { kind: 'api_key' | 'user' | 'actor'; id: string; type?: string; externalId?: string };
+  actor?: TraceActor;
 }
 
 export interface TenantEvent {

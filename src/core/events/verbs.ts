@@ -2,29 +2,26 @@ import { inTenant, type ServiceContext } from '../context.ts';
 import { tenantRead } from '../db/tenant-tx.ts';
 import { decodeCursor, encodeCursor, likePrefix } from '../http/cursor.ts';
 import { InvalidRequest, NotFound } from '../http/errors.ts';
+import { DEFAULT_PAGE_LIMIT, type PageInput } from '../http/pagination.ts';
 import { type EventRow, toEvent } from './store.ts';
 import type { TenantEvent } from './types.ts';
 
-export interface ListEventsInput {
+export interface ListEventsInput extends PageInput {
   type?: string | undefined;
   since?: string | undefined;
   until?: string | undefined;
-  cursor?: string | undefined;
-  limit?: number | undefined;
   order?: 'asc' | 'desc' | undefined;
-}
-
-export interface Page<T> {
-  data: T[];
-  nextCursor: string | null;
 }
 
 const COLUMNS = 'id, tenant_id, type, data, trace, created_at';
 
 /** Newest first by default; keyset pages by id, so events arriving meanwhile never shift a page. */
-export async function listEvents(ctx: ServiceContext, input: ListEventsInput): Promise<Page<TenantEvent>> {
+export async function listEvents(
+  ctx: ServiceContext,
+  input: ListEventsInput,
+): Promise<{ data: TenantEvent[]; nextCursor: string | null }> {
   const order = input.order ?? 'desc';
-  const limit = input.limit ?? 50;
+  const limit = input.limit ?? DEFAULT_PAGE_LIMIT;
   const cursor = decodeCursor(input.cursor);
   if (cursor !== undefined && cursor.order !== order) {
     throw new InvalidRequest('the cursor belongs to a listing in the other order', [

@@ -3,19 +3,27 @@ import type { TenantEvent } from '../../core/events/types.ts';
 import { LIMITS } from './schema.ts';
 import type { StoredEvent } from './store.ts';
 
-/** The actor a platform event is about: its trace's runtime actor, else the first `externalId` in its data. */
+/** An Actor object (`{type, id: "<provider>:<external_id>", identityProvider}`) in an event's data. */
+function actorIdIn(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const { id, identityProvider } = value as Record<string, unknown>;
+  return typeof id === 'string' && typeof identityProvider === 'string' ? id : undefined;
+}
+
+/**
+ * The actor a platform event is about: its trace's runtime actor, else the first Actor object in its data
+ * (a message's author, a bid's bidder), at the top level or one level down. Its provider-qualified id.
+ */
 function actorOf(event: TenantEvent): string | null {
   const traced = event.trace.actor;
-  if (traced?.kind === 'actor' && traced.externalId !== undefined) return traced.externalId;
+  if (traced?.kind === 'actor') return traced.id;
   for (const value of Object.values(event.data)) {
+    const direct = actorIdIn(value);
+    if (direct !== undefined) return direct;
     if (typeof value !== 'object' || value === null) continue;
-    const direct = (value as Record<string, unknown>).externalId;
-    if (typeof direct === 'string') return direct;
     for (const inner of Object.values(value)) {
-      if (typeof inner === 'object' && inner !== null) {
-        const id = (inner as Record<string, unknown>).externalId;
-        if (typeof id === 'string') return id;
-      }
+      const id = actorIdIn(inner);
+      if (id !== undefined) return id;
     }
   }
   return null;

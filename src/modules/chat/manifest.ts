@@ -33,7 +33,7 @@ export const chatModule: ModuleManifest = {
       name: 'list_messages',
       title: 'List messages',
       description:
-        'Messages of a room, oldest first: the newest page by default, older with `before`, newer with `after` (seq numbers).',
+        'Messages of a room, oldest first within a page: the newest page by default, older ones with `cursor` (the nextCursor of the page before) or `before`, newer with `after` (seq numbers).',
       input: ListMessagesInput,
       output: MessagePage,
       scope: 'chat:read',

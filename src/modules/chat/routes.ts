@@ -3,12 +3,12 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../../core/context.ts';
 import { requestContext } from '../../core/http/context.ts';
+import { PAGE_QUERY } from '../../core/http/pagination.ts';
 import { errorRef } from '../../core/http/schemas.ts';
 import { reactionRoutes } from './reaction-routes.ts';
 import {
   ActorInput,
   ClientId,
-  MAX_PAGE,
   Message,
   MessageId,
   MessageMetadata,
@@ -36,21 +36,36 @@ const SendBody = Type.Object(
     // API keys only: who the message is from.
     actor: Type.Optional(ActorInput),
   },
-  { additionalProperties: false },
+  {
+    title: 'SendMessageInput',
+    description:
+      'A message to post; with an API key, `actor` names who it is from (a session token acts as itself)',
+    additionalProperties: false,
+  },
 );
 
 const ListQuery = Type.Object(
   {
+    ...PAGE_QUERY,
     before: Type.Optional(Type.Integer({ minimum: 1, description: 'Older than this seq' })),
-    after: Type.Optional(Type.Integer({ minimum: 0, description: 'Newer than this seq (read forward)' })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 50 })),
+    after: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description: 'Newer than this seq: read forward (then `cursor` goes on forward)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
 
 const EditBody = Type.Object(
   { text: Type.Optional(MessageText), metadata: Type.Optional(MessageMetadata) },
-  { additionalProperties: false, minProperties: 1 },
+  {
+    title: 'EditMessageInput',
+    description: 'A message’s new text and/or metadata',
+    additionalProperties: false,
+    minProperties: 1,
+  },
 );
 
 export async function chatRoutes(app: FastifyInstance, services: Services) {
@@ -84,7 +99,8 @@ export async function chatRoutes(app: FastifyInstance, services: Services) {
       config: read,
       schema: {
         operationId: 'listMessages',
-        summary: 'Page through a room’s messages by seq: newest first by default, forward with `after`',
+        summary:
+          'Page through a room’s messages by seq: the newest page first, older ones by `cursor`; forward with `after`',
         tags: ['chat'],
         params: RoomParams,
         querystring: ListQuery,

@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
 import { ROOM_ID_PATTERN } from '../../core/auth/room-id.ts';
+import { PAGE_QUERY, Page } from '../../core/http/pagination.ts';
 import { idPattern } from '../../core/ids.ts';
 import { Actor } from '../../core/tenancy/actors.ts';
 
 /** The hard ceiling; a tenant may configure a lower one. */
 export const MAX_TEXT_LENGTH = 4000;
-export const MAX_PAGE = 100;
 
 export const RoomId = Type.String({ pattern: ROOM_ID_PATTERN, description: 'The room' });
 export const MessageId = Type.String({ pattern: idPattern('message'), description: 'msg_...' });
@@ -41,35 +41,37 @@ export const ClientId = Type.String({
  */
 export const ActorInput = Actor;
 
-export const ActorView = Type.Object({
-  id: Type.String({ description: 'Internal actor id' }),
-  type: Type.String(),
-  externalId: Type.String({ description: '<provider>:<external_id>' }),
-});
+export const Reaction = Type.Object(
+  { emoji: Type.String(), count: Type.Integer({ minimum: 1 }) },
+  { title: 'Reaction', description: 'One emoji on a message and how many actors reacted with it' },
+);
 
-export const Reaction = Type.Object({ emoji: Type.String(), count: Type.Integer({ minimum: 1 }) });
+export const Message = Type.Object(
+  {
+    id: Type.String(),
+    roomId: Type.String(),
+    seq: Type.Integer({ minimum: 1, description: 'Position in the room: 1, 2, 3, ... in commit order' }),
+    author: Actor,
+    text: Type.String({ description: 'Empty once deleted' }),
+    metadata: Type.Object({}, { additionalProperties: true }),
+    clientId: Type.Union([Type.String(), Type.Null()]),
+    reactions: Type.Array(Reaction),
+    revision: Type.Integer({ minimum: 0, description: 'Grows with every change; keep the highest you saw' }),
+    createdAt: Type.String({ format: 'date-time' }),
+    editedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    deletedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  },
+  {
+    title: 'ChatMessage',
+    description: 'A message of a room, numbered by `seq`; a deleted one is a tombstone (empty text)',
+  },
+);
 
-export const Message = Type.Object({
-  id: Type.String(),
-  roomId: Type.String(),
-  seq: Type.Integer({ minimum: 1, description: 'Position in the room: 1, 2, 3, ... in commit order' }),
-  author: ActorView,
-  text: Type.String({ description: 'Empty once deleted' }),
-  metadata: Type.Object({}, { additionalProperties: true }),
-  clientId: Type.Union([Type.String(), Type.Null()]),
-  reactions: Type.Array(Reaction),
-  revision: Type.Integer({ minimum: 0, description: 'Grows with every change; keep the highest you saw' }),
-  createdAt: Type.String({ format: 'date-time' }),
-  editedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  deletedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-});
-
-export const MessagePage = Type.Object({
-  data: Type.Array(Message, { description: 'Oldest first' }),
-  hasMore: Type.Boolean({
-    description: 'With `after`: newer messages exist past this page. Otherwise: older ones do.',
-  }),
-});
+export const MessagePage = Page(
+  Message,
+  'ChatMessagePage',
+  'A page of a room’s messages, oldest first within the page: the newest page first, older ones by `cursor`; with `after`, the messages past it',
+);
 
 export const SendMessageInput = Type.Object(
   {
@@ -79,22 +81,32 @@ export const SendMessageInput = Type.Object(
     clientId: Type.Optional(ClientId),
     actor: Type.Optional(ActorInput),
   },
-  { additionalProperties: false },
+  {
+    title: 'SendMessageActionInput',
+    description: 'A message to post to a room; with an API key, `actor` names who it is from',
+    additionalProperties: false,
+  },
 );
 
 export const ListMessagesInput = Type.Object(
   {
     roomId: RoomId,
+    ...PAGE_QUERY,
     before: Type.Optional(Type.Integer({ minimum: 1, description: 'Only messages with a lower seq' })),
-    after: Type.Optional(Type.Integer({ minimum: 0, description: 'Only messages with a higher seq' })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 50 })),
+    after: Type.Optional(
+      Type.Integer({ minimum: 0, description: 'Only messages with a higher seq, read forward' }),
+    ),
   },
-  { additionalProperties: false },
+  {
+    title: 'ListMessagesActionInput',
+    description: 'Which messages of a room to page through',
+    additionalProperties: false,
+  },
 );
 
 export const MessageRef = Type.Object(
   { roomId: RoomId, messageId: MessageId },
-  { additionalProperties: false },
+  { title: 'ChatMessageRef', description: 'One message of a room', additionalProperties: false },
 );
 
 export const EditMessageInput = Type.Object(
@@ -126,5 +138,9 @@ export const ChatConfig = Type.Object(
       description: 'Messages containing one of these words (whole word, any case) are refused',
     }),
   },
-  { additionalProperties: false },
+  {
+    title: 'ChatConfig',
+    description: 'A tenant’s chat settings: the longest text, and the words it refuses',
+    additionalProperties: false,
+  },
 );

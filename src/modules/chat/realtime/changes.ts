@@ -1,6 +1,6 @@
 import { type EncodedFrame, encodeFrame } from '../../../core/realtime/contributions.ts';
-import type { StoredChange } from '../verbs/list-changes.ts';
-import type { ChatMessage } from '../verbs/message-row.ts';
+import type { StoredChange } from '../store/change-log.ts';
+import type { ChatMessage } from '../store/message-row.ts';
 
 export type ChatOp = 'created' | 'updated' | 'deleted';
 

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { RealtimeMembership } from '../../../core/realtime/contributions.ts';
 import { defineFrame, RoomField } from '../../../core/realtime/contributions.ts';
+import { actorView } from '../../../core/tenancy/actors.ts';
 import { ClientId, MessageMetadata, MessageText } from '../schema.ts';
 import { isRetry, sendMessage } from '../verbs/send-message.ts';
 import { chatFrame } from './changes.ts';
@@ -59,7 +60,7 @@ export function typingFrame() {
       const { actor, tenantId } = connection.session;
       const message: TypingMessage = {
         k: 'typing',
-        actor: { id: actor.id, type: actor.type, externalId: actor.externalId },
+        actor: actorView(actor),
         from: connection.id,
       };
       await host.publish(tenantId, frame.room, message);

@@ -8,7 +8,7 @@ import {
 } from '../../../core/realtime/contributions.ts';
 import { describeAge, retentionAgeMs } from '../../../core/retention/rules.ts';
 import { CHAT_CHANGES_RETENTION } from '../retention.ts';
-import { changeKept, changeOfMessage, type RoomPosition, roomPosition } from '../verbs/room-position.ts';
+import { changeKept, changeOfMessage, type RoomPosition, roomPosition } from '../store/room-position.ts';
 import { CHAT_STREAM } from './changes.ts';
 import { replayMissed } from './replay.ts';
 

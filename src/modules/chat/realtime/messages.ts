@@ -1,15 +1,9 @@
 import type { TenantEvent } from '../../../core/events/types.ts';
 import type { RoomMessage } from '../../../core/realtime/contributions.ts';
 import type { JsonObject, JsonValue } from '../../../core/realtime/index.ts';
-import type { ChatMessage } from '../verbs/message-row.ts';
+import { ACTOR_TYPES, type Actor } from '../../../core/tenancy/actors.ts';
+import type { ChatMessage } from '../store/message-row.ts';
 import type { ChatOp } from './changes.ts';
-
-/** Who is typing, as the room's other members see it. */
-export interface TypingActor {
-  id: string;
-  type: string;
-  externalId: string;
-}
 
 /**
  * What chat publishes on a room's channel. `changeSeq` is absent only when an instance older than change
@@ -24,7 +18,8 @@ export interface ChatChangeMessage extends RoomMessage {
 
 export interface TypingMessage extends RoomMessage {
   k: 'typing';
-  actor: TypingActor;
+  /** Who is typing, as the room's other members see it. */
+  actor: Actor;
   /** The connection that is typing: it does not get its own typing frame. */
   from: string;
 }
@@ -58,6 +53,22 @@ export function changeMessageOf(event: TenantEvent): ChatChangeMessage | undefin
 }
 
 /**
+ * An actor as a channel payload names it. An instance older than issue 29 published `{id: <internal id>,
+ * type, externalId}`: it is read as the Actor object (its provider being its id's prefix), so no internal
+ * id reaches a socket during a rolling deploy.
+ */
+function actorIn(value: JsonValue | undefined): Actor | undefined {
+  if (!isObject(value)) return undefined;
+  const { type, id, identityProvider, externalId } = value;
+  const kind = ACTOR_TYPES.find((t) => t === type);
+  if (kind === undefined) return undefined;
+  if (typeof externalId === 'string')
+    return { type: kind, id: externalId, identityProvider: externalId.slice(0, externalId.indexOf(':')) };
+  if (typeof id !== 'string' || typeof identityProvider !== 'string') return undefined;
+  return { type: kind, id, identityProvider };
+}
+
+/**
  * Reads a channel payload back. Only this service publishes on these channels, so a payload is trusted
  * once its discriminating fields check out; anything else is dropped rather than half-delivered.
  */
@@ -65,15 +76,20 @@ export function readChangeMessage(payload: JsonObject): ChatChangeMessage | unde
   const { op, message, changeSeq } = payload;
   if (!isOp(op) || !isObject(message)) return undefined;
   if (typeof message.seq !== 'number' || typeof message.id !== 'string') return undefined;
-  const chat: ChatChangeMessage = { k: 'chat', op, message: message as unknown as ChatMessage };
+  const author = actorIn(message.author);
+  if (author === undefined) return undefined;
+  const chat: ChatChangeMessage = {
+    k: 'chat',
+    op,
+    message: { ...(message as unknown as ChatMessage), author },
+  };
   if (changeSeq === undefined) return chat;
   return typeof changeSeq === 'number' ? { ...chat, changeSeq } : undefined;
 }
 
 export function readTypingMessage(payload: JsonObject): TypingMessage | undefined {
-  const { actor, from } = payload;
-  if (!isObject(actor) || typeof from !== 'string') return undefined;
-  const { id, type, externalId } = actor;
-  if (typeof id !== 'string' || typeof type !== 'string' || typeof externalId !== 'string') return undefined;
-  return { k: 'typing', actor: { id, type, externalId }, from };
+  const { from } = payload;
+  const actor = actorIn(payload.actor);
+  if (actor === undefined || typeof from !== 'string') return undefined;
+  return { k: 'typing', actor, from };
 }

@@ -1,5 +1,5 @@
 import type { RealtimeHost, RealtimeMembership } from '../../../core/realtime/contributions.ts';
-import { readChanges } from '../verbs/list-changes.ts';
+import { readChanges } from '../store/change-log.ts';
 import { CHAT_STREAM, chatFrame, SentAhead, storedChange } from './changes.ts';
 
 /**

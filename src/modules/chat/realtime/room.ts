@@ -1,8 +1,8 @@
 import type { ModuleRoom, RealtimeHost, RealtimeRoom } from '../../../core/realtime/contributions.ts';
 import { encodeFrame } from '../../../core/realtime/contributions.ts';
 import type { JsonObject } from '../../../core/realtime/index.ts';
-import { readChanges } from '../verbs/list-changes.ts';
-import { roomPosition } from '../verbs/room-position.ts';
+import { readChanges } from '../store/change-log.ts';
+import { roomPosition } from '../store/room-position.ts';
 import { CHAT_STREAM, type ChatChange, chatFrame, liveChange } from './changes.ts';
 import { readChangeMessage, readTypingMessage } from './messages.ts';
 import { ChatSequencer } from './sequencer.ts';

@@ -1,7 +1,7 @@
 import type { Clock } from '../../../core/clock.ts';
 import type { ErrorReporter } from '../../../core/realtime/index.ts';
 import { OrderedStream } from '../../../core/realtime/ordered-stream.ts';
-import type { StoredChange } from '../verbs/list-changes.ts';
+import type { StoredChange } from '../store/change-log.ts';
 import { type ChatChange, SentAhead, storedChange } from './changes.ts';
 
 export interface SequencerDeps {

@@ -1,11 +1,12 @@
 import type { Static } from 'typebox';
 import { inTenant, type ServiceContext } from '../../../core/context.ts';
 import { Conflict } from '../../../core/http/errors.ts';
+import { actingActor } from '../../../core/tenancy/acting-actor.ts';
+import { CHAT_ACTING } from '../rules/acting.ts';
 import type { ReactionInput } from '../schema.ts';
-import { actingActor } from './author.ts';
-import { lockMessage } from './message-change.ts';
-import type { ChatMessage } from './message-row.ts';
-import { afterReaction } from './reaction-change.ts';
+import { lockMessage } from '../store/message-change.ts';
+import type { ChatMessage } from '../store/message-row.ts';
+import { afterReaction } from '../store/reaction-change.ts';
 
 /** Adds the actor's reaction; adding it again changes nothing (and emits nothing). */
 export async function addReaction(
@@ -13,7 +14,8 @@ export async function addReaction(
   input: Static<typeof ReactionInput>,
 ): Promise<ChatMessage> {
   return inTenant(ctx, async (tx, emit) => {
-    const actorId = (await actingActor(ctx, tx, input.actor)).id;
+    const by = { principal: ctx.principal, named: input.actor };
+    const actorId = (await actingActor(tx, ctx.tenantId, by, CHAT_ACTING)).id;
     const locked = await lockMessage(ctx, tx, input.roomId, input.messageId, { authorOnly: false });
     if (locked.deleted) throw new Conflict(`message ${input.messageId} was deleted`);
     const { rowCount } = await tx.query(

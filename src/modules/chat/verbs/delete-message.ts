@@ -3,8 +3,8 @@ import { inTenant, type ServiceContext } from '../../../core/context.ts';
 import { tenantTx } from '../../../core/db/tenant-tx.ts';
 import { NotFound } from '../../../core/http/errors.ts';
 import type { MessageRef } from '../schema.ts';
-import { changedMessage, lockMessage } from './message-change.ts';
-import { type ChatMessage, readMessage } from './message-row.ts';
+import { changedMessage, lockMessage } from '../store/message-change.ts';
+import { type ChatMessage, readMessage } from '../store/message-row.ts';
 
 /**
  * Deletes a message's content and keeps a tombstone in its place: the seq stays taken, so history and

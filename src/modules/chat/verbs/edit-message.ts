@@ -1,11 +1,11 @@
 import type { Static } from 'typebox';
 import { inTenant, type ServiceContext } from '../../../core/context.ts';
 import { Conflict } from '../../../core/http/errors.ts';
+import { chatConfig } from '../rules/config.ts';
+import { checkText } from '../rules/moderation.ts';
 import type { EditMessageInput } from '../schema.ts';
-import { chatConfig } from './config.ts';
-import { changedMessage, lockMessage } from './message-change.ts';
-import type { ChatMessage } from './message-row.ts';
-import { checkText } from './moderation.ts';
+import { changedMessage, lockMessage } from '../store/message-change.ts';
+import type { ChatMessage } from '../store/message-row.ts';
 
 /** Replaces the text and/or metadata of a message; its author (session) or the tenant (API key) may. */
 export async function editMessage(

@@ -1,30 +1,42 @@
 import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
 import { tenantRead } from '../../../core/db/tenant-tx.ts';
+import { cursorNumber, decodeCursor, encodeCursor } from '../../../core/http/cursor.ts';
+import { DEFAULT_PAGE_LIMIT } from '../../../core/http/pagination.ts';
 import { assertRoomExists } from '../../rooms/port.ts';
 import type { ListMessagesInput, MessagePage } from '../schema.ts';
-import { MESSAGE_SELECT, type MessageRow, toMessage } from './message-row.ts';
+import { MESSAGE_SELECT, type MessageRow, toMessage } from '../store/message-row.ts';
+
+type Input = Static<typeof ListMessagesInput>;
 
 /**
- * A page of a room's messages, oldest first, deleted ones as tombstones (so seq numbers have no holes).
- * With `after`: the next messages past it (reading forward, e.g. catching up). Otherwise: the newest ones
- * below `before` (or the newest of all), reading back in history.
+ * Where a page starts. Reading back (the default): below `before`, or the previous page's lowest seq.
+ * Reading forward (`after`, or a cursor that did): past `after`, or the previous page's highest seq. The
+ * other bound a request gave (`before` while reading forward) holds for every page.
  */
-export async function listMessages(
-  ctx: ServiceContext,
-  input: Static<typeof ListMessagesInput>,
-): Promise<Static<typeof MessagePage>> {
-  await assertRoomExists(ctx, input.roomId);
-  return readPage(ctx, input);
+function pageBounds(input: Input): {
+  forward: boolean;
+  after?: number | undefined;
+  before?: number | undefined;
+} {
+  const cursor = decodeCursor(input.cursor);
+  if (cursor === undefined)
+    return { forward: input.after !== undefined, after: input.after, before: input.before };
+  const seq = cursorNumber(cursor.seq);
+  return cursor.dir === 'after'
+    ? { forward: true, after: seq, before: input.before }
+    : { forward: false, after: input.after, before: seq };
 }
 
-/** The page without the existence check: for callers that know the room exists (the realtime gateway). */
-export async function readPage(
-  ctx: ServiceContext,
-  input: Static<typeof ListMessagesInput>,
-): Promise<Static<typeof MessagePage>> {
-  const limit = input.limit ?? 50;
-  const forward = input.after !== undefined;
+/**
+ * A page of a room's messages, oldest first within the page, deleted ones as tombstones (so seq numbers
+ * have no holes). By default the newest page, then older ones through `nextCursor`. With `after`: the
+ * messages past it, then newer ones through `nextCursor` (reading forward, e.g. catching up).
+ */
+export async function listMessages(ctx: ServiceContext, input: Input): Promise<Static<typeof MessagePage>> {
+  await assertRoomExists(ctx, input.roomId);
+  const limit = input.limit ?? DEFAULT_PAGE_LIMIT;
+  const { forward, after, before } = pageBounds(input);
   const { rows } = await tenantRead<MessageRow>(
     ctx.db,
     { tenantId: ctx.tenantId },
@@ -33,9 +45,14 @@ export async function readPage(
           and ($2::bigint is null or m.seq > $2)
           and ($3::bigint is null or m.seq < $3)
         order by m.seq ${forward ? 'asc' : 'desc'} limit $4`,
-    [input.roomId, input.after ?? null, input.before ?? null, limit + 1],
+    [input.roomId, after ?? null, before ?? null, limit + 1],
   );
   const page = rows.slice(0, limit).map(toMessage);
+  const edge = page.at(-1)?.seq;
+  const nextCursor =
+    rows.length > limit && edge !== undefined
+      ? encodeCursor({ dir: forward ? 'after' : 'before', seq: String(edge) })
+      : null;
   if (!forward) page.reverse();
-  return { data: page, hasMore: rows.length > limit };
+  return { data: page, nextCursor };
 }

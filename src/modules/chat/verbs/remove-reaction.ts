@@ -1,10 +1,11 @@
 import type { Static } from 'typebox';
 import { inTenant, type ServiceContext } from '../../../core/context.ts';
+import { actingActor } from '../../../core/tenancy/acting-actor.ts';
+import { CHAT_ACTING } from '../rules/acting.ts';
 import type { ReactionInput } from '../schema.ts';
-import { actingActor } from './author.ts';
-import { lockMessage } from './message-change.ts';
-import type { ChatMessage } from './message-row.ts';
-import { afterReaction } from './reaction-change.ts';
+import { lockMessage } from '../store/message-change.ts';
+import type { ChatMessage } from '../store/message-row.ts';
+import { afterReaction } from '../store/reaction-change.ts';
 
 /** Removes the actor's reaction; removing one that is not there changes nothing. */
 export async function removeReaction(
@@ -12,7 +13,8 @@ export async function removeReaction(
   input: Static<typeof ReactionInput>,
 ): Promise<ChatMessage> {
   return inTenant(ctx, async (tx, emit) => {
-    const actorId = (await actingActor(ctx, tx, input.actor)).id;
+    const by = { principal: ctx.principal, named: input.actor };
+    const actorId = (await actingActor(tx, ctx.tenantId, by, CHAT_ACTING)).id;
     await lockMessage(ctx, tx, input.roomId, input.messageId, { authorOnly: false });
     const { rowCount } = await tx.query(
       'delete from chat_reactions where message_id = $1 and emoji = $2 and actor_id = $3',

@@ -1,16 +1,24 @@
 import type { Static } from 'typebox';
-import { actorOf } from '../../../core/auth/principal.ts';
+import { type ActorRef, actorOf } from '../../../core/auth/principal.ts';
 import { inTenant, type ServiceContext } from '../../../core/context.ts';
-import { PG_ERROR, pgErrorCode } from '../../../core/db/database.ts';
+import { PG_ERROR, pgErrorCode, type Queryable } from '../../../core/db/database.ts';
 import type { GroupWriter } from '../../../core/db/group-commit.ts';
 import { tenantRead } from '../../../core/db/tenant-tx.ts';
 import { NotFound } from '../../../core/http/errors.ts';
 import { newId } from '../../../core/ids.ts';
+import {
+  assignNamedActors,
+  namedActorParams,
+  namedActorsCte,
+  namedActorsOf,
+  sessionOrNamedActor,
+} from '../../../core/tenancy/acting-actor.ts';
+import { actorView } from '../../../core/tenancy/actors.ts';
+import { CHAT_ACTING } from '../rules/acting.ts';
+import { chatConfig } from '../rules/config.ts';
+import { checkText } from '../rules/moderation.ts';
 import type { SendMessageInput } from '../schema.ts';
-import { type Actor, actingActor, checkActingActor } from './author.ts';
-import { chatConfig } from './config.ts';
-import { type ChatMessage, MESSAGE_SELECT, type MessageRow, toMessage } from './message-row.ts';
-import { checkText } from './moderation.ts';
+import { type ChatMessage, MESSAGE_SELECT, type MessageRow, toMessage } from '../store/message-row.ts';
 
 export type SendMessage = Static<typeof SendMessageInput>;
 
@@ -35,7 +43,7 @@ const SEND_WRITER: GroupWriter<QueuedSend, ChatMessage> = {
  */
 export async function sendMessage(ctx: ServiceContext, input: SendMessage): Promise<ChatMessage> {
   // Everything that can reject one message without the database is checked before it joins a group.
-  checkActingActor(ctx, input.actor);
+  sessionOrNamedActor(ctx.principal, input.actor, CHAT_ACTING);
   checkText(input.text, await chatConfig(ctx));
   return ctx.groupCommit
     .queue('chat.send', SEND_WRITER)
@@ -104,6 +112,22 @@ function columnsOrValues(many: boolean, columns: readonly unknown[][]): unknown[
   return many ? [...columns] : columns.map((column) => column[0]);
 }
 
+/** Who each send of a group is from: sessions as themselves, the actors API keys name in one statement. */
+async function authorsOf(tx: Queryable, tenantId: string, group: readonly QueuedSend[]): Promise<ActorRef[]> {
+  const items = group.map((p) => ({ principal: p.ctx.principal, named: p.input.actor }));
+  const { own, named } = namedActorsOf(items, CHAT_ACTING);
+  const found =
+    named.length === 0
+      ? []
+      : (
+          await tx.query<ActorRef>(`with ${namedActorsCte(1, 2)} select * from named_actors`, [
+            tenantId,
+            ...namedActorParams(named),
+          ])
+        ).rows;
+  return assignNamedActors(tx, items, own, found);
+}
+
 /** One transaction for a group of sends to one room of one tenant (in `ctx` of the first). */
 async function writeGroup(group: readonly QueuedSend[]): Promise<ChatMessage[]> {
   const first = group[0];
@@ -111,8 +135,7 @@ async function writeGroup(group: readonly QueuedSend[]): Promise<ChatMessage[]> 
   const { ctx } = first;
   const roomId = first.input.roomId;
   return inTenant(ctx, async (tx, _emit, emitEach) => {
-    const authors: Actor[] = [];
-    for (const p of group) authors.push(await actingActor(p.ctx, tx, p.input.actor));
+    const authors = await authorsOf(tx, ctx.tenantId, group);
     const now = ctx.clock.now();
     const ids = group.map(() => newId('message', now));
     const { rows } = await tx.query<{
@@ -136,14 +159,15 @@ async function writeGroup(group: readonly QueuedSend[]): Promise<ChatMessage[]> 
     // Built from what was just written rather than read back: sending is the hot path.
     const messages = group.map((p, i): { message: ChatMessage; changeSeq: number } => {
       const row = byId.get(ids[i] ?? '');
-      if (row === undefined) throw new Error('message insert returned nothing');
+      const author = authors[i];
+      if (row === undefined || author === undefined) throw new Error('message insert returned nothing');
       return {
         changeSeq: Number(row.created_change),
         message: {
           id: row.id,
           roomId,
           seq: Number(row.seq),
-          author: authors[i] as Actor,
+          author: actorView(author),
           text: p.input.text,
           metadata: p.input.metadata ?? {},
           clientId: p.input.clientId ?? null,

@@ -1,5 +1,6 @@
 import type { Static } from 'typebox';
 import type { Queryable } from '../../../core/db/database.ts';
+import { type ActorType, actorView } from '../../../core/tenancy/actors.ts';
 import type { Message } from '../schema.ts';
 
 export type ChatMessage = Static<typeof Message>;
@@ -8,9 +9,9 @@ export interface MessageRow {
   id: string;
   room_id: string;
   seq: number | string;
-  author_id: string;
-  author_type: string;
+  author_type: ActorType;
   author_external_id: string;
+  author_identity_provider: string;
   text: string;
   metadata: Record<string, unknown>;
   client_id: string | null;
@@ -21,10 +22,13 @@ export interface MessageRow {
   deleted_at: Date | string | null;
 }
 
-/** `select <MESSAGE_SELECT> where ...`: a message with its author and reaction counts, as one row. */
+/**
+ * `select <MESSAGE_SELECT> where ...`: a message with its author and reaction counts, as one row. The
+ * author's internal id stays in the database: the API names it by its provider-qualified id.
+ */
 export const MESSAGE_SELECT = `m.id, m.room_id, m.seq, m.text, m.metadata, m.client_id, m.revision,
   m.created_at, m.edited_at, m.deleted_at,
-  a.id::text as author_id, a.type as author_type, a.external_id as author_external_id,
+  a.type as author_type, a.external_id as author_external_id, a.identity_provider as author_identity_provider,
   (select jsonb_agg(jsonb_build_object('emoji', r.emoji, 'count', r.n) order by r.first_at, r.emoji)
      from (select emoji, count(*)::int as n, min(created_at) as first_at
              from chat_reactions
@@ -39,7 +43,11 @@ export function toMessage(row: MessageRow): ChatMessage {
     id: row.id,
     roomId: row.room_id,
     seq: Number(row.seq),
-    author: { id: row.author_id, type: row.author_type, externalId: row.author_external_id },
+    author: actorView({
+      type: row.author_type,
+      externalId: row.author_external_id,
+      identityProvider: row.author_identity_provider,
+    }),
     text: row.text,
     metadata: row.metadata,
     clientId: row.client_id,
