@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import openapiTS, { astToString } from 'openapi-typescript';
+import ts from 'typescript';
+import { buildTestApp, call, type TestApp } from '../helper.ts';
+
+/**
+ * What a client generated from the served document must let its user write: a named type per resource,
+ * the idempotency header as the docs spell it, and a list page's `nextCursor`. A schema left inline (no
+ * title), or a header spelled `idempotency-key`, fails to compile here.
+ */
+const USAGE = `
+import type { components, paths } from './schema.ts';
+
+type Schemas = components['schemas'];
+
+export const roomName = (room: Schemas['Room']): string | null => room.name;
+export const auctionStatus = (auction: Schemas['Auction']): string => auction.status;
+export const paymentAmount = (payment: Schemas['Payment']): number => payment.amount;
+export const actorId = (actor: Schemas['Actor']): string => actor.id;
+export const messageAuthor = (message: Schemas['ChatMessage']): Schemas['Actor'] => message.author;
+
+type CreatePaymentHeaders = NonNullable<paths['/v1/payments']['post']['parameters']['header']>;
+export const idempotencyKey: CreatePaymentHeaders['Idempotency-Key'] = 'a-uuid-of-yours';
+
+type RoomPage = paths['/v1/rooms']['get']['responses'][200]['content']['application/json'];
+export const nextCursor = (page: RoomPage): string | null => page.nextCursor;
+export const firstRoom = (page: RoomPage): Schemas['Room'] | undefined => page.data[0];
+`;
+
+interface Document {
+  paths: Record<string, Record<string, { parameters?: { in: string; name: string }[] }>>;
+  components: { schemas: Record<string, unknown> };
+}
+
+/** openapi-typescript's types for `document`, and what the TypeScript compiler says of USAGE against them. */
+async function compileUsage(document: unknown): Promise<string[]> {
+  const folder = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-openapi-client-'));
+  try {
+    const types = astToString(await openapiTS(JSON.stringify(document)));
+    await fs.writeFile(path.join(folder, 'schema.ts'), types);
+    await fs.writeFile(path.join(folder, 'usage.ts'), USAGE);
+    const program = ts.createProgram([path.join(folder, 'usage.ts')], {
+      strict: true,
+      noUncheckedIndexedAccess: true,
+      noEmit: true,
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.ESNext,
+      moduleResolution: ts.ModuleResolutionKind.Bundler,
+      allowImportingTsExtensions: true,
+      skipLibCheck: true,
+      types: [],
+    });
+    return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  } finally {
+    await fs.rm(folder, { recursive: true, force: true });
+  }
+}
+
+describe('a client generated from the OpenAPI document', () => {
+  let t: TestApp;
+  let doc: Document;
+  before(async () => {
+    t = await buildTestApp();
+    const res = await call(t.app, { method: 'GET', url: '/openapi.json' });
+    assert.equal(res.statusCode, 200);
+    doc = res.json<Document>();
+  });
+  after(() => t.close());
+
+  test('names every resource, spells Idempotency-Key as the docs do and types a page', async () => {
+    assert.deepEqual(await compileUsage(doc), []);
+  });
+
+  test('fails to compile when a resource is not named, or a header is spelled in lower case', async () => {
+    const unnamed = structuredClone(doc);
+    delete unnamed.components.schemas.Room;
+    // A $ref to a missing component would not even generate: drop the references, as an untitled schema has none.
+    const inline = JSON.parse(
+      JSON.stringify(unnamed).replaceAll('"$ref":"#/components/schemas/Room"', '"type":"object"'),
+    );
+    const roomErrors = await compileUsage(inline);
+    assert.ok(
+      roomErrors.some((message) => message.includes("'Room'")),
+      roomErrors.join('\n'),
+    );
+
+    const lowerCase = structuredClone(doc);
+    for (const parameter of lowerCase.paths['/v1/payments']?.post?.parameters ?? []) {
+      if (parameter.in === 'header') parameter.name = parameter.name.toLowerCase();
+    }
+    const headerErrors = await compileUsage(lowerCase);
+    assert.ok(
+      headerErrors.some((message) => message.includes("'Idempotency-Key'")),
+      headerErrors.join('\n'),
+    );
+  });
+});
