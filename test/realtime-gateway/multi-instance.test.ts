@@ -37,7 +37,7 @@ after(async () => {
   await shared.cleanup();
 });
 
-const memberExternalId = (f: Frame) => (f.member as { actor: { externalId: string } }).actor.externalId;
+const memberExternalId = (f: Frame) => (f.member as { actor: { id: string } }).actor.id;
 
 describe(`two instances on one database and one backplane (${process.env.REDIS_URL ? 'Redis' : 'shared in-memory broker'})`, () => {
   test('chat and presence fan out both ways', async () => {
@@ -76,7 +76,7 @@ describe(`two instances on one database and one backplane (${process.env.REDIS_U
 
     await onB.close();
     const leave = await onA.waitForType('presence.leave');
-    assert.equal(typeof leave.actorId, 'string');
+    assert.deepEqual(leave.actor, { type: 'end_user', id: 'test:on-b', identityProvider: 'test' });
     await onA.close();
   });
 
@@ -129,26 +129,26 @@ describe(`two instances on one database and one backplane (${process.env.REDIS_U
       await sessionToken(b, tenant.apiKey, { actorId: 'test:doomed' }),
     );
     const joined = await doomed.join(room, { presence: { status: 'here' } });
-    const doomedId = (joined.members as { actor: { id: string; externalId: string } }[]).find(
-      (m) => m.actor.externalId === 'test:doomed',
-    )?.actor.id;
+    const doomedMember = (joined.members as { actor: { id: string } }[]).find(
+      (m) => m.actor.id === 'test:doomed',
+    );
+    assert.ok(doomedMember !== undefined, 'the member is named by its provider-qualified id');
     await watcher.waitForType('presence.join', (f) => memberExternalId(f) === 'test:doomed');
 
     // The crash: instance b stops heartbeating without leaving anything (its socket even stays open).
     await b.backplane.close();
     const leave = await watcher.waitFor(
-      (f) => f.type === 'presence.leave' && f.actorId === doomedId,
+      (f) => f.type === 'presence.leave' && (f.actor as { id?: string } | undefined)?.id === 'test:doomed',
       'the dead instance’s member to leave',
     );
     assert.equal(leave.room, room);
+    assert.deepEqual(leave.actor, { type: 'end_user', id: 'test:doomed', identityProvider: 'test' });
     const listed = await call(a.app, {
       method: 'GET',
       url: `/v1/rooms/${room}/presence`,
       headers: bearer(tenant.apiKey),
     });
-    const externalIds = listed
-      .json<{ data: { actor: { externalId: string } }[] }>()
-      .data.map((m) => m.actor.externalId);
+    const externalIds = listed.json<{ data: { actor: { id: string } }[] }>().data.map((m) => m.actor.id);
     assert.equal(externalIds.length, 1);
     assert.ok(!externalIds.includes('test:doomed'));
     await watcher.close();

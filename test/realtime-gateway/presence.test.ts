@@ -7,7 +7,7 @@ import { sessionToken, tenantWithRoom } from './fixtures.ts';
 import { type Instance, startInstance } from './support.ts';
 
 interface MemberFrame {
-  actor: { id: string; externalId: string };
+  actor: { type: string; id: string; identityProvider: string };
   state: Record<string, unknown>;
   connections: number;
 }
@@ -35,7 +35,7 @@ describe('presence over the gateway', () => {
     // Everything the joins published has reached the watcher once its own later frame comes back.
     watcher.send({ type: 'presence', room, state: { settled: true }, ref: 'settle' });
     await watcher.waitForType('presence.update', (f) => memberOf(f).state.settled === true);
-    const joins = watcher.of('presence.join').filter((f) => memberOf(f).actor.externalId === actorId);
+    const joins = watcher.of('presence.join').filter((f) => memberOf(f).actor.id === actorId);
     assert.equal(joins.length, 1, 'one presence.join for the actor');
     await Promise.all([...tabs, watcher].map((c) => c.close()));
   });
@@ -52,7 +52,7 @@ describe('presence over the gateway', () => {
     });
     await tabOne.join(room, { presence: { status: 'online' } });
     const joined = await tabTwo.join(room);
-    const alice = (joined.members as MemberFrame[]).find((m) => m.actor.externalId === actorId);
+    const alice = (joined.members as MemberFrame[]).find((m) => m.actor.id === actorId);
     assert.equal(alice?.connections, 2);
     assert.deepEqual(alice?.state, { status: 'online' });
 
@@ -64,9 +64,9 @@ describe('presence over the gateway', () => {
     assert.equal(rest.statusCode, 200);
     const listed = rest.json<{ data: MemberFrame[] }>().data;
     assert.equal(listed.length, 2, 'the watcher and alice, not one entry per tab');
-    assert.equal(listed.find((m) => m.actor.externalId === actorId)?.connections, 2);
+    assert.equal(listed.find((m) => m.actor.id === actorId)?.connections, 2);
 
-    await watcher.waitForType('presence.join', (f) => memberOf(f).actor.externalId === actorId);
+    await watcher.waitForType('presence.join', (f) => memberOf(f).actor.id === actorId);
     const aliceId = alice?.actor.id;
     await tabOne.close();
     // The actor still has a tab open: no leave; the REST view shows one connection.
@@ -82,9 +82,10 @@ describe('presence over the gateway', () => {
     assert.equal(watcher.of('presence.leave').length, 0);
     await tabTwo.close();
     const leave = await watcher.waitForType('presence.leave');
-    assert.equal(leave.actorId, aliceId);
+    assert.deepEqual(leave.actor, { type: 'end_user', id: actorId, identityProvider: 'test' });
+    assert.equal(aliceId, actorId, 'members are named by the provider-qualified id');
     assert.equal(
-      watcher.of('presence.join').filter((f) => memberOf(f).actor.externalId === actorId).length,
+      watcher.of('presence.join').filter((f) => memberOf(f).actor.id === actorId).length,
       1,
       'one join for the actor, not one per tab',
     );
@@ -156,5 +157,55 @@ describe('presence over the gateway', () => {
     });
     assert.deepEqual(rest.json<{ data: unknown[] }>().data, []);
     await chatOnly.close();
+  });
+  test('members are Actor objects, listed a page at a time; no frame or answer holds an internal actor id', async () => {
+    const tenant = await tenantWithRoom(t);
+    const room = tenant.roomId;
+    const ids = ['test:p1', 'test:p2', 'test:p3'];
+    const clients: TestClient[] = [];
+    for (const actorId of ids) {
+      const client = await TestClient.connect(t.wsUrl, await sessionToken(t, tenant.apiKey, { actorId }));
+      await client.join(room, { presence: { who: actorId } });
+      clients.push(client);
+    }
+    const [watcher] = clients;
+    assert.ok(watcher !== undefined);
+    await watcher.waitForType('presence.join', (f) => memberOf(f).actor.id === 'test:p3');
+    const page = (query: string) =>
+      call(t.app, {
+        method: 'GET',
+        url: `/v1/rooms/${room}/presence${query}`,
+        headers: bearer(tenant.apiKey),
+      });
+    const first = await page('?limit=2');
+    const firstPage = first.json<{ data: MemberFrame[]; nextCursor: string | null }>();
+    assert.deepEqual(
+      firstPage.data.map((m) => m.actor),
+      ids.slice(0, 2).map((id) => ({ type: 'end_user', id, identityProvider: 'test' })),
+    );
+    assert.ok(firstPage.nextCursor !== null);
+    const second = await page(`?limit=2&cursor=${firstPage.nextCursor}`);
+    const secondPage = second.json<{ data: MemberFrame[]; nextCursor: string | null }>();
+    assert.deepEqual(
+      secondPage.data.map((m) => m.actor.id),
+      ['test:p3'],
+    );
+    assert.equal(secondPage.nextCursor, null);
+    await clients[2]?.close();
+    const leave = await watcher.waitForType('presence.leave');
+    assert.deepEqual(leave.actor, { type: 'end_user', id: 'test:p3', identityProvider: 'test' });
+    const { rows } = await t.db.query<{ id: string }>(
+      'select id::text as id from actors where tenant_id = $1 and external_id = any($2)',
+      [tenant.tenantId, ids],
+    );
+    assert.equal(rows.length, 3);
+    const seen = [
+      first.body,
+      second.body,
+      JSON.stringify(watcher.of('presence.join')),
+      JSON.stringify(leave),
+    ];
+    for (const { id } of rows) for (const text of seen) assert.ok(!text.includes(id), `no ${id} in ${text}`);
+    for (const client of clients.slice(0, 2)) await client.close();
   });
 });

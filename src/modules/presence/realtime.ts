@@ -14,6 +14,8 @@ import {
   type RoomMessage,
 } from '../../core/realtime/contributions.ts';
 import type { JsonObject } from '../../core/realtime/index.ts';
+import { type Actor, actorView } from '../../core/tenancy/actors.ts';
+import { actorOfMember, expiredLeaveMessage } from './leave.ts';
 import { checkStateSize, type MemberView, memberView, presenceRecord } from './member.ts';
 import { PresenceState } from './schema.ts';
 
@@ -21,7 +23,7 @@ import { PresenceState } from './schema.ts';
 type PresenceMessage = RoomMessage &
   (
     | { k: 'presence'; op: 'join' | 'update'; member: MemberView }
-    | { k: 'presence'; op: 'leave'; actorId: string }
+    | { k: 'presence'; op: 'leave'; actor: Actor }
   );
 
 /** A state from a checked frame: it came out of JSON.parse, so it is JSON all the way down. */
@@ -101,7 +103,7 @@ export function presenceRealtime(): RealtimeHooks {
       states.delete(membership);
       const { actor } = membership.connection.session;
       const last = await host.presence.leave(membership.key, actor.id, membership.connection.id);
-      if (last) await publish(host, membership, { k: 'presence', op: 'leave', actorId: actor.id });
+      if (last) await publish(host, membership, { k: 'presence', op: 'leave', actor: actorView(actor) });
     },
   });
 
@@ -130,19 +132,27 @@ export function presenceRealtime(): RealtimeHooks {
 
   /** Presence messages of a room, to the members whose token reads presence. */
   function room(host: RealtimeHost, room: RealtimeRoom) {
+    const deliver = (frame: Buffer) => {
+      for (const m of room.members) if (mayRead(m.connection)) m.deliver(frame);
+    };
+    const leaveFrame = (actor: unknown) => encodeFrame({ type: 'presence.leave', room: room.roomId, actor });
     return {
       receive(_kind: string, payload: JsonObject) {
         const { op } = payload;
-        let frame: Buffer;
-        if (op === 'leave' && typeof payload.actorId === 'string') {
-          frame = encodeFrame({ type: 'presence.leave', room: room.roomId, actorId: payload.actorId });
+        if (op === 'leave' && isObject(payload.actor)) {
+          deliver(leaveFrame(payload.actor));
+        } else if (op === 'leave' && typeof payload.actorId === 'string') {
+          // From an instance older than issue 29: it named the member by its internal id.
+          actorOfMember(host, room.tenantId, payload.actorId)
+            .then((actor) => {
+              if (actor !== undefined) deliver(leaveFrame(actor));
+            })
+            .catch((error: unknown) => host.report(error, `room ${room.roomId}`));
         } else if ((op === 'join' || op === 'update') && isObject(payload.member)) {
-          frame = encodeFrame({ type: `presence.${op}`, room: room.roomId, member: payload.member });
+          deliver(encodeFrame({ type: `presence.${op}`, room: room.roomId, member: payload.member }));
         } else {
           host.report(new Error('unreadable presence message'), `room ${room.roomId}`);
-          return;
         }
-        for (const m of room.members) if (mayRead(m.connection)) m.deliver(frame);
       },
     };
   }
@@ -180,10 +190,10 @@ export function presenceRealtime(): RealtimeHooks {
     roomMessages: ['presence'],
     room,
     start: (host) => [
-      host.presence.onExpiredLeave((leave) => {
-        const message: PresenceMessage = { k: 'presence', op: 'leave', actorId: leave.actor };
+      host.presence.onExpiredLeave(async (leave) => {
+        const message = await expiredLeaveMessage(host, leave);
         // A room's presence key is its channel name.
-        return host.pubsub.publish(leave.room, { ...message });
+        if (message !== undefined) await host.pubsub.publish(leave.room, { ...message });
       }),
       host.presence.onEvicted(() => rejoin(host)),
     ],

@@ -1,5 +1,7 @@
 import { Type } from 'typebox';
 import { ROOM_ID_PATTERN } from '../../core/auth/room-id.ts';
+import { PAGE_QUERY, Page } from '../../core/http/pagination.ts';
+import { Actor } from '../../core/tenancy/actors.ts';
 
 /** A member's state is the client's own JSON object, at most this many bytes as JSON. */
 export const MAX_STATE_BYTES = 2048;
@@ -11,20 +13,36 @@ export const PresenceState = Type.Object(
   { additionalProperties: true, description: `Any JSON object, <= ${MAX_STATE_BYTES} bytes as JSON` },
 );
 
-export const Member = Type.Object({
-  actor: Type.Object({
-    id: Type.String({ description: 'Internal actor id' }),
-    type: Type.String(),
-    externalId: Type.String({ description: '<provider>:<external_id>' }),
-  }),
-  state: PresenceState,
-  connections: Type.Integer({ minimum: 1, description: 'Open connections (tabs, devices) of this actor' }),
-  joinedAt: Type.String({ format: 'date-time' }),
-  updatedAt: Type.String({ format: 'date-time' }),
-});
+export const Member = Type.Object(
+  {
+    actor: Actor,
+    state: PresenceState,
+    connections: Type.Integer({ minimum: 1, description: 'Open connections (tabs, devices) of this actor' }),
+    joinedAt: Type.String({ format: 'date-time' }),
+    updatedAt: Type.String({ format: 'date-time' }),
+  },
+  {
+    title: 'PresenceMember',
+    description: 'One actor present in a room, however many tabs it has open, with its shared state',
+  },
+);
 
-export const MemberList = Type.Object({ data: Type.Array(Member, { description: 'In order of joining' }) });
+export const MemberList = Page(
+  Member,
+  'PresenceMemberPage',
+  'A page of the members of a room now, in order of joining',
+);
 
-export const PresenceRef = Type.Object({ roomId: RoomId }, { additionalProperties: false });
+export const PresenceRef = Type.Object(
+  { roomId: RoomId, ...PAGE_QUERY },
+  {
+    title: 'ListPresenceActionInput',
+    description: 'The room whose members to list, a page at a time',
+    additionalProperties: false,
+  },
+);
 
-export const PresenceConfig = Type.Object({}, { additionalProperties: false });
+export const PresenceConfig = Type.Object(
+  {},
+  { title: 'PresenceConfig', description: 'Presence has no settings', additionalProperties: false },
+);
