@@ -1,0 +1,159 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { bearer, createApiKey, createTestTenant, type TestTenant } from '../../../../test/factories.ts';
+import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
+import {
+  type AuctionBody,
+  bidder,
+  type ErrorBody,
+  eventsOf,
+  keyOf,
+  liveAuction,
+  makeAuction,
+  makeRoom,
+  placeBid,
+  post,
+} from './support.ts';
+
+describe('auctions module: lifecycle over REST', () => {
+  let t: TestApp;
+  let tenant: TestTenant;
+  let key: string;
+
+  before(async () => {
+    t = await buildTestApp();
+    tenant = await createTestTenant(t);
+    key = tenant.apiKey;
+  });
+  after(() => t.close());
+
+  const get = (url: string, apiKey = key) => call(t.app, { method: 'GET', url, headers: keyOf(apiKey) });
+
+  test('every illegal transition answers 409 conflict naming the status', async () => {
+    const ops = {
+      schedule: (id: string) =>
+        post(t, key, `/v1/auctions/${id}/schedule`, {
+          startsAt: new Date(Date.now() + 3_600_000).toISOString(),
+        }),
+      start: (id: string) => post(t, key, `/v1/auctions/${id}/start`),
+      cancel: (id: string) => post(t, key, `/v1/auctions/${id}/cancel`, {}),
+      edit: (id: string) =>
+        call(t.app, {
+          method: 'PATCH',
+          url: `/v1/auctions/${id}`,
+          headers: keyOf(key),
+          payload: { title: 'y' },
+        }),
+      delete: (id: string) =>
+        call(t.app, { method: 'DELETE', url: `/v1/auctions/${id}`, headers: keyOf(key) }),
+    };
+    const allowed: Record<string, (keyof typeof ops)[]> = {
+      draft: ['schedule', 'start', 'cancel', 'edit', 'delete'],
+      scheduled: ['start', 'cancel', 'edit'],
+      live: ['cancel'],
+      ended: [],
+      cancelled: [],
+    };
+    const inStatus = async (status: string): Promise<string> => {
+      const a = await makeAuction(t, key);
+      if (status === 'scheduled') assert.equal((await ops.schedule(a.id)).statusCode, 200);
+      if (status === 'live' || status === 'ended') assert.equal((await ops.start(a.id)).statusCode, 200);
+      if (status === 'ended') {
+        await placeBid(t, key, a.id, 'buyer', { amount: 1000 });
+        // Ended through buy-now-less path: cancel is not an end, so use a buy-now auction instead.
+      }
+      if (status === 'cancelled') assert.equal((await ops.cancel(a.id)).statusCode, 200);
+      return a.id;
+    };
+    const endedId = async () => {
+      const a = await liveAuction(t, key, { buyNowPrice: 5000 });
+      const res = await post(t, key, `/v1/auctions/${a.id}/buy-now`, { actor: bidder('buyer') });
+      assert.equal(res.statusCode, 201, res.body);
+      return a.id;
+    };
+    for (const [status, ok] of Object.entries(allowed)) {
+      for (const op of Object.keys(ops) as (keyof typeof ops)[]) {
+        const id = status === 'ended' ? await endedId() : await inStatus(status);
+        const res = await ops[op](id);
+        if (ok.includes(op)) {
+          assert.ok(res.statusCode < 300, `${op} on ${status}: ${res.statusCode} ${res.body}`);
+        } else {
+          assert.equal(res.statusCode, 409, `${op} on ${status}: ${res.body}`);
+          const body = res.json<ErrorBody>();
+          assert.equal(body.error, 'conflict');
+          assert.match(body.message, new RegExp(`is ${status}`));
+          assert.equal(body.details?.[0]?.code, 'invalid_transition');
+        }
+      }
+    }
+  });
+
+  test('schedule needs a start time in the future', async () => {
+    const a = await makeAuction(t, key);
+    const none = await post(t, key, `/v1/auctions/${a.id}/schedule`, {});
+    assert.equal(none.statusCode, 400);
+    const past = await post(t, key, `/v1/auctions/${a.id}/schedule`, {
+      startsAt: '2020-01-01T00:00:00.000Z',
+    });
+    assert.equal(past.json<ErrorBody>().details?.[0]?.code, 'in_the_past');
+  });
+
+  test('a room holds at most maxLivePerRoom scheduled or live auctions', async () => {
+    const config = await call(t.app, {
+      method: 'PUT',
+      url: `/api/console/tenants/${tenant.tenantId}/modules/auctions`,
+      headers: bearer(tenant.ownerToken),
+      payload: { enabled: true, config: { maxLivePerRoom: 1 } },
+    });
+    assert.equal(config.statusCode, 200, config.body);
+    try {
+      const roomId = await makeRoom(t, key);
+      await liveAuction(t, key, { roomId });
+      const second = await makeAuction(t, key, { roomId });
+      const res = await post(t, key, `/v1/auctions/${second.id}/start`);
+      assert.equal(res.statusCode, 409);
+      assert.match(res.json<ErrorBody>().message, /maximum/);
+    } finally {
+      await call(t.app, {
+        method: 'PUT',
+        url: `/api/console/tenants/${tenant.tenantId}/modules/auctions`,
+        headers: bearer(tenant.ownerToken),
+        payload: { enabled: true, config: {} },
+      });
+    }
+  });
+
+  test('a live auction with bids is cancelled only with auctions:admin; its bids are kept', async () => {
+    const a = await liveAuction(t, key);
+    await placeBid(t, key, a.id, 'ann', { amount: 1000 });
+    const writer = await createApiKey(t, tenant.tenantId, ['auctions:write', 'auctions:read']);
+    const refused = await post(t, writer, `/v1/auctions/${a.id}/cancel`, {});
+    assert.equal(refused.statusCode, 403);
+    assert.equal(refused.json<ErrorBody>().error, 'insufficient_scope');
+    const noBids = await liveAuction(t, key);
+    assert.equal((await post(t, writer, `/v1/auctions/${noBids.id}/cancel`, {})).statusCode, 200);
+    const res = await post(t, key, `/v1/auctions/${a.id}/cancel`, { reason: 'consignor withdrew' });
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.json<AuctionBody>().status, 'cancelled');
+    const bids = await get(`/v1/auctions/${a.id}/bids`);
+    assert.equal(bids.json<{ data: unknown[] }>().data.length, 1);
+    const events = await eventsOf(t, key, 'auction.cancelled', a.id);
+    assert.equal(events[0]?.data.reason, 'consignor withdrew');
+  });
+
+  test('edit in draft and scheduled only; metadata merges', async () => {
+    const a = await makeAuction(t, key, { metadata: { lot: 1 } });
+    const res = await call(t.app, {
+      method: 'PATCH',
+      url: `/v1/auctions/${a.id}`,
+      headers: keyOf(key),
+      payload: { title: 'Renamed', metadata: { era: '70s' }, reservePrice: 4000 },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    const edited = res.json<AuctionBody>();
+    assert.equal(edited.title, 'Renamed');
+    assert.deepEqual(edited.metadata, { lot: 1, era: '70s' });
+    assert.equal(edited.reservePrice, 4000);
+    assert.equal(edited.seq, 2);
+  });
+});
