@@ -37,7 +37,11 @@ describe('chat over the gateway', () => {
       { id: (frame.message as { id: string }).id, seq: (frame.message as { seq: number }).seq },
       { id: sent.id, seq: 1 },
     );
-    assert.equal((frame.message as { author: { externalId: string } }).author.externalId, 'test:server-bot');
+    assert.deepEqual((frame.message as { author: unknown }).author, {
+      type: 'agent',
+      id: 'test:server-bot',
+      identityProvider: 'test',
+    });
     // The other tenant's socket heard nothing of it (a later message of its own arrives alone).
     await postMessage(t, other.apiKey, other.roomId, 'other tenant');
     await elsewhere.waitForType('chat.message');
@@ -59,9 +63,9 @@ describe('chat over the gateway', () => {
     await sender.join(room);
     sender.send({ type: 'chat.send', room, text: 'hi all', clientId: 'c-1', metadata: { mood: 'happy' } });
     const own = await sender.waitForType('chat.message');
-    const message = own.message as { clientId: string; author: { externalId: string }; metadata: unknown };
+    const message = own.message as { clientId: string; author: unknown; metadata: unknown };
     assert.equal(message.clientId, 'c-1');
-    assert.equal(message.author.externalId, 'test:bob');
+    assert.deepEqual(message.author, { type: 'end_user', id: 'test:bob', identityProvider: 'test' });
     assert.deepEqual(message.metadata, { mood: 'happy' });
 
     // A retry with the same clientId does not post twice, and gets the first message back (no new change).

@@ -71,7 +71,8 @@ describe(`two instances on one database and one backplane (${process.env.REDIS_U
       'rest',
     );
     onB.send({ type: 'typing', room });
-    await onA.waitForType('typing');
+    const typing = await onA.waitForType('typing');
+    assert.deepEqual(typing.actor, { type: 'end_user', id: 'test:on-b', identityProvider: 'test' });
     assert.equal(onB.of('typing').length, 0, 'typing is not echoed to its sender');
 
     await onB.close();
