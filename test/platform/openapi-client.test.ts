@@ -31,9 +31,34 @@ export const nextCursor = (page: RoomPage): string | null => page.nextCursor;
 export const firstRoom = (page: RoomPage): Schemas['Room'] | undefined => page.data[0];
 `;
 
+type Content = Record<string, { schema?: { $ref?: string; type?: unknown } }>;
+
+interface Operation {
+  parameters?: { in: string; name: string }[];
+  requestBody?: { content?: Content };
+  responses?: Record<string, { description?: string; content?: Content }>;
+}
+
 interface Document {
-  paths: Record<string, Record<string, { parameters?: { in: string; name: string }[] }>>;
+  paths: Record<string, Record<string, Operation>>;
   components: { schemas: Record<string, unknown> };
+}
+
+/** Each request body and success answer of the document, with where it is. */
+function bodies(document: Document): { where: string; content?: Content; description?: string }[] {
+  return Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.entries(item).flatMap(([method, operation]) => {
+      const where = `${method.toUpperCase()} ${path}`;
+      return [
+        ...(operation.requestBody === undefined
+          ? []
+          : [{ where: `${where} request body`, content: operation.requestBody.content }]),
+        ...Object.entries(operation.responses ?? {})
+          .filter(([status]) => status.startsWith('2'))
+          .map(([status, response]) => ({ where: `${where} ${status}`, ...response })),
+      ];
+    }),
+  );
 }
 
 /** openapi-typescript's types for `document`, and what the TypeScript compiler says of USAGE against them. */
@@ -54,7 +79,9 @@ async function compileUsage(document: unknown): Promise<string[]> {
       skipLibCheck: true,
       types: [],
     });
-    return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    return ts
+      .getPreEmitDiagnostics(program)
+      .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n').slice(0, 300));
   } finally {
     await fs.rm(folder, { recursive: true, force: true });
   }
@@ -73,6 +100,23 @@ describe('a client generated from the OpenAPI document', () => {
 
   test('names every resource, spells Idempotency-Key as the docs do and types a page', async () => {
     assert.deepEqual(await compileUsage(doc), []);
+  });
+
+  test('every request body and success answer is a named component, and says what it is', () => {
+    const unnamed = bodies(doc)
+      .filter(({ content }) => {
+        const schema = content?.['application/json']?.schema;
+        return schema !== undefined && schema.$ref === undefined && schema.type === 'object';
+      })
+      .map(({ where }) => where);
+    const generic = bodies(doc)
+      .filter(({ description }) => description === 'Default Response')
+      .map(({ where }) => where);
+    assert.ok(generic.length === 0, `described as "Default Response":\n${generic.join('\n')}`);
+    assert.ok(
+      unnamed.length === 0,
+      `${unnamed.length} bodies without a title (inline in the document, nameless in a client):\n${unnamed.join('\n')}`,
+    );
   });
 
   test('fails to compile when a resource is not named, or a header is spelled in lower case', async () => {
