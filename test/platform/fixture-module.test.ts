@@ -1,28 +1,64 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { MODULES } from '../../src/app.ts';
+import type { TenantEvent } from '../../src/core/events/types.ts';
+import type { ModuleManifest } from '../../src/core/modules/manifest.ts';
 import { bearer, connectSession, createApiKey, createTestTenant, type TestTenant } from '../factories.ts';
-import { type NotesHookLog, notesModule } from '../fixtures/notes-module/manifest.ts';
-import { notesSecurity } from '../fixtures/notes-module/security.ts';
+import { pollsModule } from '../fixtures/polls-module/manifest.ts';
 import { buildTestApp, call, type TestApp } from '../helper.ts';
+import { coreIsolation } from '../isolation/core.ts';
 import { connect, mcpUrl, toolNames } from '../mcp/support.ts';
 import { TestClient } from '../realtime-gateway/client.ts';
 import { eventually } from '../support/eventually.ts';
-import { oneRoom, securitySuite } from '../support/security-suite.ts';
+import { isModuleIsolation, isolationSuite } from '../support/isolation-suite.ts';
+import { discoverModuleTests } from '../support/module-tests.ts';
+import { isSecurityRegistration, oneRoom, securitySuite } from '../support/security-suite.ts';
+
+/** What core did with the module's hooks, per app, so a test can tell that core ran them. */
+interface HookLog {
+  events: TenantEvent[];
+  workerStarted: boolean;
+  workerStopped: boolean;
+}
+
+/** The polls module with a subscriber and a worker added to its hooks, both writing to `log`. */
+function observed(log: HookLog): ModuleManifest {
+  return {
+    ...pollsModule,
+    hooks: (host) => ({
+      ...pollsModule.hooks?.(host),
+      onEvent: (event) => {
+        if (event.type === 'poll.created') log.events.push(event);
+      },
+      worker: {
+        start: () => {
+          log.workerStarted = true;
+        },
+        stop: async () => {
+          log.workerStopped = true;
+        },
+      },
+    }),
+  };
+}
+
+const MODULES_AND_POLLS = [...MODULES, pollsModule];
+const FOLDERS = { polls: new URL('../fixtures/polls-module/', import.meta.url) };
 
 /**
- * A module that is not shipped (test/fixtures/notes-module: its own folder, added to the module list the
- * way app.ts lists the real ones) shows up everywhere core derives from manifests: catalog, actions, MCP
- * tools, OpenAPI, migrations, session scopes, guards, events, hooks and realtime event frames.
+ * A module that is not shipped (test/fixtures/polls-module, the example of docs/contributing.md: its own
+ * folder, added to the module list the way app.ts lists the real ones) shows up everywhere core derives
+ * from manifests: catalog, actions, MCP tools, OpenAPI, migrations, id prefixes, session scopes, guards,
+ * events, hooks and realtime event frames.
  */
 describe('a new module plugs in through its manifest alone', () => {
-  const log: NotesHookLog = { events: [], workerStarted: false, workerStopped: false };
+  const log: HookLog = { events: [], workerStarted: false, workerStopped: false };
   let t: TestApp;
   let tenant: TestTenant;
   let roomId: string;
 
   before(async () => {
-    t = await buildTestApp({ modules: [...MODULES, notesModule(log)], webhookWorker: true });
+    t = await buildTestApp({ modules: [...MODULES, observed(log)], webhookWorker: true });
     tenant = await createTestTenant(t);
     ({ roomId } = await oneRoom(t, tenant));
   });
@@ -31,48 +67,54 @@ describe('a new module plugs in through its manifest alone', () => {
     assert.equal(log.workerStopped, true, 'its worker is stopped with the app');
   });
 
-  /** Two realtime clients of the tenant: one whose token has the notes module, one whose token has not. */
+  /** Two realtime clients of the tenant: one whose token has the polls module, one whose token has not. */
   async function twoClients(): Promise<[TestClient, TestClient]> {
     const address = await t.app.listen({ host: '127.0.0.1', port: 0 }).catch(() => t.app.server.address());
     const port = typeof address === 'string' ? new URL(address).port : (address as { port: number }).port;
     const url = `ws://127.0.0.1:${port}/v1/realtime`;
-    const withNotes = await connectSession(t, tenant.apiKey, { modules: ['rooms', 'notes'] });
+    const withPolls = await connectSession(t, tenant.apiKey, { modules: ['rooms', 'polls'] });
     const without = await connectSession(t, tenant.apiKey, { modules: ['rooms', 'chat'] });
-    return [await TestClient.connect(url, withNotes.token), await TestClient.connect(url, without.token)];
+    return [await TestClient.connect(url, withPolls.token), await TestClient.connect(url, without.token)];
   }
 
-  const addNote = (key: string, room: string, text: string) =>
-    call(t.app, { method: 'POST', url: `/v1/rooms/${room}/notes`, headers: bearer(key), payload: { text } });
+  const createPoll = (key: string, room: string, question: string) =>
+    call(t.app, {
+      method: 'POST',
+      url: `/v1/rooms/${room}/polls`,
+      headers: bearer(key),
+      payload: { question, options: ['yes', 'no'] },
+    });
 
   test('its migrations ran, its route works, its event is recorded and its hooks heard it', async () => {
     const { rows } = await t.db.query<{ id: string }>(
-      "select id from svc_migrations where id = '0990_fixture_notes'",
+      "select id from svc_migrations where id = '0990_polls'",
     );
     assert.equal(rows.length, 1);
     assert.equal(log.workerStarted, true, 'its worker was started with the app');
-    const added = await addNote(tenant.apiKey, roomId, 'doors open at 8');
+    const added = await createPoll(tenant.apiKey, roomId, 'Doors at 8?');
     assert.equal(added.statusCode, 201, added.body);
-    const note = added.json<{ id: string; text: string }>();
-    assert.equal(note.text, 'doors open at 8');
+    const poll = added.json<{ id: string; question: string }>();
+    assert.equal(poll.question, 'Doors at 8?');
+    assert.match(poll.id, /^poll_[0-9a-hjkmnp-tv-z]{26}$/, 'its id has the prefix its manifest declares');
     const listed = await call(t.app, {
       method: 'GET',
-      url: `/v1/rooms/${roomId}/notes`,
+      url: `/v1/rooms/${roomId}/polls`,
       headers: bearer(tenant.apiKey),
     });
     assert.deepEqual(
       listed.json<{ data: { id: string }[] }>().data.map((n) => n.id),
-      [note.id],
+      [poll.id],
     );
-    const heard = await eventually('the subscriber to hear note.added', () =>
+    const heard = await eventually('the subscriber to hear poll.created', () =>
       log.events.find((e) => e.tenantId === tenant.tenantId),
     );
-    assert.equal(heard.type, 'note.added');
+    assert.equal(heard.type, 'poll.created');
     const events = await call(t.app, {
       method: 'GET',
-      url: '/v1/events?type=note.added',
+      url: '/v1/events?type=poll.created',
       headers: bearer(tenant.apiKey),
     });
-    assert.ok(events.json<{ data: { type: string }[] }>().data.some((e) => e.type === 'note.added'));
+    assert.ok(events.json<{ data: { type: string }[] }>().data.some((e) => e.type === 'poll.created'));
   });
 
   test('catalog, actions and OpenAPI list it', async () => {
@@ -85,37 +127,37 @@ describe('a new module plugs in through its manifest alone', () => {
       .json<{
         data: { name: string; actions: string[]; scopes: string[]; enabled?: boolean; config?: unknown }[];
       }>()
-      .data.find((m) => m.name === 'notes');
-    assert.deepEqual(entry?.actions, ['list_notes', 'add_note']);
-    assert.deepEqual(entry?.scopes, ['notes:read', 'notes:write']);
+      .data.find((m) => m.name === 'polls');
+    assert.deepEqual(entry?.actions, ['list_polls', 'create_poll']);
+    assert.deepEqual(entry?.scopes, ['polls:read', 'polls:write']);
     assert.equal(entry?.enabled, true, 'a new tenant starts with it on');
-    assert.deepEqual(entry?.config, { maxNotesPerRoom: 100 });
+    assert.deepEqual(entry?.config, { maxPollsPerRoom: 100 });
 
     const actions = await call(t.app, { method: 'GET', url: '/v1/actions', headers: bearer(tenant.apiKey) });
     const names = actions
       .json<{ data: { name: string; module: string }[] }>()
-      .data.filter((a) => a.module === 'notes');
-    assert.deepEqual(names.map((a) => a.name).sort(), ['add_note', 'list_notes']);
+      .data.filter((a) => a.module === 'polls');
+    assert.deepEqual(names.map((a) => a.name).sort(), ['create_poll', 'list_polls']);
     const viaAction = await call(t.app, {
       method: 'POST',
-      url: '/v1/actions/add_note',
+      url: '/v1/actions/create_poll',
       headers: bearer(tenant.apiKey),
-      payload: { arguments: { roomId, text: 'from an action' } },
+      payload: { arguments: { roomId, question: 'From an action?', options: ['yes', 'no'] } },
     });
     assert.equal(viaAction.statusCode, 200, viaAction.body);
 
     const openapi = await call(t.app, { method: 'GET', url: '/openapi.json' });
     const paths = openapi.json<{ paths: Record<string, Record<string, { operationId?: string }>> }>().paths;
-    assert.equal(paths['/v1/rooms/{roomId}/notes']?.post?.operationId, 'addNote');
-    assert.equal(paths['/v1/rooms/{roomId}/notes']?.get?.operationId, 'listNotes');
+    assert.equal(paths['/v1/rooms/{roomId}/polls']?.post?.operationId, 'createPoll');
+    assert.equal(paths['/v1/rooms/{roomId}/polls']?.get?.operationId, 'listPolls');
   });
 
   test('MCP lists its actions as tools and calls them', async () => {
     const client = await connect(await mcpUrl(t), tenant.apiKey);
     try {
       const tools = await toolNames(client);
-      assert.ok(tools.includes('add_note') && tools.includes('list_notes'), tools.join(', '));
-      const result = await client.callTool({ name: 'list_notes', arguments: { roomId } });
+      assert.ok(tools.includes('create_poll') && tools.includes('list_polls'), tools.join(', '));
+      const result = await client.callTool({ name: 'list_polls', arguments: { roomId } });
       assert.notEqual(result.isError, true, JSON.stringify(result));
     } finally {
       await client.close();
@@ -123,75 +165,75 @@ describe('a new module plugs in through its manifest alone', () => {
   });
 
   test('sessions carry its session scopes; guards refuse what they must', async () => {
-    const session = await connectSession(t, tenant.apiKey, { modules: ['rooms', 'notes'] });
+    const session = await connectSession(t, tenant.apiKey, { modules: ['rooms', 'polls'] });
     const me = await call(t.app, { method: 'GET', url: '/v1/me', headers: bearer(session.token) });
     assert.deepEqual(me.json<{ principal: { scopes: string[] } }>().principal.scopes, [
-      'notes:read',
+      'polls:read',
       'rooms:read',
     ]);
     assert.equal(
-      (await call(t.app, { method: 'GET', url: `/v1/rooms/${roomId}/notes`, headers: bearer(session.token) }))
+      (await call(t.app, { method: 'GET', url: `/v1/rooms/${roomId}/polls`, headers: bearer(session.token) }))
         .statusCode,
       200,
     );
 
-    const none = await call(t.app, { method: 'GET', url: `/v1/rooms/${roomId}/notes` });
+    const none = await call(t.app, { method: 'GET', url: `/v1/rooms/${roomId}/polls` });
     assert.equal(none.statusCode, 401);
-    const readOnly = await createApiKey(t, tenant.tenantId, ['notes:read']);
-    const denied = await addNote(readOnly, roomId, 'no');
+    const readOnly = await createApiKey(t, tenant.tenantId, ['polls:read']);
+    const denied = await createPoll(readOnly, roomId, 'no');
     assert.equal(denied.json<{ error: string }>().error, 'insufficient_scope');
     const other = await createTestTenant(t);
-    const elsewhere = await addNote(other.apiKey, roomId, 'not yours');
+    const elsewhere = await createPoll(other.apiKey, roomId, 'not yours');
     assert.equal(elsewhere.statusCode, 404, 'another tenant’s room is not found');
     const otherRoom = await connectSession(t, tenant.apiKey, {
-      modules: ['rooms', 'notes'],
+      modules: ['rooms', 'polls'],
       roomId: 'room-b',
     });
     const wrongRoom = await call(t.app, {
       method: 'GET',
-      url: `/v1/rooms/${roomId}/notes`,
+      url: `/v1/rooms/${roomId}/polls`,
       headers: bearer(otherRoom.token),
     });
     assert.equal(wrongRoom.json<{ error: string }>().error, 'forbidden');
 
     const off = await call(t.app, {
       method: 'PUT',
-      url: `/api/console/tenants/${other.tenantId}/modules/notes`,
+      url: `/api/console/tenants/${other.tenantId}/modules/polls`,
       headers: bearer(other.ownerToken),
       payload: { enabled: false },
     });
     assert.equal(off.statusCode, 200, off.body);
-    const disabled = await addNote(other.apiKey, 'any-room', 'off');
+    const disabled = await createPoll(other.apiKey, 'any-room', 'off');
     assert.equal(disabled.json<{ error: string }>().error, 'module_disabled');
   });
 
   test('its realtime frame and join field work for tokens with the module, and are refused to others', async () => {
     const [a, b] = await twoClients();
     try {
-      assert.equal((await addNote(tenant.apiKey, roomId, 'for the frame')).statusCode, 201);
-      const notes = await call(t.app, {
+      assert.equal((await createPoll(tenant.apiKey, roomId, 'for the frame')).statusCode, 201);
+      const polls = await call(t.app, {
         method: 'GET',
-        url: `/v1/rooms/${roomId}/notes`,
+        url: `/v1/rooms/${roomId}/polls`,
         headers: bearer(tenant.apiKey),
       });
-      const expected = notes.json<{ data: { id: string }[] }>().data.map((n) => n.id);
+      const expected = polls.json<{ data: { id: string }[] }>().data.map((n) => n.id);
       for (const client of [a, b]) client.socket.send(JSON.stringify({ type: 'join', room: roomId }));
       const joinedA = await a.waitFor((f) => f.type === 'joined', 'a joined');
       const joinedB = await b.waitFor((f) => f.type === 'joined', 'b joined');
-      assert.equal(joinedA.notes, expected.length, 'the module adds its field to joined');
-      assert.equal(joinedB.notes, undefined, 'not for a token without the module');
+      assert.equal(joinedA.polls, expected.length, 'the module adds its field to joined');
+      assert.equal(joinedB.polls, undefined, 'not for a token without the module');
 
-      a.socket.send(JSON.stringify({ type: 'notes.list', room: roomId, ref: 'n1' }));
-      const listed = await a.waitFor((f) => f.ref === 'n1', 'the notes.list answer');
-      assert.equal(listed.type, 'notes.list');
+      a.socket.send(JSON.stringify({ type: 'polls.list', room: roomId, ref: 'n1' }));
+      const listed = await a.waitFor((f) => f.ref === 'n1', 'the polls.list answer');
+      assert.equal(listed.type, 'polls.list');
       assert.deepEqual(
-        (listed.notes as { id: string }[]).map((n) => n.id),
+        (listed.polls as { id: string }[]).map((n) => n.id),
         expected,
       );
-      b.socket.send(JSON.stringify({ type: 'notes.list', room: roomId, ref: 'n2' }));
+      b.socket.send(JSON.stringify({ type: 'polls.list', room: roomId, ref: 'n2' }));
       const refused = await b.waitFor((f) => f.ref === 'n2', 'the refusal');
       assert.deepEqual([refused.type, refused.code], ['error', 'insufficient_scope']);
-      a.socket.send(JSON.stringify({ type: 'notes.list', room: roomId, extra: 1, ref: 'n3' }));
+      a.socket.send(JSON.stringify({ type: 'polls.list', room: roomId, extra: 1, ref: 'n3' }));
       assert.equal((await a.waitFor((f) => f.ref === 'n3', 'invalid')).code, 'invalid_frame');
     } finally {
       a.socket.close();
@@ -206,9 +248,9 @@ describe('a new module plugs in through its manifest alone', () => {
       await eventually('both clients to join', () =>
         [a, b].every((c) => c.frames.some((f) => f.type === 'joined')),
       );
-      assert.equal((await addNote(tenant.apiKey, roomId, 'live')).statusCode, 201);
-      const frame = await eventually('the note.added event frame', () =>
-        a.frames.find((f) => f.type === 'event' && (f.event as { type?: string }).type === 'note.added'),
+      assert.equal((await createPoll(tenant.apiKey, roomId, 'live')).statusCode, 201);
+      const frame = await eventually('the poll.created event frame', () =>
+        a.frames.find((f) => f.type === 'event' && (f.event as { type?: string }).type === 'poll.created'),
       );
       assert.equal(frame.room, roomId);
       // The other client is in the same room; its token lacks the module, so it never gets the frame.
@@ -222,7 +264,7 @@ describe('a new module plugs in through its manifest alone', () => {
         b.frames.some((f) => f.type === 'chat.message'),
       );
       assert.ok(
-        !b.frames.some((f) => f.type === 'event' && (f.event as { type?: string }).type === 'note.added'),
+        !b.frames.some((f) => f.type === 'event' && (f.event as { type?: string }).type === 'poll.created'),
       );
     } finally {
       a.socket.close();
@@ -231,5 +273,33 @@ describe('a new module plugs in through its manifest alone', () => {
   });
 });
 
-/** Its whole security coverage is one registration. */
-securitySuite(notesSecurity);
+/**
+ * Its own security and isolation cases, found in its folder the way the platform suites find every
+ * module's (test/platform/security-coverage.test.ts, test/isolation/isolation.test.ts).
+ */
+const security = await discoverModuleTests([pollsModule], 'security', isSecurityRegistration, FOLDERS);
+const isolation = await discoverModuleTests(MODULES_AND_POLLS, 'isolation', isModuleIsolation, FOLDERS);
+describe("the fixture's own tests are found in its folder", () => {
+  test('security.ts and isolation.ts', () => {
+    assert.deepEqual([...security.missing, ...isolation.missing], []);
+  });
+  test('a module without them is named, with the file to write', async () => {
+    const ballots = { ...pollsModule, name: 'ballots' };
+    const none = await discoverModuleTests([ballots], 'isolation', isModuleIsolation);
+    assert.deepEqual(none.missing, ['module ballots has no src/modules/ballots/__tests__/isolation.ts']);
+    const elsewhere = await discoverModuleTests([ballots], 'security', isSecurityRegistration, {
+      ballots: FOLDERS.polls,
+    });
+    assert.deepEqual(elsewhere.missing, [
+      'test/fixtures/polls-module/__tests__/security.ts exports no `security` registration of module ballots',
+    ]);
+  });
+});
+for (const registration of security.found)
+  securitySuite({ ...registration, app: { modules: MODULES_AND_POLLS } });
+isolationSuite({
+  registrations: [coreIsolation, ...isolation.found],
+  missing: isolation.missing,
+  run: ['polls'],
+  app: { modules: MODULES_AND_POLLS },
+});

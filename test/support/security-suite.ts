@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { bearer, connectSession, createApiKey, createTestTenant, type TestTenant } from '../factories.ts';
 import { type BuildOptions, buildTestApp, call, type TestApp } from '../helper.ts';
+import { isRegistrationOf } from './module-tests.ts';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -39,6 +40,17 @@ export interface SecurityRegistration<Ids> {
 /** A registration, typed by its records (the identity: it only lets TypeScript infer `Ids`). */
 export function defineSecurity<Ids>(registration: SecurityRegistration<Ids>): SecurityRegistration<Ids> {
   return registration;
+}
+
+/**
+ * A module's registration as `__tests__/security.ts` exports it (`security`). Its records' type is the
+ * module's own; the suite only hands `setup`'s records back to the routes, so any type does.
+ */
+export function isSecurityRegistration(
+  value: unknown,
+  module: string,
+): value is SecurityRegistration<unknown> {
+  return isRegistrationOf(value, module, ['setup', 'routes']);
 }
 
 /** The routes a registration covers, as `METHOD /path/{param}` like the OpenAPI document names them. */

@@ -1,4 +1,4 @@
-import type { TSchema } from 'typebox';
+import type { Static, TSchema } from 'typebox';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import { tenantRead } from '../db/tenant-tx.ts';
@@ -59,9 +59,13 @@ export class ModuleEnablement {
   }
 
   /**
-   * The tenant's configuration of `module`, validated against `schema` with defaults filled in. Worked out
-   * once per cached state (every request of a busy tenant shares it): treat it as read-only.
+   * The tenant's configuration of `module`, validated against `schema` (the manifest's `configSchema`) with
+   * defaults filled in, typed by the schema: `config(ctx.tenantId, 'polls', PollsConfig)`. Worked out once
+   * per cached state (every request of a busy tenant shares it): treat it as read-only.
    */
+  config<S extends TSchema>(tenantId: string, module: string, schema: S): Promise<Static<S>>;
+  /** The same, typed by the caller (the older form: prefer the one typed by the schema). */
+  config<T>(tenantId: string, module: string, schema: TSchema): Promise<T>;
   async config<T>(tenantId: string, module: string, schema: TSchema): Promise<T> {
     const state = (await this.states(tenantId)).get(module);
     if (state === undefined) return validated<T>(schema, {}, 'config');

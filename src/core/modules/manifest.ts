@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TSchema } from 'typebox';
 import type { ServiceContext, Services } from '../context.ts';
+import { checkIdPrefixes } from '../ids.ts';
 import type { EncryptedColumn } from '../secrets/stored-secrets.ts';
 import type { WorkspaceType } from '../tenancy/roles.ts';
 import type { ModuleHooks, ModuleHost } from './hooks.ts';
@@ -53,6 +54,11 @@ export interface ModuleManifest {
   eventTypes: readonly string[];
   /** JSON schema of the tenant's configuration; every property has a default. */
   configSchema: TSchema;
+  /**
+   * The kinds of ids the module mints and their prefixes (`defineIds(...).prefixes`, from the module's
+   * `ids.ts`): no two modules, and no module and core, share a kind or a prefix.
+   */
+  idPrefixes?: Readonly<Record<string, string>>;
   /** Whether a new tenant starts with the module on (default true). */
   enabledByDefault?: boolean;
   actions: readonly ActionDefinition[];
@@ -113,6 +119,7 @@ export function checkManifest(manifest: ModuleManifest): void {
       throw new Error(`module ${name}: session scope ${scope} is not one of its scopes`);
   }
   for (const rule of manifest.retention ?? []) checkRetentionRule(rule, `module ${name}`);
+  checkIdPrefixes(`module ${name}`, manifest.idPrefixes ?? {});
   for (const action of manifest.actions) {
     if (!declared.has(action.scope)) {
       throw new Error(

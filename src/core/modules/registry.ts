@@ -7,6 +7,8 @@ export class ModuleRegistry {
   private readonly byName = new Map<string, ModuleManifest>();
   private readonly actions = new Map<string, { module: ModuleManifest; action: ActionDefinition }>();
   private readonly eventModules = new Map<string, string>();
+  /** `kind <name>` and `prefix <prefix>` of every module's ids, each with the module that declares it. */
+  private readonly idOwners = new Map<string, string>();
   /** The app's REST routes by operationId, as they registered (action-routes.ts): what actions mirror. */
   private readonly routeAccess = new Map<string, RouteAccess>();
   /** Every scope a credential may carry: `*`, each module's, and the platform's. */
@@ -27,10 +29,27 @@ export class ModuleRegistry {
           throw new Error(`event type ${type} declared by ${owner} and ${manifest.name}`);
         this.eventModules.set(type, manifest.name);
       }
+      this.claimIds(manifest);
     }
     this.knownScopes = [
       ...new Set(['*', ...manifests.flatMap((m) => m.scopes), ...Object.keys(PLATFORM_SCOPES)]),
     ];
+  }
+
+  /** Refuses an id kind or prefix that a module registered before declares too. */
+  private claimIds(manifest: ModuleManifest): void {
+    for (const [kind, prefix] of Object.entries(manifest.idPrefixes ?? {})) {
+      for (const claim of [`id kind ${kind}`, `id prefix ${prefix}`]) {
+        const owner = this.idOwners.get(claim);
+        if (owner !== undefined) throw new Error(`${claim} declared by ${owner} and ${manifest.name}`);
+        this.idOwners.set(claim, manifest.name);
+      }
+    }
+  }
+
+  /** Every module's id kinds and their prefixes. */
+  get idPrefixes(): Record<string, string> {
+    return Object.assign({}, ...this.modules.map((m) => m.idPrefixes ?? {}));
   }
 
   get modules(): ModuleManifest[] {

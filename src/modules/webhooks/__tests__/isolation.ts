@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict';
+import { bearer } from '../../../../test/factories.ts';
+import { call } from '../../../../test/helper.ts';
+import { defineIsolation, type IsolationCase } from '../../../../test/support/isolation-suite.ts';
+
+interface Records {
+  webhookId: string;
+  deliveryId: string;
+}
+
+/** The endpoint routes, the same under /v1 (`/v1`) and the console (`/api/console/tenants/:tenantId`). */
+function endpointCases(prefix: string): Record<string, IsolationCase<Records>> {
+  const at = (tenantId: string) => (prefix === '/v1' ? '/v1' : `/api/console/tenants/${tenantId}`);
+  const route =
+    (
+      method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+      tail: (r: Records) => string,
+      payload?: Record<string, unknown>,
+    ) =>
+    (r: Records, { b }: { b: { tenantId: string } }) => ({
+      method,
+      url: `${at(b.tenantId)}${tail(r)}`,
+      ...(payload === undefined ? {} : { payload }),
+    });
+  return {
+    [`GET ${prefix}/webhooks/:webhookId`]: route('GET', (r) => `/webhooks/${r.webhookId}`),
+    [`PATCH ${prefix}/webhooks/:webhookId`]: route('PATCH', (r) => `/webhooks/${r.webhookId}`, {
+      enabled: false,
+    }),
+    [`DELETE ${prefix}/webhooks/:webhookId`]: route('DELETE', (r) => `/webhooks/${r.webhookId}`),
+    [`POST ${prefix}/webhooks/:webhookId/rotate-secret`]: route(
+      'POST',
+      (r) => `/webhooks/${r.webhookId}/rotate-secret`,
+      {
+        secret: 'a-new-secret-of-tenant-a',
+      },
+    ),
+    [`POST ${prefix}/webhooks/:webhookId/test`]: route('POST', (r) => `/webhooks/${r.webhookId}/test`),
+    [`GET ${prefix}/webhooks/:webhookId/deliveries`]: route(
+      'GET',
+      (r) => `/webhooks/${r.webhookId}/deliveries`,
+    ),
+    [`GET ${prefix}/webhook-deliveries/:deliveryId`]: route(
+      'GET',
+      (r) => `/webhook-deliveries/${r.deliveryId}`,
+    ),
+    [`POST ${prefix}/webhook-deliveries/:deliveryId/redeliver`]: route(
+      'POST',
+      (r) => `/webhook-deliveries/${r.deliveryId}/redeliver`,
+    ),
+  };
+}
+
+/** Tenant B's endpoint (its URL and secret hold the marker) and the delivery of its test event. */
+export const isolation = defineIsolation({
+  module: 'webhooks',
+  async setup({ t, b, marker }) {
+    const headers = bearer(b.apiKey);
+    const hook = await call(t.app, {
+      method: 'POST',
+      url: '/v1/webhooks',
+      headers,
+      payload: {
+        url: `https://example.test/${marker}`,
+        secret: `${marker}-secret-0123456789`,
+        eventTypes: ['app.*'],
+      },
+    });
+    assert.equal(hook.statusCode, 201, hook.body);
+    const webhookId = hook.json<{ id: string }>().id;
+    const test = await call(t.app, { method: 'POST', url: `/v1/webhooks/${webhookId}/test`, headers });
+    assert.equal(test.statusCode, 202, test.body);
+    return { webhookId, deliveryId: test.json<{ id: string }>().id };
+  },
+  cases: {
+    apiKey: endpointCases('/v1'),
+    console: {
+      'POST /api/console/tenants/:tenantId/webhooks': (_r, { b }) => ({
+        method: 'POST',
+        url: `/api/console/tenants/${b.tenantId}/webhooks`,
+        payload: { url: 'https://example.test/a', secret: 'tenant-a-secret-0123' },
+      }),
+      'GET /api/console/tenants/:tenantId/webhooks': (_r, { b }) => ({
+        method: 'GET',
+        url: `/api/console/tenants/${b.tenantId}/webhooks`,
+      }),
+      ...endpointCases('/api/console/tenants/:tenantId'),
+    },
+  },
+});
