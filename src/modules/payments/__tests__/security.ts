@@ -16,7 +16,13 @@ export const security = defineSecurity({
         method: 'POST',
         url: '/v1/payments',
         headers,
-        payload: { amount: 1000, currency: 'EUR', seller: 'shop', customer: 'test:payer', ...body },
+        payload: {
+          amount: 1000,
+          currency: 'EUR',
+          seller: 'shop',
+          customer: { type: 'end_user', id: 'test:payer', identityProvider: 'test' },
+          ...body,
+        },
       });
       assert.equal(res.statusCode, 201, res.body);
       const id = res.json<{ id: string }>().id;
