@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run openapi:check`: the OpenAPI document must be valid OpenAPI 3.1 and follow the house rules —
-// every operation named (unique operationId, summary), a success response, and errors in the one shared
-// ErrorResponse shape — and lint with 0 errors under Redocly's `recommended` rules. Usable as a module too: the contract tests call checkOpenApi on GET /openapi.json.
+// every operation named (unique operationId, summary), a success response, every response described (no
+// generator placeholder "Default Response"), and errors in the one shared ErrorResponse shape — and lint with 0 errors under Redocly's `recommended` rules. Usable as a module too: the contract tests call checkOpenApi on GET /openapi.json.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -111,6 +111,11 @@ export async function checkOpenApi(doc) {
       const responses = isObject(op.responses) ? op.responses : {};
       const statuses = Object.keys(responses);
       if (!statuses.some((s) => /^2(\d\d|XX)$/.test(s))) problems.push(`${where}: no 2xx response`);
+      for (const status of statuses) {
+        if (isObject(responses[status]) && responses[status].description === 'Default Response') {
+          problems.push(`${where}: response ${status} is described as "Default Response"`);
+        }
+      }
       let errorRefs = 0;
       for (const status of statuses) {
         if (!/^[45](\d\d|XX)$/.test(status)) continue;

@@ -98,9 +98,7 @@ describe('OpenAPI contract and API reference', () => {
   test('every operation that takes Idempotency-Key documents Idempotent-Replayed on its 2xx answers', () => {
     const idempotent = Object.entries(doc.paths).flatMap(([path, operations]) =>
       Object.entries(operations)
-        .filter(([, op]) =>
-          op.parameters?.some((p) => p.in === 'header' && /^idempotency-key$/i.test(p.name)),
-        )
+        .filter(([, op]) => op.parameters?.some((p) => p.in === 'header' && p.name === 'Idempotency-Key'))
         .map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, op })),
     );
     assert.ok(
@@ -193,10 +191,17 @@ describe('OpenAPI contract and API reference', () => {
     const readiness = broken.paths['/readyz']?.get;
     assert.ok(readiness !== undefined);
     readiness.operationId = 'getHealth';
+    const ready = readiness.responses?.['200'];
+    assert.ok(ready !== undefined);
+    ready.description = 'Default Response';
     const problems = await checkOpenApi(broken);
     assert.ok(problems.includes('GET /healthz: missing summary'), problems.join('\n'));
     assert.ok(problems.some((p) => p.startsWith('GET /healthz: no 4xx response using')));
     assert.ok(problems.some((p) => p.startsWith('GET /readyz: operationId getHealth is also used')));
+    assert.ok(
+      problems.includes('GET /readyz: response 200 is described as "Default Response"'),
+      problems.join('\n'),
+    );
     assert.notDeepEqual(await checkOpenApi({ openapi: '3.1.0', paths: {} }), [], 'info is required');
   });
 
