@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
-import { buildTestApp, call, type TestApp } from '../helper.ts';
+import { servedDocument } from '../fixtures/openapi-client/served-document.ts';
 
 /**
  * What a client generated from the served document must let its user write: a named type per resource,
@@ -88,15 +88,10 @@ async function compileUsage(document: unknown): Promise<string[]> {
 }
 
 describe('a client generated from the OpenAPI document', () => {
-  let t: TestApp;
   let doc: Document;
   before(async () => {
-    t = await buildTestApp();
-    const res = await call(t.app, { method: 'GET', url: '/openapi.json' });
-    assert.equal(res.statusCode, 200);
-    doc = res.json<Document>();
+    doc = await servedDocument<Document>();
   });
-  after(() => t.close());
 
   test('names every resource, spells Idempotency-Key as the docs do and types a page', async () => {
     assert.deepEqual(await compileUsage(doc), []);

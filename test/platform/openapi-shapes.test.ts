@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { forEachSchema, isJsonObject, type JsonObject } from '../../src/core/http/openapi/schema-walk.ts';
-import { buildTestApp, call, type TestApp } from '../helper.ts';
+import { servedDocument } from '../fixtures/openapi-client/served-document.ts';
 
 /**
  * The API says one thing one way (issue 29): one Actor, one list shape. These walk the served document, so
@@ -97,15 +97,10 @@ function pagingGaps(parameters: Parameter[], answer: JsonObject): string[] {
 }
 
 describe('one shape for an actor and for a list, across every module', () => {
-  let t: TestApp;
   let doc: JsonObject;
   before(async () => {
-    t = await buildTestApp();
-    const res = await call(t.app, { method: 'GET', url: '/openapi.json' });
-    assert.equal(res.statusCode, 200);
-    doc = res.json<JsonObject>();
+    doc = await servedDocument<JsonObject>();
   });
-  after(() => t.close());
 
   test('every actor in the document is the shared #/components/schemas/Actor', () => {
     const components = (doc.components as { schemas?: JsonObject }).schemas ?? {};
