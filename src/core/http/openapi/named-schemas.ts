@@ -3,15 +3,23 @@ import { documentSchemas, isJsonObject, type JsonObject, subschemas } from './sc
 const COMPONENTS = '#/components/schemas/';
 /** What OpenAPI allows as a component name. */
 const COMPONENT_NAME = /^[A-Za-z0-9._-]+$/;
+/**
+ * Keywords that annotate a schema rather than constrain it: occurrences of one schema may differ in them
+ * (a route describes the room it answers; the generator moves a response schema's examples to its media
+ * object).
+ */
+const ANNOTATIONS = ['description', 'example', 'examples'];
 
 interface Named {
   /** The first occurrence, its inner titled schemas already replaced by references. */
   schema: JsonObject;
   at: string;
-  /** The schema without its description, keys sorted: two occurrences must agree on it. */
+  /** The schema without its annotations, keys sorted: every occurrence must agree on it. */
   shape: string;
-  references: JsonObject[];
+  /** The examples of the first occurrence that has any. */
+  examples: JsonObject;
   descriptions: Map<string, number>;
+  references: JsonObject[];
 }
 
 /**
@@ -23,67 +31,82 @@ interface Named {
  */
 export function nameSchemas(document: JsonObject): void {
   const named = new Map<string, Named>();
-  const components = isJsonObject(document.components) ? document.components : {};
-  document.components = components;
-  const declared = isJsonObject(components.schemas) ? components.schemas : {};
-
   const hoist = (schema: JsonObject, at: string): JsonObject => {
     for (const inner of subschemas(schema, at)) inner.replace(hoist(inner.schema, inner.at));
     const title = schema.title;
     if (typeof title !== 'string' || '$ref' in schema) return schema;
-    if (!COMPONENT_NAME.test(title)) {
-      throw new Error(`OpenAPI: the schema at ${at} is titled "${title}", which is not a component name`);
-    }
-    const { description, ...body } = schema;
-    const shape = canonical(body);
-    let entry = named.get(title);
-    if (entry === undefined) {
-      entry = { schema, at, shape, references: [], descriptions: new Map() };
-      named.set(title, entry);
-    } else if (entry.shape !== shape) {
-      throw new Error(
-        `OpenAPI: two different schemas are titled ${title}: ${entry.at} and ${at} ` +
-          `(first difference at ${firstDifference(entry.schema, schema) || '/'}); give one another title`,
-      );
-    }
-    const reference: JsonObject = { $ref: `${COMPONENTS}${title}` };
-    if (typeof description === 'string') {
-      reference.description = description;
-      entry.descriptions.set(description, (entry.descriptions.get(description) ?? 0) + 1);
-    }
-    entry.references.push(reference);
-    return reference;
+    return referTo(named, title, schema, at);
   };
 
-  // Components declared before (an `$id`, a `def-N`) first: those with their own title become the named one.
-  const kept: JsonObject = {};
-  for (const site of documentSchemas({ components: { schemas: declared } })) {
+  const components = isJsonObject(document.components) ? document.components : {};
+  document.components = components;
+  // Components the generator declared (a schema's `$id`, `def-N`) first: one with its own title is renamed.
+  const declared: JsonObject = {};
+  for (const site of documentSchemas({ components: { schemas: components.schemas ?? {} } })) {
     const name = site.at.slice(COMPONENTS.length);
     const result = hoist(site.schema, site.at);
-    if (result.$ref !== `${COMPONENTS}${name}`) kept[name] = result;
+    if (result.$ref !== `${COMPONENTS}${name}`) declared[name] = result;
   }
   for (const site of documentSchemas({ ...document, components: {} })) {
     site.replace(hoist(site.schema, site.at));
   }
-
-  const schemas: JsonObject = { ...kept };
+  const schemas: JsonObject = declared;
   for (const title of [...named.keys()].sort()) {
-    const entry = named.get(title) as Named;
-    const description = mostUsed(entry.descriptions);
-    const { description: _first, ...body } = entry.schema;
-    schemas[title] = description === undefined ? body : { ...body, description };
-    for (const reference of entry.references) {
-      if (reference.description === description) delete reference.description;
-    }
+    schemas[title] = component(named.get(title) as Named);
   }
   components.schemas = schemas;
 }
 
-/** The description most occurrences carry (the first seen of equals): the component's own. */
-function mostUsed(descriptions: Map<string, number>): string | undefined {
-  let best: [string, number] | undefined;
-  for (const candidate of descriptions) if (best === undefined || candidate[1] > best[1]) best = candidate;
-  return best?.[0];
+/** Records one occurrence of the schema named `title`, and answers the reference that takes its place. */
+function referTo(named: Map<string, Named>, title: string, schema: JsonObject, at: string): JsonObject {
+  if (!COMPONENT_NAME.test(title)) {
+    throw new Error(`OpenAPI: the schema at ${at} is titled "${title}", which is not a component name`);
+  }
+  const shape = canonical(withoutAnnotations(schema));
+  let entry = named.get(title);
+  if (entry === undefined) {
+    entry = { schema, at, shape, examples: {}, descriptions: new Map(), references: [] };
+    named.set(title, entry);
+  } else if (entry.shape !== shape) {
+    throw new Error(
+      `OpenAPI: two different schemas are titled ${title}: ${entry.at} and ${at} ` +
+        `(first difference at ${firstDifference(entry.schema, schema) || '/'}); give one another title`,
+    );
+  }
+  if (Object.keys(entry.examples).length === 0) {
+    for (const key of ['example', 'examples']) if (key in schema) entry.examples[key] = schema[key];
+  }
+  const reference: JsonObject = { $ref: `${COMPONENTS}${title}` };
+  if (typeof schema.description === 'string') {
+    reference.description = schema.description;
+    entry.descriptions.set(schema.description, (entry.descriptions.get(schema.description) ?? 0) + 1);
+  }
+  entry.references.push(reference);
+  return reference;
+}
+
+/**
+ * The component of a named schema: described as most of its occurrences describe it (the first of equals);
+ * the references that say the same drop their copy.
+ */
+function component(entry: Named): JsonObject {
+  let description: string | undefined;
+  let uses = 0;
+  for (const [candidate, count] of entry.descriptions) {
+    if (count > uses) [description, uses] = [candidate, count];
+  }
+  for (const reference of entry.references) {
+    if (reference.description === description) delete reference.description;
+  }
+  return {
+    ...withoutAnnotations(entry.schema),
+    ...(description === undefined ? {} : { description }),
+    ...entry.examples,
+  };
+}
+
+function withoutAnnotations(schema: JsonObject): JsonObject {
+  return Object.fromEntries(Object.entries(schema).filter(([key]) => !ANNOTATIONS.includes(key)));
 }
 
 /** JSON with every object's keys sorted: equal for equal schemas whatever order their keys came in. */
@@ -105,7 +128,7 @@ function firstDifference(a: unknown, b: unknown, at = ''): string | undefined {
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return at;
   const [left, right] = [a as JsonObject, b as JsonObject];
   for (const key of new Set([...Object.keys(left), ...Object.keys(right)])) {
-    if (key === 'description' && at === '') continue;
+    if (at === '' && ANNOTATIONS.includes(key)) continue;
     const inner = firstDifference(left[key], right[key], `${at}/${key}`);
     if (inner !== undefined) return inner;
   }
