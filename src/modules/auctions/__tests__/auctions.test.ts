@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { createTestTenant, type TestTenant } from '../../../../test/factories.ts';
-import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
+import { describe, test } from 'node:test';
+import type { TestTenant } from '../../../../test/factories.ts';
+import { call, type TestApp } from '../../../../test/helper.ts';
 import {
   type AuctionBody,
   type ErrorBody,
@@ -12,21 +12,19 @@ import {
   makeRoom,
   placeBid,
   post,
+  withTenantApp,
 } from './support.ts';
 
 describe('auctions module: REST', () => {
   let t: TestApp;
-  let tenant: TestTenant;
+  let _tenant: TestTenant;
   let key: string;
-
-  before(async () => {
-    t = await buildTestApp();
-    tenant = await createTestTenant(t);
-    key = tenant.apiKey;
-  });
-  after(() => t.close());
-
   const get = (url: string, apiKey = key) => call(t.app, { method: 'GET', url, headers: keyOf(apiKey) });
+  withTenantApp((app, made) => {
+    t = app;
+    _tenant = made;
+    key = made.apiKey;
+  });
 
   test('create: a draft in the room, with the config’s defaults and the read model', async () => {
     const roomId = await makeRoom(t, key);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { bearer, connectSession, createTestTenant, type TestTenant } from '../../../../test/factories.ts';
-import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
+import { describe, test } from 'node:test';
+import { bearer, connectSession, type TestTenant } from '../../../../test/factories.ts';
+import { call, type TestApp } from '../../../../test/helper.ts';
 import { MODULES } from '../../../app.ts';
 import { ManualClock } from '../../../core/clock.ts';
 import { activeRetention, retentionRules } from '../../../core/retention/rules.ts';
@@ -17,21 +17,19 @@ import {
   makeAuction,
   placeBid,
   post,
+  withTenantApp,
 } from './support.ts';
 
 describe('auctions module: bidding over REST', () => {
   let t: TestApp;
   let tenant: TestTenant;
   let key: string;
-
-  before(async () => {
-    t = await buildTestApp();
-    tenant = await createTestTenant(t);
-    key = tenant.apiKey;
-  });
-  after(() => t.close());
-
   const get = (url: string, apiKey = key) => call(t.app, { method: 'GET', url, headers: keyOf(apiKey) });
+  withTenantApp((app, made) => {
+    t = app;
+    tenant = made;
+    key = made.apiKey;
+  });
 
   test('bids: accepted ones move the price and the leader; refusals carry a code and the price', async () => {
     const a = await liveAuction(t, key);

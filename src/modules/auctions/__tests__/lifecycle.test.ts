@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { bearer, createApiKey, createTestTenant, type TestTenant } from '../../../../test/factories.ts';
-import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
+import { describe, test } from 'node:test';
+import { bearer, createApiKey, type TestTenant } from '../../../../test/factories.ts';
+import { call, type TestApp } from '../../../../test/helper.ts';
 import {
   type AuctionBody,
   bidder,
@@ -13,21 +13,19 @@ import {
   makeRoom,
   placeBid,
   post,
+  withTenantApp,
 } from './support.ts';
 
 describe('auctions module: lifecycle over REST', () => {
   let t: TestApp;
   let tenant: TestTenant;
   let key: string;
-
-  before(async () => {
-    t = await buildTestApp();
-    tenant = await createTestTenant(t);
-    key = tenant.apiKey;
-  });
-  after(() => t.close());
-
   const get = (url: string, apiKey = key) => call(t.app, { method: 'GET', url, headers: keyOf(apiKey) });
+  withTenantApp((app, made) => {
+    t = app;
+    tenant = made;
+    key = made.apiKey;
+  });
 
   test('every illegal transition answers 409 conflict naming the status', async () => {
     const ops = {

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { call, type TestApp } from '../../../../test/helper.ts';
+import { after, before } from 'node:test';
+import { createTestTenant, type TestTenant } from '../../../../test/factories.ts';
+import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
 
 /** The API's Actor object. */
 export interface Actor {
@@ -32,6 +34,16 @@ export interface ErrorBody {
   error: string;
   message: string;
   details?: { field: string; message: string; code?: string }[];
+}
+
+/** Builds an app and a tenant before the suite's tests (handing them to `use`) and closes the app after. */
+export function withTenantApp(use: (t: TestApp, tenant: TestTenant) => void): void {
+  let app: TestApp | undefined;
+  before(async () => {
+    app = await buildTestApp();
+    use(app, await createTestTenant(app));
+  });
+  after(() => app?.close());
 }
 
 export const keyOf = (apiKey: string) => ({ 'x-api-key': apiKey });

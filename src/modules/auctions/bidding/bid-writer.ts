@@ -62,8 +62,8 @@ class BidWriter implements GroupWriter<QueuedBid, Outcome> {
 /**
  * One group of bids on one auction (in `ctx` of the first). When this app wrote the auction last and
  * knows every bidder, the group is decided on that state and written as one statement, which fails whole
- * if the auction moved meanwhile (`unlockedGroup`, rule 4 of group-write.ts); then, and otherwise, the group is decided under the row's
- * lock (`lockedGroup`, rule 3).
+ * if the auction moved meanwhile (`unlockedGroup`, rule 4 of group-write.ts); then, and otherwise, the
+ * group is decided under the row's lock (`lockedGroup`, rule 3).
  */
 async function writeGroup(group: readonly QueuedBid[], memory: BidMemory): Promise<Outcome[]> {
   const first = group[0];
