@@ -117,7 +117,8 @@ describe('a client generated from the OpenAPI document', () => {
   test('fails to compile when a resource is not named, or a header is spelled in lower case', async () => {
     const unnamed = structuredClone(doc);
     delete unnamed.components.schemas.Room;
-    // A $ref to a missing component would not even generate: drop the references, as an untitled schema has none.
+    // A $ref to a missing component would not even generate: drop the references, as an untitled schema
+    // has none.
     const inline = JSON.parse(
       JSON.stringify(unnamed).replaceAll('"$ref":"#/components/schemas/Room"', '"type":"object"'),
     );

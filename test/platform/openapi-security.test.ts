@@ -70,7 +70,8 @@ describe('OpenAPI security derived once, from config.auth', () => {
     before(async () => {
       t = await buildTestApp({
         extend: (app) => {
-          // Answers every request before its handler (a refused credential answers first), so probing runs nothing.
+          // Answers every request before its handler (a refused credential answers first): probing runs
+          // nothing.
           app.addHook('onRequest', async (_request, reply) => reply.code(204).send());
           app.addHook('onResponse', async (request) => {
             const route = request.routeOptions;
@@ -83,7 +84,8 @@ describe('OpenAPI security derived once, from config.auth', () => {
     after(() => t.close());
 
     test("every operation's security is what its config.auth accepts", async () => {
-      const doc = t.app.swagger() as unknown as Document; // what /openapi.json serves, which the probe would answer 204
+      // What /openapi.json serves (the probe would answer that request 204).
+      const doc = t.app.swagger() as unknown as Document;
       const mismatches: string[] = [];
       let operations = 0;
       for (const [path, item] of Object.entries(doc.paths)) {

@@ -82,7 +82,10 @@ function resolve(document: JsonObject, schema: unknown): JsonObject | undefined 
   return isJsonObject(target) ? target : undefined;
 }
 
-/** What a GET answering a list lacks of the one list shape (limit with its default and maximum, cursor, nextCursor). */
+/**
+ * What a GET answering a list lacks of the one list shape: limit (with its default and maximum), cursor,
+ * nextCursor.
+ */
 function pagingGaps(parameters: Parameter[], answer: JsonObject): string[] {
   const query = new Map(parameters.filter((p) => p.in === 'query').map((p) => [p.name, p]));
   const limit = query.get('limit');

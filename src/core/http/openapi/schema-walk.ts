@@ -1,8 +1,8 @@
 /**
- * Where the schemas of an OpenAPI 3.1 document are: the places an operation holds one (parameters, request
- * bodies, responses and their headers, callbacks), `components`, and the JSON Schema keywords that hold
- * subschemas. Example values (`example`, `default`, `const`) are data, never walked: a room titled "x" in
- * an example is not a schema titled "x".
+ * Where the schemas of an OpenAPI 3.1 document are: the places an operation holds one (parameters,
+ * request bodies, responses and their headers, callbacks), `components.schemas`, and the JSON Schema
+ * keywords that hold subschemas. Example values (`example`, `default`, `const`) are data, never walked:
+ * a room titled "x" in an example is not a schema titled "x".
  */
 export type JsonObject = Record<string, unknown>;
 
@@ -139,7 +139,7 @@ function pathItemsSchemas(pathItems: unknown, at: string): SchemaSite[] {
   });
 }
 
-/** The outermost schemas of the document: those an operation or a component holds directly. */
+/** The outermost schemas of the document: those an operation holds directly, and `components.schemas`. */
 export function documentSchemas(document: JsonObject): SchemaSite[] {
   const sites = [
     ...pathItemsSchemas(document.paths, '#/paths'),

@@ -63,7 +63,7 @@ export function addSecurity(route: RouteOptions, derived: WeakSet<object>): void
   schema.security = security;
 }
 
-/** OpenAPI security requirements for the credential kinds a route accepts (`none`: it may be called without). */
+/** OpenAPI security requirements for the credential kinds a route accepts (`none`: also without one). */
 function securityFor(
   ...kinds: ('api_key' | 'session' | 'hosted_user' | 'product' | 'none')[]
 ): Record<string, string[]>[] {
