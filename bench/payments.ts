@@ -53,7 +53,7 @@ async function run(label: string, env: Record<string, string | undefined>) {
         amount: 1999,
         currency: 'EUR',
         captureMethod: 'manual',
-        customer: 'bench:buyer',
+        customer: { type: 'end_user', id: 'bench:buyer', identityProvider: 'bench' },
         seller: 'bench-shop',
       });
       if (created.status !== 201 || created.json.id === undefined) return false;

@@ -1,18 +1,10 @@
 import { ALL_WORKSPACES, defineAction, type ModuleManifest } from '../../core/modules/manifest.ts';
 import { STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET } from './providers/stripe-account.ts';
-import { paymentRoutes } from './routes.ts';
-import {
-  Balance,
-  CreatePaymentInput,
-  GetBalanceInput,
-  ListPaymentsInput,
-  Payment,
-  PaymentPage,
-  PaymentRef,
-  PaymentsConfig,
-  Refund,
-  RefundInput,
-} from './schema.ts';
+import { paymentRoutes } from './routes/index.ts';
+import { PaymentsConfig } from './schema/config.ts';
+import { Balance, GetBalanceInput } from './schema/ledger.ts';
+import { CreatePaymentInput, ListPaymentsInput, Payment, PaymentPage, PaymentRef } from './schema/payment.ts';
+import { Refund, RefundInput } from './schema/refund.ts';
 import { SettlementWorker, settlementOutbox } from './settlement.ts';
 import { createPayment } from './verbs/create-payment.ts';
 import { getBalance } from './verbs/get-balance.ts';

@@ -1,8 +1,12 @@
 import type { Static } from 'typebox';
 import { isoTime, type Queryable } from '../../core/db/database.ts';
 import { NotFound } from '../../core/http/errors.ts';
+import { type Actor, actorJson } from '../../core/tenancy/actors.ts';
+import type { Parties } from './ledger.ts';
 import type { ProviderPayment } from './providers/provider.ts';
-import type { LastError, NextAction, Payment, PROVIDERS, Refund } from './schema.ts';
+import type { PROVIDERS } from './schema/common.ts';
+import type { LastError, NextAction, Payment } from './schema/payment.ts';
+import type { Refund } from './schema/refund.ts';
 import type { PaymentStatus } from './states.ts';
 
 export type PaymentView = Static<typeof Payment>;
@@ -15,7 +19,9 @@ export interface PaymentRow {
   currency: string;
   capture_method: 'automatic' | 'manual';
   status: PaymentStatus;
-  customer: string | null;
+  /** The paying actor's row (`actors.id`), and that actor as the API names it. */
+  customer_actor_id: string | null;
+  customer: Actor | null;
   seller: string | null;
   description: string | null;
   metadata: Record<string, unknown>;
@@ -48,7 +54,9 @@ export interface StepArgs {
   reason?: string | null;
 }
 
-export const PAYMENT_COLUMNS = `id, seq, amount, currency, capture_method, status, customer, seller, description,
+/** A payment's columns, its customer as the Actor object: read from `payments` (no alias). */
+export const PAYMENT_COLUMNS = `id, seq, amount, currency, capture_method, status, customer_actor_id,
+  (select ${actorJson('a')} from actors a where a.id = payments.customer_actor_id) as customer, seller, description,
   metadata, auction_id, provider, provider_ref, payment_method, livemode, amount_capturable, amount_captured,
   amount_refunded, application_fee, last_error, next_action, step, step_key, step_args, step_state,
   ${isoTime('step_until')} as step_until, step_seq, ${isoTime('created_at')} as created_at, ${isoTime('updated_at')} as updated_at`;
@@ -81,13 +89,18 @@ export function toPayment(row: PaymentRow): PaymentView {
   };
 }
 
+/** Who pays and who is owed, for the payment's postings: the customer's account is named by its Actor id. */
+export function partiesOf(row: PaymentRow): Parties {
+  return { customer: row.customer?.id ?? null, seller: row.seller, currency: row.currency };
+}
+
 export function providerView(row: PaymentRow): ProviderPayment {
   return {
     id: row.id,
     amount: Number(row.amount),
     currency: row.currency,
     captureMethod: row.capture_method,
-    customer: row.customer,
+    customer: row.customer?.id ?? null,
     description: row.description,
     providerRef: row.provider_ref,
     paymentMethod: row.payment_method,

@@ -3,12 +3,10 @@ import type { OutboxWriter } from '../../core/events/store.ts';
 import type { TenantEvent } from '../../core/events/types.ts';
 import type { ModuleHost } from '../../core/modules/hooks.ts';
 import { PollingWorker, type PollingWorkerOptions } from '../../core/modules/polling-worker.ts';
-import { resumeStep } from './steps.ts';
+import { AUCTION_ENDED, soldAuction } from './ended-auction.ts';
+import { resumeStep } from './steps/run-step.ts';
 import { resumeRefund } from './verbs/refund-payment.ts';
-import { settleAuction, soldAuction } from './verbs/settle-auction.ts';
-
-/** The auctions module's event this module settles (its name is the contract between the two). */
-export const AUCTION_ENDED = 'auction.ended';
+import { settleAuction } from './verbs/settle-auction.ts';
 
 /**
  * The outbox writer: every sold auction's `auction.ended` records a settlement in the statement that

@@ -1,5 +1,5 @@
 import { Conflict } from '../../core/http/errors.ts';
-import type { PAYMENT_STATUSES } from './schema.ts';
+import type { PAYMENT_STATUSES } from './schema/common.ts';
 
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 

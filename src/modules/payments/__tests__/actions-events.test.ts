@@ -7,7 +7,7 @@ import { bearer, createApiKey, createTestTenant, type TestTenant } from '../../.
 import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
 import { connect, mcpUrl, toolError, toolNames } from '../../../../test/mcp/support.ts';
 import { eventually } from '../../../../test/support/eventually.ts';
-import { act, createPayment, type PaymentView, paidPayment, refund } from './support.ts';
+import { act, createPayment, customerActor, type PaymentView, paidPayment, refund } from './support.ts';
 
 /** The names issue #15 gives; the module may add more (`payment.amount_capturable_updated`). */
 const ISSUE_EVENTS = [
@@ -100,7 +100,11 @@ describe('payments: the catalog, its actions and the events of cancel and refund
   });
 
   test('the actions over /v1/actions: each runs under its scope, and only under it', async () => {
-    const created = await action('create_payment', { amount: 700, currency: 'EUR', customer: 'test:act' });
+    const created = await action('create_payment', {
+      amount: 700,
+      currency: 'EUR',
+      customer: customerActor('test:act'),
+    });
     assert.equal(created.statusCode, 200, created.body);
     const payment = created.json<{ result: PaymentView }>().result;
     assert.equal(payment.status, 'requires_payment_method');

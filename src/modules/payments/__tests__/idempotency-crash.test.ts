@@ -6,7 +6,7 @@ import { buildTestApp, call, type Response, type TestApp } from '../../../../tes
 import { eventually } from '../../../../test/support/eventually.ts';
 import { ManualClock } from '../../../core/clock.ts';
 import { type FakeRequest, StripeFake } from './stripe-fake.ts';
-import { type ErrorBody, type PaymentView, paidPayment, type RefundView } from './support.ts';
+import { customerActor, type ErrorBody, type PaymentView, paidPayment, type RefundView } from './support.ts';
 
 const SECRET_KEY = 'sk_test_51IdemCrashStandIn';
 const WEBHOOK_SECRET = 'whsec_idemCrashSecret0123456789';
@@ -105,7 +105,12 @@ describe('Idempotency-Key through a crash between the effect and the stored resp
   };
 
   test('a payment created before the crash is answered to the retry after 310 s, not made again', async () => {
-    const body = { amount: 2500, currency: 'EUR', customer: 'test:crash', metadata: { order: 'crash-1' } };
+    const body = {
+      amount: 2500,
+      currency: 'EUR',
+      customer: customerActor('test:crash'),
+      metadata: { order: 'crash-1' },
+    };
     sendToDying(plain.apiKey, '/v1/payments', body, 'crash-1');
     const made = await eventually('A to create the payment', async () => {
       const rows = await paymentsOf(plain.tenantId, 'crash-1');

@@ -5,7 +5,7 @@ import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
 import { ManualClock } from '../../../core/clock.ts';
 import { IDEMPOTENCY_LIMITS, requestFingerprint } from '../../../core/http/idempotency.ts';
 import { type FakeRequest, StripeFake } from './stripe-fake.ts';
-import { act, createPayment, type ErrorBody, get, type PaymentView, post } from './support.ts';
+import { act, createPayment, customerActor, type ErrorBody, get, type PaymentView, post } from './support.ts';
 
 const SECRET_KEY = 'sk_test_51IdemLifecycleStandIn';
 const WEBHOOK_SECRET = 'whsec_idemLifecycleSecret0123456789';
@@ -122,7 +122,7 @@ describe('Idempotency-Key on payments: released after a 5xx, the lease, the 24 h
 
   test('a key whose request died (its instance gone) is free after the lease', async () => {
     const now = clock.now();
-    const body = { amount: 800, currency: 'EUR', customer: 'test:died' };
+    const body = { amount: 800, currency: 'EUR', customer: customerActor('test:died') };
     // What the dead request left: its claim of the key, running, with its lease.
     await t.db.query(
       `insert into idempotency_keys (tenant_id, key, fingerprint, state, created_at, locked_until)
@@ -146,8 +146,8 @@ describe('Idempotency-Key on payments: released after a 5xx, the lease, the 24 h
   });
 
   test('after 24 h the stored response is forgotten, not the payment the key made', async () => {
-    const first = { amount: 1100, currency: 'EUR', customer: 'test:window' };
-    const other = { amount: 1200, currency: 'EUR', customer: 'test:window' };
+    const first = { amount: 1100, currency: 'EUR', customer: customerActor('test:window') };
+    const other = { amount: 1200, currency: 'EUR', customer: customerActor('test:window') };
     const created = await post(t, plain.apiKey, '/v1/payments', first, withKey('window-1'));
     assert.equal(created.statusCode, 201, created.body);
 
@@ -172,7 +172,10 @@ describe('Idempotency-Key on payments: released after a 5xx, the lease, the 24 h
   });
 
   test('after 24 h a key that made nothing (a confirm) is forgotten: it runs again, even with another body', async () => {
-    const payment = await createPayment(t, plain.apiKey, { amount: 1300, customer: 'test:window-confirm' });
+    const payment = await createPayment(t, plain.apiKey, {
+      amount: 1300,
+      customer: customerActor('test:window-confirm'),
+    });
     const url = `/v1/payments/${payment.id}/confirm`;
     const declined = await post(
       t,

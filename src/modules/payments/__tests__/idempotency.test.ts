@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestTenant, type TestTenant } from '../../../../test/factories.ts';
 import { buildTestApp, type TestApp } from '../../../../test/helper.ts';
-import { type ErrorBody, get, type PaymentView, post } from './support.ts';
+import { customerActor, type ErrorBody, get, type PaymentView, post } from './support.ts';
 
 describe('Idempotency-Key on payments POSTs (the platform feature)', () => {
   let t: TestApp;
@@ -23,12 +23,22 @@ describe('Idempotency-Key on payments POSTs (the platform feature)', () => {
 
   test('same key, same body: the first response again, byte for byte, and one payment', async () => {
     const customer = 'test:idem-same';
-    const body = { amount: 700, currency: 'EUR', customer, metadata: { a: '1', b: '2' } };
+    const body = {
+      amount: 700,
+      currency: 'EUR',
+      customer: customerActor(customer),
+      metadata: { a: '1', b: '2' },
+    };
     const first = await post(t, tenant.apiKey, '/v1/payments', body, { 'idempotency-key': 'order-1' });
     assert.equal(first.statusCode, 201, first.body);
     assert.equal(first.headers['idempotent-replayed'], undefined);
     // The same parameters in another key order are the same request.
-    const reordered = { metadata: { b: '2', a: '1' }, customer, currency: 'EUR', amount: 700 };
+    const reordered = {
+      metadata: { b: '2', a: '1' },
+      customer: customerActor(customer),
+      currency: 'EUR',
+      amount: 700,
+    };
     const again = await post(t, tenant.apiKey, '/v1/payments', reordered, { 'idempotency-key': 'order-1' });
     assert.equal(again.statusCode, 201);
     assert.equal(again.body, first.body);
@@ -43,7 +53,7 @@ describe('Idempotency-Key on payments POSTs (the platform feature)', () => {
       t,
       tenant.apiKey,
       '/v1/payments',
-      { amount: 100, currency: 'EUR', customer },
+      { amount: 100, currency: 'EUR', customer: customerActor(customer) },
       {
         'idempotency-key': 'order-2',
       },
@@ -53,7 +63,7 @@ describe('Idempotency-Key on payments POSTs (the platform feature)', () => {
       t,
       tenant.apiKey,
       '/v1/payments',
-      { amount: 101, currency: 'EUR', customer },
+      { amount: 101, currency: 'EUR', customer: customerActor(customer) },
       {
         'idempotency-key': 'order-2',
       },
@@ -81,7 +91,7 @@ describe('Idempotency-Key on payments POSTs (the platform feature)', () => {
 
   test('two concurrent requests with one key: one payment; the other is replayed or told it is running', async () => {
     const customer = 'test:idem-race';
-    const body = { amount: 900, currency: 'EUR', customer };
+    const body = { amount: 900, currency: 'EUR', customer: customerActor(customer) };
     const results = await Promise.all(
       Array.from({ length: 6 }, () =>
         post(t, tenant.apiKey, '/v1/payments', body, { 'idempotency-key': 'race-1' }),
@@ -145,7 +155,7 @@ describe('Idempotency-Key on payments POSTs (the platform feature)', () => {
   });
 
   test('keys are per tenant; a key longer than 255 characters is refused', async () => {
-    const body = { amount: 100, currency: 'EUR', customer: 'test:idem-tenant' };
+    const body = { amount: 100, currency: 'EUR', customer: customerActor('test:idem-tenant') };
     const a = await post(t, tenant.apiKey, '/v1/payments', body, { 'idempotency-key': 'shared-key' });
     const b = await post(t, other.apiKey, '/v1/payments', body, { 'idempotency-key': 'shared-key' });
     assert.equal(a.statusCode, 201);

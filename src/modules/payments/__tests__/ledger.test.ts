@@ -5,7 +5,9 @@ import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
 import { assertBalanced, platformFee, refundedFee } from '../ledger.ts';
 import {
   act,
+  allPages,
   createPayment,
+  customerActor,
   type ErrorBody,
   get,
   type PaymentView,
@@ -47,11 +49,8 @@ describe('payments: refunds and the ledger', () => {
   after(() => t.close());
 
   const balances = async (): Promise<Map<string, number>> => {
-    const res = await get(t, key, '/v1/ledger/accounts');
-    assert.equal(res.statusCode, 200, res.body);
-    return new Map(
-      res.json<{ data: Account[] }>().data.map((a) => [`${a.account} ${a.currency}`, a.balance]),
-    );
+    const accounts = await allPages<Account>(t, key, '/v1/ledger/accounts');
+    return new Map(accounts.map((a) => [`${a.account} ${a.currency}`, a.balance]));
   };
   const check = async (): Promise<Check> => {
     const res = await get(t, key, '/v1/ledger/check');
@@ -60,7 +59,11 @@ describe('payments: refunds and the ledger', () => {
   };
 
   test('a capture posts the sale: the customer pays, the seller is owed the price less the fee', async () => {
-    const payment = await paidPayment(t, key, { amount: 10_000, customer: 'test:carol', seller: 'shop-1' });
+    const payment = await paidPayment(t, key, {
+      amount: 10_000,
+      customer: customerActor('test:carol'),
+      seller: 'shop-1',
+    });
     assert.equal(payment.applicationFee, 1030, '10 % + 30');
     const txs = await get(t, key, `/v1/ledger/transactions?paymentId=${payment.id}`);
     const data = txs.json<{ data: { kind: string; postings: { account: string; amount: number }[] }[] }>()
@@ -103,7 +106,7 @@ describe('payments: refunds and the ledger', () => {
   test('refunds add up to at most the captured amount; the fee comes back in proportion', async () => {
     const payment = await paidPayment(t, key, {
       amount: 5000,
-      customer: 'test:dave',
+      customer: customerActor('test:dave'),
       seller: 'shop-2',
       captureMethod: 'manual',
     });
@@ -197,7 +200,7 @@ describe('payments: refunds and the ledger', () => {
           currency: currencies[random(3)],
           captureMethod: random(2) === 0 ? 'manual' : 'automatic',
         };
-        if (random(3) > 0) body.customer = `test:c${random(5)}`;
+        if (random(3) > 0) body.customer = customerActor(`test:c${random(5)}`);
         if (random(3) > 0) body.seller = `s${random(4)}`;
         open.push(await createPayment(t, k, body));
       } else if (choice === 1 && open.length > 0) {
@@ -237,13 +240,12 @@ describe('payments: refunds and the ledger', () => {
     const result = res.json<Check>();
     assert.equal(result.ok, true, res.body);
     assert.ok(result.transactions > 20);
-    const accounts = await call(t.app, { method: 'GET', url: '/v1/ledger/accounts', headers: bearer(k) });
+    const accounts = await allPages<Account>(t, k, '/v1/ledger/accounts');
     const sums = new Map<string, number>();
-    for (const a of accounts.json<{ data: Account[] }>().data)
-      sums.set(a.currency, (sums.get(a.currency) ?? 0) + a.balance);
+    for (const a of accounts) sums.set(a.currency, (sums.get(a.currency) ?? 0) + a.balance);
     for (const [currency, sum] of sums) assert.equal(sum, 0, `${currency} balances sum to zero`);
     // The books name who owes whom; there is no provider clearing account (docs/payments.md#ledger).
-    const names = accounts.json<{ data: Account[] }>().data.map((a) => a.account);
+    const names = accounts.map((a) => a.account);
     assert.deepEqual(
       names.filter((n) => !/^(customer:|seller:.+:payable$|platform:(fees|sales)$|world$)/.test(n)),
       [],

@@ -4,7 +4,7 @@ import { bearer, createTestTenant, type TestTenant } from '../../../../test/fact
 import { buildTestApp, call, type TestApp, testConfig } from '../../../../test/helper.ts';
 import type { Database } from '../../../core/db/database.ts';
 import { openDatabase } from '../../../runtime.ts';
-import { act, type PaymentView, paidPayment, type RefundView, refund } from './support.ts';
+import { act, customerActor, type PaymentView, paidPayment, type RefundView, refund } from './support.ts';
 
 /**
  * Two app instances on one database (each its own PostgreSQL pool with DATABASE_URL; one PGlite
@@ -46,7 +46,7 @@ describe('payments on two instances', () => {
           amount: 1000,
           captureMethod: 'manual',
           seller: `s${i % 3}`,
-          customer: `test:c${i}`,
+          customer: customerActor(`test:c${i}`),
         }),
       );
     }

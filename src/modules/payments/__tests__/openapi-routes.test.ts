@@ -76,7 +76,7 @@ describe('payments in OpenAPI: every route with its errors; every POST honours I
     for (const { method, url } of posts) {
       const op = operationOf(method, url);
       assert.ok(
-        op?.parameters?.some((p) => p.in === 'header' && p.name === 'idempotency-key'),
+        op?.parameters?.some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key'),
         `${url} documents the header`,
       );
       const conflict = op?.responses?.['409']?.description ?? '';

@@ -6,9 +6,18 @@ import { AppError } from '../../../core/http/errors.ts';
 import { testProvider } from '../providers/index.ts';
 import type { PaymentProvider, ProviderPayment } from '../providers/provider.ts';
 import { StripeProvider } from '../providers/stripe-provider.ts';
-import { PAYMENT_STATUSES } from '../schema.ts';
+import { PAYMENT_STATUSES } from '../schema/common.ts';
 import { OPERATIONS, type PaymentStatus, TRANSITIONS, transition } from '../states.ts';
-import { act, createPayment, type ErrorBody, get, type PaymentView, paidPayment, post } from './support.ts';
+import {
+  act,
+  createPayment,
+  customerActor,
+  type ErrorBody,
+  get,
+  type PaymentView,
+  paidPayment,
+  post,
+} from './support.ts';
 
 describe('payments: intents, the state machine, the test provider', () => {
   let t: TestApp;
@@ -40,7 +49,7 @@ describe('payments: intents, the state machine, the test provider', () => {
     const payment = await createPayment(t, key, {
       amount: 1234,
       currency: 'USD',
-      customer: 'test:alice',
+      customer: customerActor('test:alice'),
       description: 'Lot 7',
       metadata: { order: 'o-1' },
     });
@@ -50,7 +59,7 @@ describe('payments: intents, the state machine, the test provider', () => {
     assert.equal(payment.amount, 1234);
     assert.equal(payment.currency, 'USD');
     assert.equal(payment.captureMethod, 'automatic');
-    assert.equal(payment.customer, 'test:alice');
+    assert.deepEqual(payment.customer, { type: 'end_user', id: 'test:alice', identityProvider: 'test' });
     assert.equal(payment.provider, 'test');
     assert.equal(payment.livemode, false);
     assert.equal(payment.amountCaptured, 0);
@@ -237,7 +246,8 @@ describe('payments: intents, the state machine, the test provider', () => {
   test('list: newest first, filters, cursor', async () => {
     const customer = `test:lister-${Date.now()}`;
     const made: string[] = [];
-    for (let i = 0; i < 5; i++) made.push((await createPayment(t, key, { customer })).id);
+    for (let i = 0; i < 5; i++)
+      made.push((await createPayment(t, key, { customer: customerActor(customer) })).id);
     await act(t, key, made[0] ?? '', 'confirm', { paymentMethod: 'pm_card_visa' });
     const page1 = await get(t, key, `/v1/payments?customer=${encodeURIComponent(customer)}&limit=3`);
     assert.equal(page1.statusCode, 200, page1.body);

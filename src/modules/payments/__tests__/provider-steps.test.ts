@@ -10,13 +10,14 @@ import { AppError } from '../../../core/http/errors.ts';
 import { traceFrom } from '../../../core/http/request-id.ts';
 import { newId } from '../../../core/ids.ts';
 import { SettlementWorker } from '../settlement.ts';
-import { STEP_LEASE_MS } from '../steps.ts';
+import { STEP_LEASE_MS } from '../steps/step-keys.ts';
 import { createPaymentRecord } from '../verbs/create-payment.ts';
 import { resumeRefund } from '../verbs/refund-payment.ts';
 import { type FakeRequest, StripeFake } from './stripe-fake.ts';
 import {
   act,
   createPayment,
+  customerActor,
   type ErrorBody,
   get,
   type PaymentView,
@@ -292,7 +293,7 @@ describe('payments: provider calls outside the transaction, recovered with the s
       method: 'POST',
       url: '/v1/payments',
       headers: bearer(key),
-      payload: { amount: 2500, currency: 'EUR', customer: 'test:lost-create' },
+      payload: { amount: 2500, currency: 'EUR', customer: customerActor('test:lost-create') },
     });
     assert.equal(res.statusCode, 201, res.body);
     const created = res.json<PaymentView>();
@@ -336,7 +337,7 @@ describe('payments: provider calls outside the transaction, recovered with the s
       method: 'POST',
       url: '/v1/payments',
       headers: bearer(key),
-      payload: { amount: 2500, currency: 'EUR', customer: 'test:refused-create' },
+      payload: { amount: 2500, currency: 'EUR', customer: customerActor('test:refused-create') },
     });
     assert.equal(res.statusCode, 409, res.body);
     assert.match(res.json<ErrorBody>().message, /Stripe refused the request/);
@@ -349,7 +350,7 @@ describe('payments: provider calls outside the transaction, recovered with the s
 
   test('create: an insert that fails (the auction already has a payment) never reaches Stripe', async () => {
     const auctionId = newId('auction', clock.now());
-    const sale = { amount: 700, currency: 'EUR', customer: 'test:winner', auctionId };
+    const sale = { amount: 700, currency: 'EUR', customer: customerActor('test:winner'), auctionId };
     const first = await createPaymentRecord(context(), sale);
     assert.match(first.providerRef ?? '', /^pi_/);
     const creates = sent(paths.create).length;
@@ -364,7 +365,10 @@ describe('payments: provider calls outside the transaction, recovered with the s
   test('recovery: the worker finishes a create and a refund whose instance died, with the same keys, once', async () => {
     // A create whose instance died after Stripe made the PaymentIntent.
     fake.loseAnswers(paths.create, 2);
-    const lostCreate = await createPayment(t, key, { amount: 1500, customer: 'test:recovered' });
+    const lostCreate = await createPayment(t, key, {
+      amount: 1500,
+      customer: customerActor('test:recovered'),
+    });
     assert.equal(lostCreate.providerRef, null);
     await dieMidCall(lostCreate.id);
     // A refund whose answer was lost: recorded pending, its amount counted, its call unanswered.

@@ -7,8 +7,9 @@ import { eventually } from '../../../../test/support/eventually.ts';
 import { inTenant, type ServiceContext } from '../../../core/context.ts';
 import { tenantRead } from '../../../core/db/tenant-tx.ts';
 import { traceFrom } from '../../../core/http/request-id.ts';
+import { soldAuction } from '../ended-auction.ts';
 import { SettlementWorker } from '../settlement.ts';
-import { settleAuction, soldAuction } from '../verbs/settle-auction.ts';
+import { settleAuction } from '../verbs/settle-auction.ts';
 import { get, type PaymentView, post } from './support.ts';
 
 describe('payments: auction settlement through auction.ended', () => {
@@ -80,7 +81,7 @@ describe('payments: auction settlement through auction.ended', () => {
     assert.ok(payment !== undefined);
     assert.equal(payment.amount, 7500);
     assert.equal(payment.currency, 'EUR');
-    assert.equal(payment.customer, 'test:winner-1');
+    assert.deepEqual(payment.customer, { type: 'end_user', id: 'test:winner-1', identityProvider: 'test' });
     assert.equal(payment.seller, `room:${roomId}`);
     assert.equal(payment.auctionId, auctionId);
     assert.equal(payment.status, 'requires_payment_method');
@@ -174,12 +175,15 @@ describe('payments: auction settlement through auction.ended', () => {
       roomId: 'r',
       finalPrice: 100,
       currency: 'EUR',
-      winner: { id: 'a', type: 'end_user', externalId: 'test:w' },
+      winner: { type: 'end_user', id: 'test:w', identityProvider: 'test' },
     };
-    assert.equal(soldAuction({ ...base, outcome: 'sold' })?.winner, 'test:w');
+    assert.deepEqual(soldAuction({ ...base, outcome: 'sold' })?.winner, base.winner);
     assert.equal(soldAuction({ ...base, outcome: 'bought_now' })?.finalPrice, 100);
     assert.equal(soldAuction({ ...base, outcome: 'unsold', winner: null, finalPrice: null }), undefined);
     assert.equal(soldAuction({ ...base, outcome: 'sold', winner: null }), undefined);
     assert.equal(soldAuction({ ...base, outcome: 'sold', finalPrice: 0 }), undefined);
+    // The winner is the API's Actor object: the old shape (an internal id beside externalId) is not one.
+    const internal = { id: '7d0c6f1e-0000-4000-8000-000000000000', type: 'end_user', externalId: 'test:w' };
+    assert.equal(soldAuction({ ...base, outcome: 'sold', winner: internal }), undefined);
   });
 });

@@ -1,11 +1,17 @@
 import { bearer } from '../../../../test/factories.ts';
 import { call, type Response, type TestApp } from '../../../../test/helper.ts';
+import type { Actor } from '../../../core/tenancy/actors.ts';
 import type { PaymentView, RefundView } from '../payment-row.ts';
 
 export interface ErrorBody {
   error: string;
   message: string;
   details?: { field: string; code?: string; message: string }[];
+}
+
+/** The customer `<provider>:<name>` as the API names it: an end user verified by that provider. */
+export function customerActor(id: string): Actor {
+  return { type: 'end_user', id, identityProvider: id.split(':')[0] ?? 'test' };
 }
 
 export async function post(
@@ -20,6 +26,22 @@ export async function post(
 
 export async function get(t: TestApp, apiKey: string, url: string): Promise<Response> {
   return call(t.app, { method: 'GET', url, headers: bearer(apiKey) });
+}
+
+/** Every row of a list, page after page (`limit` 100). */
+export async function allPages<T>(t: TestApp, apiKey: string, url: string): Promise<T[]> {
+  const rows: T[] = [];
+  let cursor: string | null = null;
+  do {
+    const separator = url.includes('?') ? '&' : '?';
+    const next = cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`;
+    const res = await get(t, apiKey, `${url}${separator}limit=100${next}`);
+    if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${res.body}`);
+    const page = res.json<{ data: T[]; nextCursor: string | null }>();
+    rows.push(...page.data);
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+  return rows;
 }
 
 export async function createPayment(

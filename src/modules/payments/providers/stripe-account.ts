@@ -16,6 +16,11 @@ export const STRIPE_WEBHOOK_SECRET: EncryptedColumn = {
   rowKey: ['tenant_id', 'provider'],
 };
 
+/** Where Stripe should send the tenant's events. */
+export function stripeWebhookUrl(ctx: ServiceContext): string {
+  return `${ctx.config.publicUrl}/v1/payments/webhooks/stripe/${ctx.tenantId}`;
+}
+
 export function encryptFor(
   encryption: SecretEncryption,
   column: EncryptedColumn,

@@ -1,9 +1,9 @@
 import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
 import { type PaymentView, toPayment } from '../payment-row.ts';
-import type { CancelInput } from '../schema.ts';
+import type { CancelInput } from '../schema/payment.ts';
 import { assertOperation } from '../states.ts';
-import { runStep } from '../steps.ts';
+import { runStep } from '../steps/run-step.ts';
 
 /** Cancels a payment that has not succeeded; an authorization held for capture is released. */
 export async function cancelPayment(

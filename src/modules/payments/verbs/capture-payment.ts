@@ -2,9 +2,9 @@ import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
 import { InvalidRequest } from '../../../core/http/errors.ts';
 import { type PaymentView, toPayment } from '../payment-row.ts';
-import type { CaptureInput } from '../schema.ts';
+import type { CaptureInput } from '../schema/payment.ts';
 import { assertOperation } from '../states.ts';
-import { runStep } from '../steps.ts';
+import { runStep } from '../steps/run-step.ts';
 
 /** Captures an authorized payment, in whole or in part (the rest is released), and posts the sale. */
 export async function capturePayment(

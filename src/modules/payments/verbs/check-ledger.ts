@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
 import { tenantTx } from '../../../core/db/tenant-tx.ts';
-import type { LedgerCheck } from '../schema.ts';
+import type { LedgerCheck } from '../schema/ledger.ts';
 
 /**
  * Proves the tenant's books, in one snapshot: every transaction's postings sum to zero per currency and
@@ -21,9 +21,10 @@ export async function checkLedger(ctx: ServiceContext): Promise<Static<typeof Le
     );
     const { rows: mismatched } = await tx.query<{ id: string }>(
       `select pay.id from payments pay
+         left join actors c on c.id = pay.customer_actor_id
          left join ledger_transactions t on t.payment_id = pay.id
          left join ledger_postings p on p.transaction_id = t.id
-               and p.account in ('world', 'customer:' || pay.customer)
+               and p.account in ('world', 'customer:' || c.external_id)
         group by pay.id, pay.amount_captured, pay.amount_refunded
        having coalesce(-sum(p.amount), 0) <> pay.amount_captured
                 - coalesce((select sum(r.amount) from payment_refunds r

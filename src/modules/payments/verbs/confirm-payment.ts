@@ -2,9 +2,9 @@ import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
 import { InvalidRequest } from '../../../core/http/errors.ts';
 import { type PaymentView, toPayment } from '../payment-row.ts';
-import type { ConfirmInput } from '../schema.ts';
+import type { ConfirmInput } from '../schema/payment.ts';
 import { assertOperation } from '../states.ts';
-import { runStep } from '../steps.ts';
+import { runStep } from '../steps/run-step.ts';
 
 /**
  * Confirms a payment with a payment method (attached now or at creation), or completes the action a

@@ -1,17 +1,19 @@
 import type { Static } from 'typebox';
-import { actorOf } from '../../../core/auth/principal.ts';
 import { inTenant, type ServiceContext } from '../../../core/context.ts';
 import { assertCurrency } from '../../../core/currencies.ts';
 import { PG_ERROR, pgErrorCode, type Queryable } from '../../../core/db/database.ts';
 import { tenantRead } from '../../../core/db/tenant-tx.ts';
-import { Conflict, InvalidRequest, NotFound } from '../../../core/http/errors.ts';
+import { Conflict, NotFound } from '../../../core/http/errors.ts';
 import { type IdempotencyBinding, keyReused } from '../../../core/http/idempotency.ts';
 import { newId } from '../../../core/ids.ts';
+import { checkCustomer, payingActor } from '../customers.ts';
 import { PAYMENT_COLUMNS, type PaymentRow, type PaymentView, toPayment } from '../payment-row.ts';
 import { providerFor } from '../providers/index.ts';
-import type { CreatePaymentInput } from '../schema.ts';
-import { callAndApply, outcomeUnknown, resumeStep, STEP_LEASE_MS, stepKey } from '../steps.ts';
-import { paymentsConfig } from './config.ts';
+import type { CreatePaymentInput } from '../schema/payment.ts';
+import { paymentsConfig } from '../settings.ts';
+import { callAndApply } from '../steps/call-and-apply.ts';
+import { resumeStep } from '../steps/run-step.ts';
+import { outcomeUnknown, STEP_LEASE_MS, stepKey } from '../steps/step-keys.ts';
 
 export type NewPayment = Static<typeof CreatePaymentInput> & { auctionId?: string };
 
@@ -23,7 +25,8 @@ export interface KeyedPayment {
 
 /**
  * Creates a payment with the tenant's provider: `requires_payment_method`, or `requires_confirmation`
- * when a payment method comes with it. A session token pays as its own actor.
+ * when a payment method comes with it. A session token pays as its own actor; an API key names the
+ * customer (an Actor, created on first use) or nobody.
  */
 export async function createPayment(
   ctx: ServiceContext,
@@ -43,17 +46,8 @@ export async function createKeyedPayment(
   binding: IdempotencyBinding | undefined,
 ): Promise<KeyedPayment> {
   assertCurrency(input.currency);
-  const own = actorOf(ctx.principal);
-  if (own !== undefined && input.customer !== undefined && input.customer !== own.externalId) {
-    throw new InvalidRequest('a session token pays as its own actor', [
-      {
-        field: '/body/customer',
-        message: 'must be omitted with a session token',
-        code: 'unexpected_customer',
-      },
-    ]);
-  }
-  return createRecord(ctx, { ...input, customer: input.customer ?? own?.externalId }, binding);
+  checkCustomer(ctx.principal, input.customer);
+  return createRecord(ctx, input, binding);
 }
 
 /**
@@ -83,8 +77,9 @@ async function createRecord(
   let made: { row: PaymentRow; found: boolean };
   try {
     made = await inTenant(ctx, async (tx) => {
+      const customer = await payingActor(tx, ctx, input.customer);
       const { rows } = await tx.query<PaymentRow>(
-        `insert into payments (tenant_id, id, amount, currency, capture_method, status, customer, seller, description,
+        `insert into payments (tenant_id, id, amount, currency, capture_method, status, customer_actor_id, seller, description,
                                metadata, auction_id, provider, provider_ref, payment_method, livemode, created_at, updated_at,
                                step, step_key, step_args, step_state, step_until, step_seq,
                                idempotency_key, idempotency_fingerprint)
@@ -99,7 +94,7 @@ async function createRecord(
           input.currency,
           captureMethod,
           status,
-          input.customer ?? null,
+          customer?.id ?? null,
           input.seller ?? null,
           input.description ?? null,
           JSON.stringify(input.metadata ?? {}),

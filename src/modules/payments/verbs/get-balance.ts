@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
 import { tenantRead } from '../../../core/db/tenant-tx.ts';
-import type { Balance, GetBalanceInput } from '../schema.ts';
+import type { Balance, GetBalanceInput } from '../schema/ledger.ts';
 
 /** One account's balance per currency (none: no postings yet). */
 export async function getBalance(

@@ -2,9 +2,9 @@ import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
 import { tenantRead } from '../../../core/db/tenant-tx.ts';
 import { NotFound } from '../../../core/http/errors.ts';
+import { customerLimit } from '../customers.ts';
 import { PAYMENT_COLUMNS, type PaymentRow, type PaymentView, toPayment } from '../payment-row.ts';
-import type { PaymentRef } from '../schema.ts';
-import { customerLimit } from './customer-limit.ts';
+import type { PaymentRef } from '../schema/payment.ts';
 
 export async function getPayment(
   ctx: ServiceContext,
@@ -18,7 +18,7 @@ export async function getPayment(
   );
   const row = rows[0];
   const only = customerLimit(ctx);
-  if (row === undefined || (only !== undefined && row.customer !== only))
+  if (row === undefined || (only !== undefined && row.customer_actor_id !== only.id))
     throw new NotFound('payment', input.paymentId);
   return toPayment(row);
 }

@@ -9,10 +9,10 @@ import {
   type RefundRow,
 } from '../payment-row.ts';
 import type { PaymentProvider } from '../providers/provider.ts';
+import { settleRefund } from '../refunds/settle-refund.ts';
+import { paymentsConfig } from '../settings.ts';
 import { canTransition } from '../states.ts';
-import { applyOutcome } from './apply-outcome.ts';
-import { paymentsConfig } from './config.ts';
-import { settleRefund } from './settle-refund.ts';
+import { applyOutcome } from '../steps/apply-outcome.ts';
 
 export interface StripeEventResult {
   received: true;

@@ -1,28 +1,46 @@
 import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
-import { tenantRead } from '../../../core/db/tenant-tx.ts';
-import type { AccountList, ListAccountsInput } from '../schema.ts';
+import { keysetPage } from '../../../core/db/keyset-page.ts';
+import type { AccountPage, ListAccountsInput } from '../schema/ledger.ts';
 
-/** Every account with postings, its balance (the sum of its postings) per currency. */
+interface AccountRow {
+  account: string;
+  currency: string;
+  balance: string;
+  postings: string;
+  key: string;
+}
+
+/**
+ * The accounts with postings, each with its balance (the sum of its postings) per currency, by account
+ * name (byte order) then currency: one row per account and currency, paged by the pair (`<account>
+ * <currency>`: a space sorts before every character an account name may hold).
+ */
 export async function listAccounts(
   ctx: ServiceContext,
   input: Static<typeof ListAccountsInput>,
-): Promise<Static<typeof AccountList>> {
-  const { rows } = await tenantRead<{ account: string; currency: string; balance: string; postings: string }>(
-    ctx.db,
-    { tenantId: ctx.tenantId },
-    `select account, currency, sum(amount)::text as balance, count(*)::text as postings
-       from ledger_postings
-      where ($1::text is null or starts_with(account, $1)) and ($2::text is null or currency = $2)
-      group by account, currency order by account, currency limit 1000`,
-    [input.prefix ?? null, input.currency ?? null],
-  );
+): Promise<Static<typeof AccountPage>> {
+  const { page, nextCursor } = await keysetPage<AccountRow>(ctx.db, ctx.tenantId, input, {
+    select: `select account, currency, balance, postings, key
+               from (select account, currency, sum(amount)::text as balance, count(*)::text as postings,
+                            account || ' ' || currency as key
+                       from ledger_postings group by account, currency) a`,
+    orderBy: 'a.key',
+    textKey: true,
+    ascending: true,
+    keyOf: (row) => row.key,
+    filters: (bind) => [
+      ...(input.prefix === undefined ? [] : [`starts_with(a.account, ${bind(input.prefix)})`]),
+      ...(input.currency === undefined ? [] : [`a.currency = ${bind(input.currency)}`]),
+    ],
+  });
   return {
-    data: rows.map((r) => ({
+    data: page.map((r) => ({
       account: r.account,
       currency: r.currency,
       balance: Number(r.balance),
       postings: Number(r.postings),
     })),
+    nextCursor,
   };
 }

@@ -4,7 +4,7 @@ import { isoTime } from '../../../core/db/database.ts';
 import { keysetPage } from '../../../core/db/keyset-page.ts';
 import { tenantRead } from '../../../core/db/tenant-tx.ts';
 import { NotFound } from '../../../core/http/errors.ts';
-import type { ListPostingsInput, PostingPage } from '../schema.ts';
+import type { ListPostingsInput, PostingPage } from '../schema/ledger.ts';
 
 interface PostingRow {
   seq: string | number;

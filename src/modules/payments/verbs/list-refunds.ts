@@ -1,21 +1,24 @@
 import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
-import { tenantRead } from '../../../core/db/tenant-tx.ts';
+import { keysetPage } from '../../../core/db/keyset-page.ts';
+import type { PageInput } from '../../../core/http/pagination.ts';
 import { REFUND_COLUMNS, type RefundRow, toRefund } from '../payment-row.ts';
-import type { PaymentRef, RefundPage } from '../schema.ts';
+import type { PaymentRef } from '../schema/payment.ts';
+import type { RefundPage } from '../schema/refund.ts';
 import { getPayment } from './get-payment.ts';
 
-/** A payment's refunds, oldest first (a payment has few). */
+/** A payment's refunds, oldest first (404 for a payment the caller may not see). */
 export async function listRefunds(
   ctx: ServiceContext,
-  input: Static<typeof PaymentRef>,
+  input: Static<typeof PaymentRef> & PageInput,
 ): Promise<Static<typeof RefundPage>> {
   await getPayment(ctx, input);
-  const { rows } = await tenantRead<RefundRow>(
-    ctx.db,
-    { tenantId: ctx.tenantId },
-    `select ${REFUND_COLUMNS} from payment_refunds where payment_id = $1 order by seq limit 1000`,
-    [input.paymentId],
-  );
-  return { data: rows.map(toRefund) };
+  const { page, nextCursor } = await keysetPage<RefundRow & { seq: string }>(ctx.db, ctx.tenantId, input, {
+    select: `select seq, ${REFUND_COLUMNS} from payment_refunds r`,
+    orderBy: 'r.seq',
+    ascending: true,
+    keyOf: (row) => row.seq,
+    filters: (bind) => [`r.payment_id = ${bind(input.paymentId)}`],
+  });
+  return { data: page.map(toRefund), nextCursor };
 }

@@ -2,7 +2,7 @@ import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
 import { isoTime } from '../../../core/db/database.ts';
 import { keysetPage } from '../../../core/db/keyset-page.ts';
-import type { ListTransactionsInput, TransactionPage } from '../schema.ts';
+import type { ListTransactionsInput, TransactionPage } from '../schema/ledger.ts';
 
 interface TransactionRow {
   seq: string | number;

@@ -16,11 +16,11 @@ import {
   toRefund,
 } from '../payment-row.ts';
 import type { PaymentProvider, ProviderRefund } from '../providers/provider.ts';
-import type { RefundInput } from '../schema.ts';
+import { settleRefund } from '../refunds/settle-refund.ts';
+import type { RefundInput } from '../schema/refund.ts';
 import { assertOperation } from '../states.ts';
-import { outcomeUnknown, STEP_LEASE_MS } from '../steps.ts';
-import { prepare } from './prepare.ts';
-import { settleRefund } from './settle-refund.ts';
+import { prepare } from '../steps/prepare.ts';
+import { outcomeUnknown, STEP_LEASE_MS } from '../steps/step-keys.ts';
 
 /**
  * Refunds a succeeded payment, in whole (the default: what is left) or in part. The refund is recorded

@@ -1,9 +1,13 @@
 import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
 import { tenantRead } from '../../../core/db/tenant-tx.ts';
-import { encryptFor, STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET } from '../providers/stripe-account.ts';
-import type { StripeAccount, StripeAccountBody } from '../schema.ts';
-import { stripeWebhookUrl } from './stripe-keys.ts';
+import {
+  encryptFor,
+  STRIPE_SECRET_KEY,
+  STRIPE_WEBHOOK_SECRET,
+  stripeWebhookUrl,
+} from '../providers/stripe-account.ts';
+import type { StripeAccount, StripeAccountBody } from '../schema/stripe-account.ts';
 
 /** Stores the tenant's Stripe keys, encrypted; answers where Stripe should send the tenant's events. */
 export async function setStripeAccount(

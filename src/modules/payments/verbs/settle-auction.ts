@@ -1,39 +1,10 @@
 import type { ServiceContext } from '../../../core/context.ts';
 import { tenantRead } from '../../../core/db/tenant-tx.ts';
 import { AppError } from '../../../core/http/errors.ts';
+import type { EndedAuction } from '../ended-auction.ts';
 import type { PaymentView } from '../payment-row.ts';
-import { paymentsConfig } from './config.ts';
+import { paymentsConfig } from '../settings.ts';
 import { createPaymentRecord } from './create-payment.ts';
-
-/** What an `auction.ended` event says, as far as settlement needs it. */
-export interface EndedAuction {
-  auctionId: string;
-  roomId: string;
-  outcome: string;
-  finalPrice: number;
-  currency: string;
-  winner: string;
-}
-
-/** The ended auction an `auction.ended` event's data tells of, when it was sold to someone for a price. */
-export function soldAuction(data: Record<string, unknown>): EndedAuction | undefined {
-  const { auctionId, roomId, outcome, finalPrice, currency, winner } = data;
-  const externalId =
-    typeof winner === 'object' && winner !== null && 'externalId' in winner ? winner.externalId : undefined;
-  if (
-    (outcome !== 'sold' && outcome !== 'bought_now') ||
-    typeof auctionId !== 'string' ||
-    typeof roomId !== 'string' ||
-    typeof finalPrice !== 'number' ||
-    !Number.isSafeInteger(finalPrice) ||
-    finalPrice <= 0 ||
-    typeof currency !== 'string' ||
-    typeof externalId !== 'string'
-  ) {
-    return undefined;
-  }
-  return { auctionId, roomId, outcome, finalPrice, currency, winner: externalId };
-}
 
 /**
  * Settles an ended auction recorded by the outbox (`payment_settlements`): one payment for its winner,

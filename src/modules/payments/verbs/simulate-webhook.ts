@@ -3,10 +3,11 @@ import { inTenant, type ServiceContext } from '../../../core/context.ts';
 import { Conflict } from '../../../core/http/errors.ts';
 import { lockPayment, type PaymentView, providerView, toPayment } from '../payment-row.ts';
 import { testProvider } from '../providers/index.ts';
-import type { PaymentId, SimulateBody } from '../schema.ts';
+import type { PaymentId } from '../schema/common.ts';
+import type { SimulateBody } from '../schema/payment.ts';
+import { paymentsConfig } from '../settings.ts';
 import { assertOperation } from '../states.ts';
-import { applyOutcome } from './apply-outcome.ts';
-import { paymentsConfig } from './config.ts';
+import { applyOutcome } from '../steps/apply-outcome.ts';
 
 /**
  * The test provider's webhook for a processing payment, simulated: it reports the outcome, and the payment

@@ -2,12 +2,8 @@ import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
 import { isoTime } from '../../../core/db/database.ts';
 import { tenantRead } from '../../../core/db/tenant-tx.ts';
-import type { StripeAccountStatus } from '../schema.ts';
-
-/** Where Stripe should send the tenant's events. */
-export function stripeWebhookUrl(ctx: ServiceContext): string {
-  return `${ctx.config.publicUrl}/v1/payments/webhooks/stripe/${ctx.tenantId}`;
-}
+import { stripeWebhookUrl } from '../providers/stripe-account.ts';
+import type { StripeAccountStatus } from '../schema/stripe-account.ts';
 
 /**
  * Whether the tenant's Stripe keys are set, with their mode (`test` or `live`, from the key's prefix),
@@ -30,16 +26,4 @@ export async function getStripeAccount(ctx: ServiceContext): Promise<Static<type
     updatedAt: row?.updated_at ?? null,
     webhookUrl: stripeWebhookUrl(ctx),
   };
-}
-
-/**
- * Removes the tenant's Stripe keys (both secrets). Stripe payments then answer 409 until keys are set
- * again; removing keys that are not set does nothing.
- */
-export async function deleteStripeAccount(ctx: ServiceContext): Promise<void> {
-  await tenantRead(
-    ctx.db,
-    { tenantId: ctx.tenantId },
-    `delete from payment_provider_accounts where provider = 'stripe'`,
-  );
 }

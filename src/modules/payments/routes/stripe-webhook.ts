@@ -1,13 +1,13 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { type ServiceContext, type Services, serviceContext } from '../../core/context.ts';
-import { AppError, InvalidRequest, NotFound } from '../../core/http/errors.ts';
-import { errorRef } from '../../core/http/schemas.ts';
-import { idPattern } from '../../core/ids.ts';
-import { stripeSecrets } from './providers/stripe-account.ts';
-import { StripeProvider } from './providers/stripe-provider.ts';
-import { handleStripeEvent } from './verbs/handle-stripe-event.ts';
+import { type ServiceContext, type Services, serviceContext } from '../../../core/context.ts';
+import { AppError, InvalidRequest, NotFound } from '../../../core/http/errors.ts';
+import { errorRef } from '../../../core/http/schemas.ts';
+import { idPattern } from '../../../core/ids.ts';
+import { stripeSecrets } from '../providers/stripe-account.ts';
+import { StripeProvider } from '../providers/stripe-provider.ts';
+import { handleStripeEvent } from '../verbs/handle-stripe-event.ts';
 
 /** Stripe's own default: a signature older than this is refused (replay protection). */
 export const STRIPE_SIGNATURE_TOLERANCE_SECONDS = 300;

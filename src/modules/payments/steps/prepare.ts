@@ -3,7 +3,7 @@ import { tenantRead } from '../../../core/db/tenant-tx.ts';
 import { NotFound } from '../../../core/http/errors.ts';
 import { providerFor } from '../providers/index.ts';
 import type { PaymentProvider } from '../providers/provider.ts';
-import { type PaymentSettings, paymentsConfig } from './config.ts';
+import { type PaymentSettings, paymentsConfig } from '../settings.ts';
 
 export interface Prepared {
   provider: PaymentProvider;

@@ -1,10 +1,10 @@
 import type { Emit, ServiceContext } from '../../../core/context.ts';
 import type { Queryable } from '../../../core/db/database.ts';
 import { capturePostings, platformFee, postTransaction } from '../ledger.ts';
-import { type PaymentChange, type PaymentRow, savePayment, toPayment } from '../payment-row.ts';
+import { type PaymentChange, type PaymentRow, partiesOf, savePayment, toPayment } from '../payment-row.ts';
 import type { ProviderOutcome } from '../providers/provider.ts';
+import type { PaymentSettings } from '../settings.ts';
 import { eventOfStatus, type PaymentStatus, transition } from '../states.ts';
-import type { PaymentSettings } from './config.ts';
 
 /**
  * Moves a locked payment to where the provider says it is, through the transition table, with its
@@ -43,11 +43,7 @@ export async function applyOutcome(
       kind: 'capture',
       paymentId: row.id,
       refundId: null,
-      postings: capturePostings(
-        { customer: row.customer, seller: row.seller, currency: row.currency },
-        amount,
-        fee,
-      ),
+      postings: capturePostings(partiesOf(row), amount, fee),
       at: now,
     });
   }

@@ -3,6 +3,7 @@ import type { Queryable } from '../../../core/db/database.ts';
 import { postTransaction, refundedFee, refundPostings } from '../ledger.ts';
 import {
   type PaymentRow,
+  partiesOf,
   REFUND_COLUMNS,
   type RefundRow,
   savePayment,
@@ -63,11 +64,7 @@ export async function settleRefund(
     kind: 'refund',
     paymentId: payment.id,
     refundId: refund.id,
-    postings: refundPostings(
-      { customer: payment.customer, seller: payment.seller, currency: payment.currency },
-      amount,
-      feeBack,
-    ),
+    postings: refundPostings(partiesOf(payment), amount, feeBack),
     at: now,
   });
   await emit('refund.succeeded', {

@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
-import type { ServiceContext } from '../../../core/context.ts';
-import { PaymentsConfig } from '../schema.ts';
+import type { ServiceContext } from '../../core/context.ts';
+import { PaymentsConfig } from './schema/config.ts';
 
 export type PaymentSettings = Static<typeof PaymentsConfig>;
 

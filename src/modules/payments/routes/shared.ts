@@ -1,0 +1,48 @@
+import type { TSchema } from 'typebox';
+import { Type } from 'typebox';
+import { IdempotencyHeaders } from '../../../core/http/idempotency.ts';
+import { errorRef } from '../../../core/http/schemas.ts';
+import { PaymentId } from '../schema/common.ts';
+import { Payment } from '../schema/payment.ts';
+
+/** Reads: API keys, and session tokens (which see their own actor's payments). */
+export const read = {
+  module: 'payments',
+  auth: { credentials: ['api_key', 'session'] as const, scope: 'payments:read' },
+};
+/** Writes move money: API keys only, each safe to retry under an Idempotency-Key. */
+export const write = {
+  module: 'payments',
+  idempotent: true,
+  auth: { credentials: ['api_key'] as const, scope: 'payments:write' },
+};
+
+export const tags = ['payments'];
+export const PaymentParams = Type.Object({ paymentId: PaymentId });
+
+/** What every idempotent route may answer besides its own conflicts. */
+const KEY_RUNNING = 'or a request with this Idempotency-Key is still running';
+const KEY_REUSED =
+  '`idempotency_conflict`: this Idempotency-Key was used with another request (method, path or body)';
+
+/** A 409 of an idempotent route: its own conflicts (`causes`), then the Idempotency-Key's. */
+export function keyedConflicts(causes: string) {
+  return errorRef(`\`conflict\`: ${causes}, ${KEY_RUNNING}; ${KEY_REUSED}.`);
+}
+
+const STATUS_409 = keyedConflicts(
+  'the payment’s status does not allow this (the message names it and what it needs), a provider call of this payment is still running, the provider refused the request',
+);
+
+/** The schema of a change of one payment (`POST /v1/payments/:paymentId/<change>`): it answers the payment. */
+export function paymentChange<B extends TSchema>(operationId: string, summary: string, body: B) {
+  return {
+    operationId,
+    summary,
+    tags,
+    headers: IdempotencyHeaders,
+    params: PaymentParams,
+    body,
+    response: { 200: Payment, 409: STATUS_409 },
+  };
+}
