@@ -27,22 +27,17 @@ const ofB =
 /** Core's own routes: events, and the console's tenant, keys, members, modules and MCP policy. */
 export const coreIsolation = defineIsolation({
   module: 'core',
-  async setup({ t, b, marker }) {
-    const owner = bearer(b.ownerToken);
+  async setup({ b, inB, marker }) {
     const tenant = `/api/console/tenants/${b.tenantId}`;
-    const post = async (url: string, headers: Record<string, string>, payload: Record<string, unknown>) => {
-      const res = await call(t.app, { method: 'POST', url, headers, payload });
-      assert.equal(res.statusCode, 201, res.body);
-      return res.json<{ id: string; invitationId: string }>();
-    };
+    const made = async (url: string, payload: Record<string, unknown>, console = true) =>
+      (await inB(url, payload, { console })).json<{ id: string; invitationId: string }>();
     return {
-      eventId: (await post('/v1/events', bearer(b.apiKey), { type: 'app.marker', data: { marker } })).id,
-      apiKeyId: (await post(`${tenant}/api-keys`, owner, { name: marker, scopes: ['rooms:read'] })).id,
-      productKeyId: (await post(`${tenant}/product-keys`, owner, { name: marker })).id,
+      eventId: (await made('/v1/events', { type: 'app.marker', data: { marker } }, false)).id,
+      apiKeyId: (await made(`${tenant}/api-keys`, { name: marker, scopes: ['rooms:read'] })).id,
+      productKeyId: (await made(`${tenant}/product-keys`, { name: marker })).id,
       memberUserId: b.ownerUserId,
-      invitationId: (
-        await post(`${tenant}/members`, owner, { email: `${marker}@example.test`, role: 'viewer' })
-      ).invitationId,
+      invitationId: (await made(`${tenant}/members`, { email: `${marker}@example.test`, role: 'viewer' }))
+        .invitationId,
     };
   },
   cases: {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { bearer, createTestTenant, type TestTenant } from '../factories.ts';
-import { type BuildOptions, buildTestApp, call, type TestApp } from '../helper.ts';
+import { type BuildOptions, buildTestApp, call, type Response, type TestApp } from '../helper.ts';
 import { isRegistrationOf } from './module-tests.ts';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -30,6 +30,15 @@ export interface IsolationWorld {
   marker: string;
   /** Tenant A's credentials as headers. */
   asA: Record<Credential, () => Record<string, string>>;
+  /**
+   * Makes one of tenant B's records: a POST with B's API key (`console`: B's owner's token) that must
+   * answer `status` (201 unless said).
+   */
+  inB(
+    url: string,
+    payload?: Record<string, unknown>,
+    options?: { console?: boolean; status?: number },
+  ): Promise<Response>;
 }
 
 /** A route's case: the request for B's records that `setup` made, keyed `METHOD /path/:param`. */
@@ -154,6 +163,17 @@ export function isolationSuite(options: IsolationSuiteOptions): void {
           apiKey: () => ({ 'x-api-key': a.apiKey }),
           console: () => bearer(a.ownerToken),
           productKey: () => ({ 'x-svc-product-key': aProductKey }),
+        },
+        async inB(url, payload, options = {}) {
+          const headers = bearer(options.console === true ? b.ownerToken : b.apiKey);
+          const res = await call(t.app, {
+            method: 'POST',
+            url,
+            headers,
+            ...(payload === undefined ? {} : { payload }),
+          });
+          assert.equal(res.statusCode, options.status ?? 201, `${url}: ${res.body}`);
+          return res;
         },
       };
       for (const registration of running) {

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { bearer } from '../../../../test/factories.ts';
 import { call } from '../../../../test/helper.ts';
 import { defineIsolation } from '../../../../test/support/isolation-suite.ts';
 
@@ -9,24 +8,12 @@ import { defineIsolation } from '../../../../test/support/isolation-suite.ts';
  */
 export const isolation = defineIsolation({
   module: 'analytics',
-  async setup({ t, b, marker }) {
-    const sent = await call(t.app, {
-      method: 'POST',
-      url: '/v1/analytics/events',
-      headers: bearer(b.apiKey),
-      payload: {
-        batch: [
-          {
-            event: marker,
-            actorId: `b:${marker}`,
-            messageId: marker,
-            roomId: marker,
-            properties: { marker },
-          },
-          { event: 'shared', actorId: 'b:viewer', properties: { marker } },
-        ],
-      },
-    });
+  async setup({ inB, marker }) {
+    const batch = [
+      { event: marker, actorId: `b:${marker}`, messageId: marker, roomId: marker, properties: { marker } },
+      { event: 'shared', actorId: 'b:viewer', properties: { marker } },
+    ];
+    const sent = await inB('/v1/analytics/events', { batch }, { status: 202 });
     assert.equal(sent.json<{ accepted: number }>().accepted, 2, sent.body);
     return {};
   },

@@ -9,27 +9,19 @@ const intruder = { type: 'end_user', id: 'a:intruder', identityProvider: 'test' 
 /** Tenant B's live auction (its title the marker). */
 export const isolation = defineIsolation({
   module: 'auctions',
-  async setup({ t, b, marker }) {
+  async setup({ t, b, inB, marker }) {
     const { roomId } = await oneRoom(t, b);
-    const headers = bearer(b.apiKey);
-    const auction = await call(t.app, {
-      method: 'POST',
-      url: '/v1/auctions',
-      headers,
-      payload: {
-        roomId,
-        title: marker,
-        currency: 'EUR',
-        startingPrice: 100,
-        buyNowPrice: 10_000,
-        durationSeconds: 600,
-        published: true,
-      },
+    const auction = await inB('/v1/auctions', {
+      roomId,
+      title: marker,
+      currency: 'EUR',
+      startingPrice: 100,
+      buyNowPrice: 10_000,
+      durationSeconds: 600,
+      published: true,
     });
-    assert.equal(auction.statusCode, 201, auction.body);
     const auctionId = auction.json<{ id: string }>().id;
-    const started = await call(t.app, { method: 'POST', url: `/v1/auctions/${auctionId}/start`, headers });
-    assert.equal(started.statusCode, 200, started.body);
+    await inB(`/v1/auctions/${auctionId}/start`, undefined, { status: 200 });
     return { roomId, auctionId };
   },
   cases: {

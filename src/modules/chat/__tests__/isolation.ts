@@ -1,6 +1,3 @@
-import assert from 'node:assert/strict';
-import { bearer } from '../../../../test/factories.ts';
-import { call } from '../../../../test/helper.ts';
 import { defineIsolation } from '../../../../test/support/isolation-suite.ts';
 import { oneRoom } from '../../../../test/support/security-suite.ts';
 
@@ -10,15 +7,12 @@ const reactions = (r: { roomId: string; messageId: string }, actor: string) =>
 /** Tenant B's message (its text the marker) in B's room. */
 export const isolation = defineIsolation({
   module: 'chat',
-  async setup({ t, b, marker }) {
+  async setup({ t, b, inB, marker }) {
     const { roomId } = await oneRoom(t, b);
-    const message = await call(t.app, {
-      method: 'POST',
-      url: `/v1/rooms/${roomId}/messages`,
-      headers: bearer(b.apiKey),
-      payload: { text: marker, actor: { type: 'agent', id: 'b:author', identityProvider: 'test' } },
+    const message = await inB(`/v1/rooms/${roomId}/messages`, {
+      text: marker,
+      actor: { type: 'agent', id: 'b:author', identityProvider: 'test' },
     });
-    assert.equal(message.statusCode, 201, message.body);
     return { roomId, messageId: message.json<{ id: string }>().id };
   },
   cases: {

@@ -19,23 +19,16 @@ async function books({ t }: IsolationWorld, headers: Record<string, string>) {
 /** Tenant B's succeeded payment (its description the marker) and B's seller account. */
 export const isolation = defineIsolation({
   module: 'payments',
-  async setup({ t, b, marker }) {
-    const headers = bearer(b.apiKey);
-    const payment = await call(t.app, {
-      method: 'POST',
-      url: '/v1/payments',
-      headers,
-      payload: { amount: 4200, currency: 'EUR', description: marker, seller: 'b-shop', customer: payer },
+  async setup({ inB, marker }) {
+    const payment = await inB('/v1/payments', {
+      amount: 4200,
+      currency: 'EUR',
+      description: marker,
+      seller: 'b-shop',
+      customer: payer,
     });
-    assert.equal(payment.statusCode, 201, payment.body);
     const paymentId = payment.json<{ id: string }>().id;
-    const paid = await call(t.app, {
-      method: 'POST',
-      url: `/v1/payments/${paymentId}/confirm`,
-      headers,
-      payload: { paymentMethod: 'pm_card_visa' },
-    });
-    assert.equal(paid.statusCode, 200, paid.body);
+    await inB(`/v1/payments/${paymentId}/confirm`, { paymentMethod: 'pm_card_visa' }, { status: 200 });
     return { paymentId, ledgerAccount: 'seller:b-shop:payable' };
   },
   cases: {

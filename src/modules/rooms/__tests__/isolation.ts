@@ -6,14 +6,8 @@ import { defineIsolation } from '../../../../test/support/isolation-suite.ts';
 /** Tenant B's room, named with the marker (its id is one tenant A may use too). */
 export const isolation = defineIsolation({
   module: 'rooms',
-  async setup({ t, b, marker }) {
-    const room = await call(t.app, {
-      method: 'POST',
-      url: '/v1/rooms',
-      headers: bearer(b.apiKey),
-      payload: { id: 'shared-name', name: marker, metadata: { marker } },
-    });
-    assert.equal(room.statusCode, 201, room.body);
+  async setup({ inB, marker }) {
+    await inB('/v1/rooms', { id: 'shared-name', name: marker, metadata: { marker } });
     return { roomId: 'shared-name' };
   },
   cases: {

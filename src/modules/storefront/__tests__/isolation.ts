@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { bearer } from '../../../../test/factories.ts';
 import { call } from '../../../../test/helper.ts';
 import { defineIsolation, type IsolationCase } from '../../../../test/support/isolation-suite.ts';
 import { oneRoom } from '../../../../test/support/security-suite.ts';
@@ -10,9 +9,12 @@ interface Records {
   auctionId: string;
 }
 
+/** An auction the public surface lists once it starts. */
+const PUBLISHED = { currency: 'EUR', startingPrice: 100, durationSeconds: 600, published: true };
+
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** A console route under B's tenant (`tenant`) or under B's operator (`operator`). */
+/** A console route under B's tenant (`tenant`) or under B's operator (`operator`); `:operatorId` is B's. */
 const under =
   (
     scope: 'tenant' | 'operator',
@@ -20,55 +22,32 @@ const under =
     tail: string,
     payload?: Record<string, unknown>,
   ): IsolationCase<Records> =>
-  (r, { b }) => ({
-    method,
-    url: `${scope === 'tenant' ? `/api/console/tenants/${b.tenantId}` : `/api/console/operators/${r.operatorId}`}${tail.replace(':operatorId', r.operatorId)}`,
-    ...(payload === undefined ? {} : { payload }),
-  });
+  (r, { b }) => {
+    const base =
+      scope === 'tenant' ? `/api/console/tenants/${b.tenantId}` : `/api/console/operators/${r.operatorId}`;
+    const url = `${base}${tail.replace(':operatorId', r.operatorId)}`;
+    return { method, url, ...(payload === undefined ? {} : { payload }) };
+  };
 
 /** Tenant B's operator and its mobile build, and a published live auction the public surface shows. */
 export const isolation = defineIsolation({
   module: 'storefront',
-  async setup({ t, b, marker }) {
-    const owner = bearer(b.ownerToken);
-    const operator = await call(t.app, {
-      method: 'POST',
-      url: `/api/console/tenants/${b.tenantId}/operators`,
-      headers: owner,
-      payload: { name: marker, slug: 'b-operator' },
-    });
-    assert.equal(operator.statusCode, 201, operator.body);
+  async setup({ t, b, inB, marker }) {
+    const operator = await inB(
+      `/api/console/tenants/${b.tenantId}/operators`,
+      { name: marker, slug: 'b-operator' },
+      { console: true },
+    );
     const operatorId = operator.json<{ id: string }>().id;
-    const build = await call(t.app, {
-      method: 'POST',
-      url: `/api/console/operators/${operatorId}/mobile-build`,
-      headers: owner,
-      payload: { platform: 'android' },
-    });
-    assert.equal(build.statusCode, 200, build.body);
+    const build = await inB(
+      `/api/console/operators/${operatorId}/mobile-build`,
+      { platform: 'android' },
+      { console: true, status: 200 },
+    );
     const { roomId } = await oneRoom(t, b);
-    const key = bearer(b.apiKey);
-    const auction = await call(t.app, {
-      method: 'POST',
-      url: '/v1/auctions',
-      headers: key,
-      payload: {
-        roomId,
-        title: marker,
-        currency: 'EUR',
-        startingPrice: 100,
-        durationSeconds: 600,
-        published: true,
-      },
-    });
-    assert.equal(auction.statusCode, 201, auction.body);
+    const auction = await inB('/v1/auctions', { ...PUBLISHED, roomId, title: marker });
     const auctionId = auction.json<{ id: string }>().id;
-    const started = await call(t.app, {
-      method: 'POST',
-      url: `/v1/auctions/${auctionId}/start`,
-      headers: key,
-    });
-    assert.equal(started.statusCode, 200, started.body);
+    await inB(`/v1/auctions/${auctionId}/start`, undefined, { status: 200 });
     return { operatorId, buildId: build.json<{ build: { id: string } }>().build.id, auctionId };
   },
   cases: {

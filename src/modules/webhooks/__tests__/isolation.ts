@@ -1,6 +1,3 @@
-import assert from 'node:assert/strict';
-import { bearer } from '../../../../test/factories.ts';
-import { call } from '../../../../test/helper.ts';
 import { defineIsolation, type IsolationCase } from '../../../../test/support/isolation-suite.ts';
 
 interface Records {
@@ -54,22 +51,14 @@ function endpointCases(prefix: string): Record<string, IsolationCase<Records>> {
 /** Tenant B's endpoint (its URL and secret hold the marker) and the delivery of its test event. */
 export const isolation = defineIsolation({
   module: 'webhooks',
-  async setup({ t, b, marker }) {
-    const headers = bearer(b.apiKey);
-    const hook = await call(t.app, {
-      method: 'POST',
-      url: '/v1/webhooks',
-      headers,
-      payload: {
-        url: `https://example.test/${marker}`,
-        secret: `${marker}-secret-0123456789`,
-        eventTypes: ['app.*'],
-      },
+  async setup({ inB, marker }) {
+    const hook = await inB('/v1/webhooks', {
+      url: `https://example.test/${marker}`,
+      secret: `${marker}-secret-0123456789`,
+      eventTypes: ['app.*'],
     });
-    assert.equal(hook.statusCode, 201, hook.body);
     const webhookId = hook.json<{ id: string }>().id;
-    const test = await call(t.app, { method: 'POST', url: `/v1/webhooks/${webhookId}/test`, headers });
-    assert.equal(test.statusCode, 202, test.body);
+    const test = await inB(`/v1/webhooks/${webhookId}/test`, undefined, { status: 202 });
     return { webhookId, deliveryId: test.json<{ id: string }>().id };
   },
   cases: {
