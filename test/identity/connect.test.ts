@@ -12,7 +12,7 @@ interface Connected {
   expiresAt: string;
   expiresIn: number;
   sessionId: string;
-  actor: { id: string; type: string; externalId: string; identityProvider: string };
+  actor: { id: string; type: string; identityProvider: string };
   modules: string[];
   roomId: string | null;
   scopes: string[];
@@ -44,8 +44,9 @@ describe('POST /v1/runtime/connect', () => {
     assert.deepEqual(body.modules, ['rooms', 'chat']);
     assert.equal(body.roomId, 'room_1');
     assert.deepEqual(body.scopes, ['chat:read', 'chat:write', 'rooms:read']);
-    assert.equal(body.actor.externalId, 'acme-oidc:user_42');
-    assert.equal(body.actor.identityProvider, 'acme-oidc');
+    // The core Actor, as the request named it: its id is the provider-qualified one, no internal row id.
+    assert.deepEqual(body.actor, actor());
+    assert.doesNotMatch(res.body, /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/);
     const header = decodeProtectedHeader(body.token);
     const claims = decodeJwt(body.token);
     assert.equal(header.alg, 'EdDSA');
@@ -70,6 +71,17 @@ describe('POST /v1/runtime/connect', () => {
     assert.equal(second.actor.type, 'agent');
     const other = (await connect({ modules: ['chat'], actor: actor('acme-oidc:other') })).json<Connected>();
     assert.notEqual(other.actor.id, first.actor.id);
+    // One stored actor per external id: the second connect updated the first's row.
+    const stored = await tenantTx(t.db, { tenantId: tenant.tenantId }, (tx) =>
+      tx.query<{ external_id: string; type: string }>(
+        `select external_id, type from actors where external_id in ('acme-oidc:same', 'acme-oidc:other')
+         order by external_id`,
+      ),
+    );
+    assert.deepEqual(stored.rows, [
+      { external_id: 'acme-oidc:other', type: 'end_user' },
+      { external_id: 'acme-oidc:same', type: 'agent' },
+    ]);
   });
 
   test('an unknown module -> 400 with details naming it', async () => {

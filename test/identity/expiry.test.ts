@@ -11,7 +11,7 @@ interface Connected {
   expiresAt: string;
   expiresIn: number;
   sessionId: string;
-  actor: { id: string; type: string; externalId: string; identityProvider: string };
+  actor: { id: string; type: string; identityProvider: string };
   modules: string[];
   roomId: string | null;
   scopes: string[];

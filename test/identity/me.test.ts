@@ -24,7 +24,7 @@ describe('GET /v1/me for each credential kind', () => {
     tenant: { id: string; name: string; workspaceType: string } | null;
     principal: { kind: string; scopes: string[]; modules?: string[]; roomId?: string; expiresAt?: string };
     apiKey?: { id: string; name: string; prefix: string };
-    actor?: { id: string; type: string; externalId: string; identityProvider: string };
+    actor?: { id: string; type: string; identityProvider: string };
     user?: { id: string; email: string | null; providerUserId: string };
     memberships?: { tenantId: string; role: string }[];
   }
@@ -59,12 +59,9 @@ describe('GET /v1/me for each credential kind', () => {
     assert.deepEqual(body.principal.scopes, ['chat:read', 'chat:write', 'rooms:read']);
     const expiresIn = Date.parse(body.principal.expiresAt ?? '') - Date.now();
     assert.ok(expiresIn > 0 && expiresIn <= t.config.sessionTtlSeconds * 1000, `expiresIn ${expiresIn}`);
-    assert.deepEqual(body.actor, {
-      id: s.actorId,
-      type: 'end_user',
-      externalId: 'acme:user-7',
-      identityProvider: 'test',
-    });
+    // The same Actor object the connect answer showed (the core Actor: no internal id).
+    assert.equal(s.actorId, 'acme:user-7');
+    assert.deepEqual(body.actor, { id: 'acme:user-7', type: 'end_user', identityProvider: 'test' });
     assert.equal(body.apiKey, undefined);
   });
 

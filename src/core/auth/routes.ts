@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
+import { Actor, actorView } from '../tenancy/actors.ts';
 import { TenantDirectory } from '../tenancy/tenant-directory.ts';
 import { listUserTenants } from '../tenancy/tenants.ts';
 import { getUser } from '../tenancy/users.ts';
@@ -11,41 +12,62 @@ import { authenticated, hostedUser } from './principal.ts';
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
   Type.Union([schema, Type.Null()]);
 
-const TenantSummary = Type.Object({ id: Type.String(), name: Type.String(), workspaceType: Type.String() });
-const UserSummary = Type.Object({
-  id: Type.String(),
-  email: Nullable(Type.String()),
-  name: Nullable(Type.String()),
-  identityProvider: Type.String(),
-  providerUserId: Type.String(),
-});
-const Membership = Type.Object({
-  tenantId: Type.String(),
-  tenantName: Type.String(),
-  workspaceType: Type.String(),
-  role: Type.String(),
-});
-export const ActorSchema = Type.Object({
-  id: Type.String({ description: 'Internal actor id' }),
-  type: Type.String(),
-  externalId: Type.String({ description: '<provider>:<external_id>' }),
-  identityProvider: Type.String(),
-});
+const TenantSummary = Type.Object(
+  { id: Type.String(), name: Type.String(), workspaceType: Type.String() },
+  { title: 'TenantSummary', description: 'A tenant by id, name and workspace type' },
+);
+const UserSummary = Type.Object(
+  {
+    id: Type.String(),
+    email: Nullable(Type.String()),
+    name: Nullable(Type.String()),
+    identityProvider: Type.String(),
+    providerUserId: Type.String(),
+  },
+  {
+    title: 'ConsoleUser',
+    description: 'A console user (usr_...), as the hosted identity provider names them',
+  },
+);
+const Membership = Type.Object(
+  {
+    tenantId: Type.String(),
+    tenantName: Type.String(),
+    workspaceType: Type.String(),
+    role: Type.String(),
+  },
+  { title: 'Membership', description: "A console user's role in one tenant" },
+);
 
-const Me = Type.Object({
-  tenant: Nullable(TenantSummary),
-  principal: Type.Object({
-    kind: Type.String({ description: 'api_key, hosted_user or session' }),
-    scopes: Type.Array(Type.String()),
-    modules: Type.Optional(Type.Array(Type.String())),
-    roomId: Type.Optional(Type.String()),
-    expiresAt: Type.Optional(Type.String({ format: 'date-time' })),
-  }),
-  apiKey: Type.Optional(Type.Object({ id: Type.String(), name: Type.String(), prefix: Type.String() })),
-  actor: Type.Optional(ActorSchema),
-  user: Type.Optional(UserSummary),
-  memberships: Type.Optional(Type.Array(Membership)),
-});
+const Me = Type.Object(
+  {
+    tenant: Nullable(TenantSummary),
+    principal: Type.Object({
+      kind: Type.String({ description: 'api_key, hosted_user or session' }),
+      scopes: Type.Array(Type.String()),
+      modules: Type.Optional(Type.Array(Type.String())),
+      roomId: Type.Optional(Type.String()),
+      expiresAt: Type.Optional(Type.String({ format: 'date-time' })),
+    }),
+    apiKey: Type.Optional(Type.Object({ id: Type.String(), name: Type.String(), prefix: Type.String() })),
+    actor: Type.Optional(Actor),
+    user: Type.Optional(UserSummary),
+    memberships: Type.Optional(Type.Array(Membership)),
+  },
+  {
+    title: 'Me',
+    description:
+      'Who a credential is: its tenant and principal, and the API key, session actor or console user behind it',
+  },
+);
+const AuthUser = Type.Object(
+  { user: UserSummary, memberships: Type.Array(Membership) },
+  { title: 'AuthUser', description: 'The signed-in console user and their tenant memberships' },
+);
+const Jwks = Type.Object(
+  { keys: Type.Array(Type.Object({}, { additionalProperties: true })) },
+  { title: 'Jwks', description: 'A JSON Web Key Set: the public keys that verify session tokens' },
+);
 
 type MeBody = Static<typeof Me>;
 
@@ -114,7 +136,7 @@ export async function identityRoutes(
       const tenant = principal.tenantId === undefined ? undefined : await tenants.summary(principal.tenantId);
       const body: MeBody = { tenant: tenant ?? null, principal: shown };
       if (principal.kind === 'api_key') body.apiKey = principal.apiKey;
-      if (principal.kind === 'session') body.actor = principal.actor;
+      if (principal.kind === 'session') body.actor = actorView(principal.actor);
       return body;
     },
   );
@@ -127,7 +149,7 @@ export async function identityRoutes(
         operationId: 'getAuthUser',
         summary: 'The signed-in console user and their tenant memberships',
         tags: ['identity'],
-        response: { 200: Type.Object({ user: UserSummary, memberships: Type.Array(Membership) }) },
+        response: { 200: AuthUser },
       },
     },
     async (request) => {
@@ -145,9 +167,7 @@ export async function identityRoutes(
         operationId: 'getJwks',
         summary: 'Public keys that verify session tokens',
         tags: ['identity'],
-        response: {
-          200: Type.Object({ keys: Type.Array(Type.Object({}, { additionalProperties: true })) }),
-        },
+        response: { 200: Jwks },
       },
     },
     async () => identity.keyRing.jwks(),

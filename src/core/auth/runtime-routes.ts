@@ -3,19 +3,17 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from '../../config.ts';
 import type { Clock } from '../clock.ts';
-import type { Database, Queryable } from '../db/database.ts';
+import type { Database } from '../db/database.ts';
 import { tenantTx } from '../db/tenant-tx.ts';
-import { AppError, InvalidRequest, NotFound } from '../http/errors.ts';
+import { AppError, InvalidRequest } from '../http/errors.ts';
 import { newId } from '../ids.ts';
 import type { ModuleEnablement } from '../modules/enablement.ts';
 import type { ModuleRegistry } from '../modules/registry.ts';
-import { Actor, upsertActor } from '../tenancy/actors.ts';
+import { ACTOR_EXTERNAL_ID, Actor, actorView, upsertActor } from '../tenancy/actors.ts';
 import type { Identity } from './identity.ts';
 import { sessionOf, tenantPrincipal } from './principal.ts';
-import { ActorSchema } from './routes.ts';
-
-/** Room ids are prefix-style (`room_...`) or a client's own URL-safe id. */
-export const ROOM_ID_PATTERN = '^[A-Za-z0-9_-]{1,128}$';
+import { ROOM_ID_PATTERN } from './room-id.ts';
+import { assertKeyNotRevoked, SessionRevoker } from './session-revocation.ts';
 
 const connectBody = (moduleNames: readonly string[]) =>
   Type.Object(
@@ -40,31 +38,56 @@ const connectBody = (moduleNames: readonly string[]) =>
         }),
       ),
     },
-    { additionalProperties: false },
+    {
+      title: 'ConnectInput',
+      description:
+        'What a session token is minted for: its actor, its modules, optionally one room and fewer scopes',
+      additionalProperties: false,
+    },
   );
 
-const ConnectResponse = Type.Object({
-  token: Type.String(),
-  tokenType: Type.Literal('Bearer'),
-  expiresAt: Type.String({ format: 'date-time' }),
-  expiresIn: Type.Integer({ description: 'Seconds until the token expires' }),
-  sessionId: Type.String({ description: 'The token id (jti), for revocation' }),
-  actor: ActorSchema,
-  modules: Type.Array(Type.String()),
-  roomId: Type.Union([Type.String(), Type.Null()]),
-  scopes: Type.Array(Type.String()),
-});
+const Session = Type.Object(
+  {
+    token: Type.String(),
+    tokenType: Type.Literal('Bearer'),
+    expiresAt: Type.String({ format: 'date-time' }),
+    expiresIn: Type.Integer({ description: 'Seconds until the token expires' }),
+    sessionId: Type.String({ description: 'The token id (jti), for revocation' }),
+    actor: Actor,
+    modules: Type.Array(Type.String()),
+    roomId: Type.Union([Type.String(), Type.Null()]),
+    scopes: Type.Array(Type.String()),
+  },
+  {
+    title: 'Session',
+    description: 'A minted session token with the actor, modules, room and scopes it carries',
+  },
+);
 
-const RevokeBody = Type.Object(
+const RevokeSessionsInput = Type.Object(
   {
     sessionId: Type.Optional(
       Type.String({ pattern: '^ses_[0-9a-z]{26}$', description: 'One token, by its id' }),
     ),
     actorId: Type.Optional(
-      Type.String({ format: 'uuid', description: 'Every token of one actor issued so far' }),
+      Type.String({
+        pattern: ACTOR_EXTERNAL_ID,
+        description: "Every token of one actor issued so far, by the actor's id (`<provider>:<external_id>`)",
+      }),
     ),
   },
-  { additionalProperties: false, minProperties: 1, maxProperties: 1 },
+  {
+    title: 'RevokeSessionsInput',
+    description: 'Exactly one of: a session token by its id, or every token of an actor',
+    additionalProperties: false,
+    minProperties: 1,
+    maxProperties: 1,
+  },
+);
+
+const Revoked = Type.Object(
+  { revoked: Type.Literal(true) },
+  { title: 'Revoked', description: 'The revocation is recorded (repeating it answers the same)' },
 );
 
 interface Deps {
@@ -82,8 +105,7 @@ export async function runtimeRoutes(
 ) {
   const ConnectBody = connectBody(registry.names);
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
-  // A revocation matters until every token it voids has expired (the same bound as its row's expires_at).
-  const retainFor = (config.sessionTtlSeconds + 60) * 1000;
+  const revoker = new SessionRevoker({ db, identity, clock, config });
 
   typed.post(
     '/v1/runtime/connect',
@@ -94,7 +116,7 @@ export async function runtimeRoutes(
         summary: 'Mint a short-lived session token for an end user, guest or agent',
         tags: ['runtime'],
         body: ConnectBody,
-        response: { 201: ConnectResponse },
+        response: { 201: Session },
       },
     },
     async (request, reply) => {
@@ -160,7 +182,7 @@ export async function runtimeRoutes(
         expiresAt: new Date(minted.expiresAt).toISOString(),
         expiresIn: Math.round((minted.expiresAt - clock.now()) / 1000),
         sessionId: minted.jti,
-        actor,
+        actor: actorView(actor),
         modules: body.modules,
         roomId: body.roomId ?? null,
         scopes,
@@ -176,31 +198,17 @@ export async function runtimeRoutes(
         operationId: 'revokeSessions',
         summary: 'Revoke one session token, or every token of an actor; effective within a second everywhere',
         tags: ['runtime'],
-        body: RevokeBody,
-        response: { 200: Type.Object({ revoked: Type.Literal(true) }) },
+        body: RevokeSessionsInput,
+        response: { 200: Revoked },
       },
     },
     async (request) => {
       const { tenantId } = tenantPrincipal(request.principal);
       const body = request.body;
       if (body.actorId !== undefined) {
-        const actorId = body.actorId;
-        const at = clock.now();
-        await tenantTx(db, { tenantId }, async (tx) => {
-          const { rows } = await tx.query('select 1 from actors where id = $1', [actorId]);
-          if (rows.length === 0) throw new NotFound('actor', actorId);
-          await recordRevocation(tx, tenantId, 'actor_sessions', actorId, at, retainFor);
-        });
-        identity.revocations.apply('actor_sessions', tenantId, actorId, at, at + retainFor);
+        await revoker.actorSessions(tenantId, body.actorId);
       } else if (body.sessionId !== undefined) {
-        const sessionId = body.sessionId;
-        const at = clock.now();
-        await tenantTx(db, { tenantId }, async (tx) => {
-          const { rows } = await tx.query('select 1 from issued_sessions where id = $1', [sessionId]);
-          if (rows.length === 0) throw new NotFound('session', sessionId);
-          await recordRevocation(tx, tenantId, 'session', sessionId, at, retainFor);
-        });
-        identity.revocations.apply('session', tenantId, sessionId, at, at + retainFor);
+        await revoker.session(tenantId, body.sessionId);
       } else {
         throw new AppError('invalid_request', 'send sessionId or actorId');
       }
@@ -216,50 +224,13 @@ export async function runtimeRoutes(
         operationId: 'endSession',
         summary: 'Sign out: revoke the session token that makes this call',
         tags: ['runtime'],
-        response: { 200: Type.Object({ revoked: Type.Literal(true) }) },
+        response: { 200: Revoked },
       },
     },
     async (request) => {
       const { sessionId, tenantId } = sessionOf(request.principal);
-      const at = clock.now();
-      await tenantTx(db, { tenantId }, (tx) =>
-        recordRevocation(tx, tenantId, 'session', sessionId, at, retainFor),
-      );
-      identity.revocations.apply('session', tenantId, sessionId, at, at + retainFor);
+      await revoker.signOut(tenantId, sessionId);
       return { revoked: true as const };
     },
-  );
-}
-
-/** The minting key, locked against a concurrent revocation; a key revoked already mints nothing. */
-async function assertKeyNotRevoked(tx: Queryable, apiKeyId: string): Promise<void> {
-  const { rows } = await tx.query<{ revoked_at: Date | null }>(
-    'select revoked_at from api_keys where id = $1 for share',
-    [apiKeyId],
-  );
-  if (rows[0] === undefined || rows[0].revoked_at !== null) {
-    throw new AppError('invalid_api_key', 'the API key is not valid: unknown, revoked, expired or malformed');
-  }
-}
-
-/**
- * One row per revoked token or actor. Revoking again refreshes the row with a new sequence number, so
- * every instance's poll applies it (an actor revoked again voids the tokens minted since the last time).
- */
-async function recordRevocation(
-  tx: Queryable,
-  tenantId: string,
-  kind: 'session' | 'actor_sessions',
-  subject: string,
-  /** When (the app's clock), and for how long the row matters (ms): revocation times are all on it. */
-  at: number,
-  retainForMs: number,
-): Promise<void> {
-  await tx.query(
-    `insert into credential_revocations (tenant_id, kind, subject, revoked_at, expires_at)
-     values ($1, $2, $3, $4::timestamptz, $5::timestamptz)
-     on conflict (tenant_id, kind, subject) do update
-       set seq = default, revoked_at = excluded.revoked_at, expires_at = excluded.expires_at`,
-    [tenantId, kind, subject, new Date(at).toISOString(), new Date(at + retainForMs).toISOString()],
   );
 }

@@ -5,46 +5,73 @@ import { authenticated } from '../auth/principal.ts';
 import type { Services } from '../context.ts';
 import { requestContext } from '../http/context.ts';
 import { NotFound } from '../http/errors.ts';
+import { Page, PageQuery, pageOfList } from '../http/pagination.ts';
 import { actionRefusal, audienceFor, roomOfCall } from './access.ts';
 import { validated } from './validate.ts';
 
-const CatalogEntry = Type.Object({
-  name: Type.String(),
-  title: Type.String(),
-  description: Type.String(),
-  version: Type.String(),
-  eventTypes: Type.Array(Type.String()),
-  scopes: Type.Array(Type.String()),
-  actions: Type.Array(Type.String(), {
-    description: 'Names of the actions (and MCP tools) the module offers',
-  }),
-  enabled: Type.Optional(
-    Type.Boolean({ description: 'Only with a credential: whether the tenant has it on' }),
-  ),
-  config: Type.Optional(
-    Type.Object(
-      {},
-      { additionalProperties: true, description: "Only with a credential: the tenant's configuration" },
+const CatalogEntry = Type.Object(
+  {
+    name: Type.String(),
+    title: Type.String(),
+    description: Type.String(),
+    version: Type.String(),
+    eventTypes: Type.Array(Type.String()),
+    scopes: Type.Array(Type.String()),
+    actions: Type.Array(Type.String(), {
+      description: 'Names of the actions (and MCP tools) the module offers',
+    }),
+    enabled: Type.Optional(
+      Type.Boolean({ description: 'Only with a credential: whether the tenant has it on' }),
     ),
-  ),
-});
+    config: Type.Optional(
+      Type.Object(
+        {},
+        { additionalProperties: true, description: "Only with a credential: the tenant's configuration" },
+      ),
+    ),
+  },
+  {
+    title: 'CatalogModule',
+    description: "A module of the service: what it offers, and with a credential the tenant's settings",
+  },
+);
+const CatalogPage = Page(
+  CatalogEntry,
+  'CatalogModulePage',
+  'A page of the module catalog, in registration order',
+);
 
-export const ActionInfo = Type.Object({
-  name: Type.String(),
-  title: Type.String(),
-  description: Type.String(),
-  module: Type.String(),
-  access: Type.Union([Type.Literal('read'), Type.Literal('write'), Type.Literal('destructive')]),
-  confirmation: Type.Union([Type.Literal('never'), Type.Literal('destructive'), Type.Literal('always')]),
-  scope: Type.String(),
-  workspaceTypes: Type.Array(Type.String()),
-  inputSchema: Type.Object({}, { additionalProperties: true }),
-  outputSchema: Type.Object({}, { additionalProperties: true }),
-});
+const ActionInfo = Type.Object(
+  {
+    name: Type.String(),
+    title: Type.String(),
+    description: Type.String(),
+    module: Type.String(),
+    access: Type.Union([Type.Literal('read'), Type.Literal('write'), Type.Literal('destructive')]),
+    confirmation: Type.Union([Type.Literal('never'), Type.Literal('destructive'), Type.Literal('always')]),
+    scope: Type.String(),
+    workspaceTypes: Type.Array(Type.String()),
+    inputSchema: Type.Object({}, { additionalProperties: true }),
+    outputSchema: Type.Object({}, { additionalProperties: true }),
+  },
+  {
+    title: 'ActionInfo',
+    description: 'A module action (and MCP tool) with its access, scope and JSON schemas',
+  },
+);
+const ActionPage = Page(ActionInfo, 'ActionInfoPage', 'A page of the actions this credential may call now');
 
-const CallBody = Type.Object(
+const CallActionInput = Type.Object(
   { arguments: Type.Optional(Type.Object({}, { additionalProperties: true })) },
-  { additionalProperties: false },
+  {
+    title: 'CallActionInput',
+    description: "The action's arguments, validated against its inputSchema",
+    additionalProperties: false,
+  },
+);
+const ActionResult = Type.Object(
+  { action: Type.String(), result: Type.Unknown() },
+  { title: 'ActionResult', description: "What the action answered: its REST route's answer" },
 );
 
 const runtimeCredentials = ['api_key', 'session'] as const;
@@ -61,14 +88,15 @@ export async function moduleRoutes(app: FastifyInstance, services: Services) {
         operationId: 'getModuleCatalog',
         summary: 'Every module: public metadata, plus enablement and configuration with a credential',
         tags: ['modules'],
-        response: { 200: Type.Object({ data: Type.Array(CatalogEntry) }) },
+        querystring: PageQuery,
+        response: { 200: CatalogPage },
       },
     },
     async (request) => {
       const tenantId = request.principal?.tenantId;
       const states = tenantId === undefined ? undefined : await enablement.states(tenantId);
-      return {
-        data: registry.modules.map((m) => {
+      return pageOfList(
+        registry.modules.map((m) => {
           const state = states?.get(m.name);
           const config = validated<Record<string, unknown>>(m.configSchema, state?.config ?? {}, 'config');
           return {
@@ -82,7 +110,8 @@ export async function moduleRoutes(app: FastifyInstance, services: Services) {
             ...(states === undefined ? {} : { enabled: state?.enabled === true, config }),
           };
         }),
-      };
+        request.query,
+      );
     },
   );
 
@@ -94,7 +123,8 @@ export async function moduleRoutes(app: FastifyInstance, services: Services) {
         operationId: 'listActions',
         summary: 'The actions this credential may call now',
         tags: ['modules'],
-        response: { 200: Type.Object({ data: Type.Array(ActionInfo) }) },
+        querystring: PageQuery,
+        response: { 200: ActionPage },
       },
     },
     async (request) => {
@@ -114,7 +144,7 @@ export async function moduleRoutes(app: FastifyInstance, services: Services) {
           inputSchema: action.input,
           outputSchema: action.output,
         }));
-      return { data };
+      return pageOfList(data, request.query);
     },
   );
 
@@ -127,8 +157,8 @@ export async function moduleRoutes(app: FastifyInstance, services: Services) {
         summary: 'Call a module action with the same checks and events as its REST route',
         tags: ['modules'],
         params: Type.Object({ name: Type.String({ pattern: '^[a-z][a-z0-9_]{0,63}$' }) }),
-        body: CallBody,
-        response: { 200: Type.Object({ action: Type.String(), result: Type.Unknown() }) },
+        body: CallActionInput,
+        response: { 200: ActionResult },
       },
     },
     async (request) => {

@@ -9,7 +9,7 @@ import {
   RoomPage,
   RoomRef,
   RoomsConfig,
-  UpdateRoomInput,
+  UpdateRoomArguments,
 } from './schema.ts';
 import { createRoom } from './verbs/create-room.ts';
 import { deleteRoom } from './verbs/delete-room.ts';
@@ -76,7 +76,7 @@ export const roomsModule: ModuleManifest = {
       name: 'update_room',
       title: 'Update a room',
       description: 'Rename a room or merge its metadata (a null value removes a key).',
-      input: UpdateRoomInput,
+      input: UpdateRoomArguments,
       output: Room,
       scope: 'rooms:write',
       route: 'updateRoom',

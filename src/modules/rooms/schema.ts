@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { ROOM_ID_PATTERN } from '../../core/auth/room-id.ts';
+import { PAGE_QUERY, Page } from '../../core/http/pagination.ts';
 
 export const METADATA_LIMITS = { keys: 50, keyLength: 40, stringLength: 256 } as const;
 const KEY = `^[A-Za-z0-9_.:-]{1,${METADATA_LIMITS.keyLength}}$`;
@@ -21,7 +22,7 @@ export const Metadata = Type.Object(
 );
 
 /** PATCH: a null value removes the key. */
-export const MetadataPatch = Type.Object(
+const MetadataPatch = Type.Object(
   {},
   {
     maxProperties: 100,
@@ -35,13 +36,16 @@ export const RoomId = Type.String({
   description: 'room_... or your own URL-safe id (<= 128)',
 });
 
-export const Room = Type.Object({
-  id: Type.String(),
-  name: Type.Union([Type.String(), Type.Null()]),
-  metadata: Type.Object({}, { additionalProperties: true }),
-  createdAt: Type.String({ format: 'date-time' }),
-  updatedAt: Type.String({ format: 'date-time' }),
-});
+export const Room = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.Union([Type.String(), Type.Null()]),
+    metadata: Type.Object({}, { additionalProperties: true }),
+    createdAt: Type.String({ format: 'date-time' }),
+    updatedAt: Type.String({ format: 'date-time' }),
+  },
+  { title: 'Room', description: 'A named space people and agents join, with its metadata' },
+);
 
 export const CreateRoomInput = Type.Object(
   {
@@ -49,19 +53,43 @@ export const CreateRoomInput = Type.Object(
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     metadata: Type.Optional(Metadata),
   },
-  { additionalProperties: false },
-);
-
-export const UpdateRoomInput = Type.Object(
   {
-    roomId: RoomId,
-    name: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()])),
-    metadata: Type.Optional(MetadataPatch),
+    title: 'CreateRoomInput',
+    description: 'A new room: its id (generated when left out), name and metadata',
+    additionalProperties: false,
   },
-  { additionalProperties: false },
 );
 
-export const RoomRef = Type.Object({ roomId: RoomId }, { additionalProperties: false });
+const roomChanges = {
+  name: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()])),
+  metadata: Type.Optional(MetadataPatch),
+};
+
+/** PATCH /v1/rooms/{roomId}: the fields to change. */
+export const UpdateRoomInput = Type.Object(roomChanges, {
+  title: 'UpdateRoomInput',
+  description: 'A new name (null clears it) and metadata to merge (a null value removes a key)',
+  additionalProperties: false,
+});
+
+/** The update_room action: the room and its changes in one object. */
+export const UpdateRoomArguments = Type.Object(
+  { roomId: RoomId, ...roomChanges },
+  {
+    title: 'UpdateRoomArguments',
+    description: 'The room to change, a new name and metadata to merge',
+    additionalProperties: false,
+  },
+);
+
+export const RoomRef = Type.Object(
+  { roomId: RoomId },
+  { title: 'RoomRef', description: 'A room by its id', additionalProperties: false },
+);
+
+/** `metadata.<key>=<value>` query parameters, as the REST route documents them. */
+export const METADATA_QUERY_PATTERN = `^metadata\\.[A-Za-z0-9_.:-]{1,${METADATA_LIMITS.keyLength}}$`;
+export const MAX_METADATA_FILTERS = 10;
 
 export const ListRoomsInput = Type.Object(
   {
@@ -71,22 +99,25 @@ export const ListRoomsInput = Type.Object(
         {
           propertyNames: { pattern: KEY },
           additionalProperties: Type.String({ maxLength: METADATA_LIMITS.stringLength }),
-          maxProperties: 10,
+          maxProperties: MAX_METADATA_FILTERS,
           description: 'Only rooms whose metadata has every one of these key=value pairs',
         },
       ),
     ),
-    cursor: Type.Optional(Type.String({ maxLength: 500 })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+    ...PAGE_QUERY,
   },
-  { additionalProperties: false },
+  {
+    title: 'ListRoomsInput',
+    description: 'A page of rooms, optionally only those with the given metadata',
+    additionalProperties: false,
+  },
 );
 
-export const RoomPage = Type.Object({
-  data: Type.Array(Room),
-  nextCursor: Type.Union([Type.String(), Type.Null()]),
-});
-export const Deleted = Type.Object({ id: Type.String(), deleted: Type.Literal(true) });
+export const RoomPage = Page(Room, 'RoomPage', 'A page of rooms, newest first');
+export const Deleted = Type.Object(
+  { id: Type.String(), deleted: Type.Literal(true) },
+  { title: 'DeletedRoom', description: 'The room is deleted' },
+);
 
 export const RoomsConfig = Type.Object(
   {
@@ -97,5 +128,9 @@ export const RoomsConfig = Type.Object(
       description: 'Rooms a tenant may hold',
     }),
   },
-  { additionalProperties: false },
+  {
+    title: 'RoomsConfig',
+    description: "The rooms module's settings for a tenant",
+    additionalProperties: false,
+  },
 );

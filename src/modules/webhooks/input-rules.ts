@@ -1,11 +1,10 @@
 import type { Config } from '../../config.ts';
 import { type ErrorDetail, InvalidRequest } from '../../core/http/errors.ts';
-import { type IdKind, isId } from '../../core/ids.ts';
 import { destinationPolicy, urlProblem } from './destinations.ts';
 
 /**
  * The rules of webhook input that a schema cannot state: the destination policy (it depends on the
- * deployment), event type patterns, cursors. They run after schema validation; each returns the problems
+ * deployment) and event type patterns. They run after schema validation; each returns the problems
  * it found so a verb can report all of them in one error.
  */
 
@@ -77,12 +76,6 @@ function eventTypeProblems(value: readonly string[] | null, field: string): Erro
 /** Duplicates removed, order kept. */
 export function distinctEventTypes(value: readonly string[] | null): string[] | null {
   return value === null ? null : [...new Set(value)];
-}
-
-/** Cursors are the id of the last row of the previous page. */
-export function cursorProblems(kind: IdKind, value: string | undefined, field: string): ErrorDetail[] {
-  if (value === undefined || isId(kind, value)) return [];
-  return [{ field, message: 'must be the nextCursor of a previous page', code: 'format' }];
 }
 
 /** One InvalidRequest listing every problem, when there is any. */

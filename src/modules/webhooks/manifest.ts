@@ -1,3 +1,4 @@
+import { PageQuery } from '../../core/http/pagination.ts';
 import { ALL_WORKSPACES, defineAction, type ModuleManifest } from '../../core/modules/manifest.ts';
 import { ENDPOINT_SECRET, PREVIOUS_ENDPOINT_SECRET } from './endpoint-secrets.ts';
 import { webhookHooks } from './hooks.ts';
@@ -6,12 +7,11 @@ import { webhookRoutes } from './routes.ts';
 import {
   CreateEndpointBody,
   Deleted,
-  Delivery,
+  DeliveryPage,
   Endpoint,
+  EndpointPage,
   EndpointRef,
   ListDeliveriesInput,
-  ListQuery,
-  pageOf,
   WebhooksConfig,
 } from './schema.ts';
 import { DEAD_LETTERED_EVENT, TEST_EVENT } from './types.ts';
@@ -39,8 +39,8 @@ export const webhooksModule: ModuleManifest = {
       name: 'list_webhooks',
       title: 'List webhook endpoints',
       description: 'Webhook endpoints of the tenant (secrets are never shown).',
-      input: ListQuery,
-      output: pageOf(Endpoint),
+      input: PageQuery,
+      output: EndpointPage,
       scope: 'webhooks:manage',
       route: 'listWebhooks',
       credentials: ['api_key'],
@@ -82,7 +82,7 @@ export const webhooksModule: ModuleManifest = {
       title: 'List webhook deliveries',
       description: 'Deliveries newest first, filtered by endpoint, state and event type.',
       input: ListDeliveriesInput,
-      output: pageOf(Delivery),
+      output: DeliveryPage,
       scope: 'webhooks:manage',
       route: 'listWebhookDeliveries',
       credentials: ['api_key'],

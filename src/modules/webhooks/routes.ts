@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type TProperties, Type } from 'typebox';
 import type { Origin, Services } from '../../core/context.ts';
 import { requestContext } from '../../core/http/context.ts';
+import { PageQuery } from '../../core/http/pagination.ts';
 import { errorRef } from '../../core/http/schemas.ts';
 import { idPattern } from '../../core/ids.ts';
 import type { Role } from '../../core/tenancy/roles.ts';
@@ -12,10 +13,10 @@ import {
   Delivery,
   DeliveryDetail,
   DeliveryListQuery,
+  DeliveryPage,
   DeliveryParams,
   Endpoint,
-  ListQuery,
-  pageOf,
+  EndpointPage,
   RotateSecretBody,
   UpdateEndpointBody,
   WebhookParams,
@@ -89,8 +90,8 @@ function webhookRoutesOn(surface: Surface) {
       base,
       route('ListWebhooks', 'Webhook endpoints of the tenant', {
         params: none,
-        querystring: ListQuery,
-        response: { 200: pageOf(Endpoint) },
+        querystring: PageQuery,
+        response: { 200: EndpointPage },
       }),
       async (request) => listEndpoints(ctx(request), request.query),
     );
@@ -153,7 +154,7 @@ function webhookRoutesOn(surface: Surface) {
         {
           params: WebhookParams,
           querystring: DeliveryListQuery,
-          response: { 200: pageOf(Delivery) },
+          response: { 200: DeliveryPage },
         },
       ),
       async (request) =>

@@ -1,10 +1,11 @@
 import { type Static, Type } from 'typebox';
+import { PAGE_QUERY, Page, type PageQuery } from '../../core/http/pagination.ts';
 import { idPattern } from '../../core/ids.ts';
 
 /**
  * The webhooks module's TypeBox schemas: the one source of its input and output shapes. Routes and actions
  * validate with them and verbs take their `Static` types; what no schema can say (the destination policy,
- * event type patterns, cursors) is checked in input-rules.ts.
+ * event type patterns) is checked in input-rules.ts.
  */
 export const SECRET_MIN_LENGTH = 16;
 export const SECRET_MAX_LENGTH = 512;
@@ -15,8 +16,6 @@ const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(s: T) => T
 const Time = Type.String({ format: 'date-time' });
 const EndpointId = Type.String({ pattern: idPattern('webhookEndpoint') });
 const DeliveryId = Type.String({ pattern: idPattern('webhookDelivery') });
-const PageSize = Type.Integer({ minimum: 1, maximum: 100 });
-const Cursor = Type.String({ maxLength: 500 });
 const EventTypeFilter = Type.String({ maxLength: 100 });
 
 export const EventTypes = Nullable(
@@ -27,30 +26,37 @@ export const EventTypes = Nullable(
 );
 
 /** The stored endpoint as callers see it. The secret is never returned. */
-export const Endpoint = Type.Object({
-  id: EndpointId,
-  url: Type.String(),
-  eventTypes: EventTypes,
-  enabled: Type.Boolean(),
-  previousSecretExpiresAt: Nullable(Time),
-  circuit: Type.Object(
-    {
-      consecutiveTimeouts: Type.Integer({ description: 'Attempts in a row that got no answer in time' }),
-      openedAt: Nullable(Time),
-      openUntil: Nullable({
-        ...Time,
+export const Endpoint = Type.Object(
+  {
+    id: EndpointId,
+    url: Type.String(),
+    eventTypes: EventTypes,
+    enabled: Type.Boolean(),
+    previousSecretExpiresAt: Nullable(Time),
+    circuit: Type.Object(
+      {
+        consecutiveTimeouts: Type.Integer({ description: 'Attempts in a row that got no answer in time' }),
+        openedAt: Nullable(Time),
+        openUntil: Nullable({
+          ...Time,
+          description:
+            'Set while the circuit is open or half-open: no attempt before this time, then one at a time until one is answered',
+        }),
+      },
+      {
         description:
-          'Set while the circuit is open or half-open: no attempt before this time, then one at a time until one is answered',
-      }),
-    },
-    {
-      description:
-        'The circuit breaker: an endpoint that keeps timing out is paused, its deliveries wait (see docs/webhooks.md)',
-    },
-  ),
-  createdAt: Time,
-  updatedAt: Time,
-});
+          'The circuit breaker: an endpoint that keeps timing out is paused, its deliveries wait (see docs/webhooks.md)',
+      },
+    ),
+    createdAt: Time,
+    updatedAt: Time,
+  },
+  {
+    title: 'WebhookEndpoint',
+    description:
+      'A URL that receives signed tenant events, with its filter and its circuit breaker (never its secret)',
+  },
+);
 
 export const DeliveryState = Type.Union([
   Type.Literal('pending'),
@@ -66,40 +72,52 @@ export const AttemptErrorClass = Type.Union([
 ]);
 const ErrorClass = Nullable(AttemptErrorClass);
 
-export const Delivery = Type.Object({
-  id: DeliveryId,
-  endpointId: Type.String(),
-  eventId: Type.String(),
-  eventType: Type.String(),
-  state: DeliveryState,
-  attemptCount: Type.Integer(),
-  nextAttemptAt: Nullable(Time),
-  lastAttemptAt: Nullable(Time),
-  lastStatusCode: Nullable(Type.Integer()),
-  lastErrorClass: ErrorClass,
-  createdAt: Time,
-  deliveredAt: Nullable(Time),
-  deadLetteredAt: Nullable(Time),
-});
+export const Delivery = Type.Object(
+  {
+    id: DeliveryId,
+    endpointId: Type.String(),
+    eventId: Type.String(),
+    eventType: Type.String(),
+    state: DeliveryState,
+    attemptCount: Type.Integer(),
+    nextAttemptAt: Nullable(Time),
+    lastAttemptAt: Nullable(Time),
+    lastStatusCode: Nullable(Type.Integer()),
+    lastErrorClass: ErrorClass,
+    createdAt: Time,
+    deliveredAt: Nullable(Time),
+    deadLetteredAt: Nullable(Time),
+  },
+  { title: 'WebhookDelivery', description: 'One event sent to one endpoint: its state and its last attempt' },
+);
 
-export const Attempt = Type.Object({
-  attempt: Type.Integer(),
-  cycle: Type.Integer(),
-  startedAt: Time,
-  durationMs: Nullable(Type.Integer()),
-  statusCode: Nullable(Type.Integer()),
-  errorClass: ErrorClass,
-  errorMessage: Nullable(Type.String()),
-  responseBodyExcerpt: Nullable(Type.String()),
-});
+export const Attempt = Type.Object(
+  {
+    attempt: Type.Integer(),
+    cycle: Type.Integer(),
+    startedAt: Time,
+    durationMs: Nullable(Type.Integer()),
+    statusCode: Nullable(Type.Integer()),
+    errorClass: ErrorClass,
+    errorMessage: Nullable(Type.String()),
+    responseBodyExcerpt: Nullable(Type.String()),
+  },
+  { title: 'WebhookAttempt', description: 'One attempt to deliver: when, how long, and what came back' },
+);
 
-export const DeliveryDetail = Type.Intersect([
-  Delivery,
-  Type.Object({
-    body: Type.String({ description: 'The exact JSON body sent' }),
-    attempts: Type.Array(Attempt),
-  }),
-]);
+export const DeliveryDetail = Type.Intersect(
+  [
+    Delivery,
+    Type.Object({
+      body: Type.String({ description: 'The exact JSON body sent' }),
+      attempts: Type.Array(Attempt),
+    }),
+  ],
+  {
+    title: 'WebhookDeliveryDetail',
+    description: 'A delivery with the exact body sent and every attempt',
+  },
+);
 
 export const CreateEndpointBody = Type.Object(
   {
@@ -116,7 +134,11 @@ export const CreateEndpointBody = Type.Object(
     eventTypes: Type.Optional(EventTypes),
     enabled: Type.Optional(Type.Boolean()),
   },
-  { additionalProperties: false },
+  {
+    title: 'CreateWebhookInput',
+    description: 'A new webhook endpoint: its URL, signing secret, event filter and enabled flag',
+    additionalProperties: false,
+  },
 );
 
 /** Fields left out stay as they are; the secret changes only through rotation. */
@@ -126,7 +148,12 @@ export const UpdateEndpointBody = Type.Object(
     eventTypes: Type.Optional(EventTypes),
     enabled: Type.Optional(Type.Boolean()),
   },
-  { additionalProperties: false, minProperties: 1 },
+  {
+    title: 'UpdateWebhookInput',
+    description: "The endpoint's fields to change; those left out stay",
+    additionalProperties: false,
+    minProperties: 1,
+  },
 );
 
 export const RotateSecretBody = Type.Object(
@@ -140,30 +167,41 @@ export const RotateSecretBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
-);
-
-export const ListQuery = Type.Object(
-  { limit: Type.Optional(PageSize), cursor: Type.Optional(Cursor) },
-  { additionalProperties: false },
+  {
+    title: 'RotateWebhookSecretInput',
+    description: 'The new signing secret, and how long the old one keeps signing',
+    additionalProperties: false,
+  },
 );
 
 export const DeliveryListQuery = Type.Object(
-  {
-    state: Type.Optional(DeliveryState),
-    eventType: Type.Optional(EventTypeFilter),
-    limit: Type.Optional(PageSize),
-    cursor: Type.Optional(Cursor),
-  },
+  { state: Type.Optional(DeliveryState), eventType: Type.Optional(EventTypeFilter), ...PAGE_QUERY },
   { additionalProperties: false },
 );
 
-export const pageOf = <T extends Parameters<typeof Type.Array>[0]>(item: T) =>
-  Type.Object({ data: Type.Array(item), nextCursor: Nullable(Type.String()) });
+export const EndpointPage = Page(
+  Endpoint,
+  'WebhookEndpointPage',
+  'A page of webhook endpoints, oldest first',
+);
+export const DeliveryPage = Page(
+  Delivery,
+  'WebhookDeliveryPage',
+  'A page of webhook deliveries, newest first',
+);
 
-export const EndpointRef = Type.Object({ id: EndpointId }, { additionalProperties: false });
-export const DeliveryRef = Type.Object({ id: DeliveryId }, { additionalProperties: false });
-export const Deleted = Type.Object({ id: Type.String(), deleted: Type.Literal(true) });
+export const EndpointRef = Type.Object(
+  { id: EndpointId },
+  { title: 'WebhookEndpointRef', description: 'A webhook endpoint by its id', additionalProperties: false },
+);
+export const DeliveryRef = Type.Object(
+  { id: DeliveryId },
+  { title: 'WebhookDeliveryRef', description: 'A webhook delivery by its id', additionalProperties: false },
+);
+export const Deleted = Type.Object(
+  { id: Type.String(), deleted: Type.Literal(true) },
+  { title: 'DeletedWebhookEndpoint', description: 'The endpoint and its deliveries are deleted' },
+);
 
 /** One endpoint's deliveries, or (no endpointId) every delivery of the tenant. */
 export const ListDeliveriesInput = Type.Object(
@@ -171,10 +209,14 @@ export const ListDeliveriesInput = Type.Object(
     endpointId: Type.Optional(EndpointId),
     state: Type.Optional(DeliveryState),
     eventType: Type.Optional(EventTypeFilter),
-    limit: Type.Optional(PageSize),
-    cursor: Type.Optional(Cursor),
+    ...PAGE_QUERY,
   },
-  { additionalProperties: false },
+  {
+    title: 'ListWebhookDeliveriesInput',
+    description:
+      "One endpoint's deliveries, or every delivery of the tenant, filtered by state and event type",
+    additionalProperties: false,
+  },
 );
 
 /** Path parameters of the routes: the endpoint or the delivery they address. */
@@ -189,9 +231,10 @@ export type WebhookAttempt = Static<typeof Attempt>;
 export type WebhookDeliveryDetail = Static<typeof DeliveryDetail>;
 export type DeliveryState = Static<typeof DeliveryState>;
 export type AttemptErrorClass = Static<typeof AttemptErrorClass>;
-export type Page<T> = { data: T[]; nextCursor: string | null };
+export type WebhookEndpointPage = Static<typeof EndpointPage>;
+export type WebhookDeliveryPage = Static<typeof DeliveryPage>;
 export type CreateEndpointInput = Static<typeof CreateEndpointBody>;
 export type UpdateEndpointInput = Static<typeof EndpointRef> & Static<typeof UpdateEndpointBody>;
 export type RotateSecretInput = Static<typeof EndpointRef> & Static<typeof RotateSecretBody>;
-export type ListEndpointsInput = Static<typeof ListQuery>;
+export type ListEndpointsInput = Static<typeof PageQuery>;
 export type ListDeliveriesInput = Static<typeof ListDeliveriesInput>;

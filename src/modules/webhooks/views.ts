@@ -1,7 +1,6 @@
 import type {
   AttemptErrorClass,
   DeliveryState,
-  Page,
   WebhookAttempt,
   WebhookDelivery,
   WebhookEndpoint,
@@ -108,19 +107,5 @@ export function attemptView(row: AttemptRow): WebhookAttempt {
     errorClass: row.error_class,
     errorMessage: row.error_message,
     responseBodyExcerpt: row.response_body_excerpt,
-  };
-}
-
-/** A page of rows ordered by id, fetched with `limit + 1` so the extra row tells whether more follow. */
-export function pageFrom<Row extends { id: string }, View>(
-  rows: readonly Row[],
-  limit: number,
-  view: (row: Row) => View,
-): Page<View> {
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return {
-    data: page.map(view),
-    nextCursor: rows.length > limit && last !== undefined ? last.id : null,
   };
 }

@@ -4,10 +4,11 @@ import { Type } from 'typebox';
 import type { Identity } from '../../core/auth/identity.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { Database } from '../../core/db/database.ts';
+import { PageQuery, pageOfList } from '../../core/http/pagination.ts';
 import type { ModuleRegistry } from '../../core/modules/registry.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../core/tenancy/api-keys.ts';
 import { consoleCaller, consoleContext, consoleRoute, TenantId, TenantParams } from './guard.ts';
-import { ApiKeySchema, listOf } from './schemas.ts';
+import { ApiKeyPage, ApiKeySchema } from './schemas.ts';
 
 const createKeyBody = (knownScopes: readonly string[]) =>
   Type.Object(
@@ -20,8 +21,16 @@ const createKeyBody = (knownScopes: readonly string[]) =>
       }),
       expiresAt: Type.Optional(Type.String({ format: 'date-time' })),
     },
-    { additionalProperties: false },
+    {
+      title: 'CreateApiKeyInput',
+      description: 'A new API key: its name, scopes and optional expiry',
+      additionalProperties: false,
+    },
   );
+const CreatedApiKey = Type.Intersect([ApiKeySchema, Type.Object({ key: Type.String() })], {
+  title: 'CreatedApiKey',
+  description: 'A new API key with its secret (`key`), shown in this answer only',
+});
 const KeyParams = Type.Object({ tenantId: TenantId, keyId: Type.String({ pattern: '^key_[0-9a-z]{26}$' }) });
 
 export async function apiKeyRoutes(
@@ -42,7 +51,7 @@ export async function apiKeyRoutes(
       summary: 'Create an API key; its secret is in this response only',
       params: TenantParams,
       body: CreateKey,
-      response: { 201: Type.Intersect([ApiKeySchema, Type.Object({ key: Type.String() })]) },
+      response: { 201: CreatedApiKey },
     }),
     async (request, reply) => {
       const { userId } = consoleCaller(request);
@@ -65,9 +74,10 @@ export async function apiKeyRoutes(
       operationId: 'listApiKeys',
       summary: 'API keys of the tenant (never their secrets)',
       params: TenantParams,
-      response: { 200: listOf(ApiKeySchema) },
+      querystring: PageQuery,
+      response: { 200: ApiKeyPage },
     }),
-    async (request) => ({ data: await listApiKeys(consoleContext(request, { db, clock })) }),
+    async (request) => pageOfList(await listApiKeys(consoleContext(request, { db, clock })), request.query),
   );
 
   typed.delete(

@@ -94,10 +94,13 @@ export function consoleCaller(request: FastifyRequest): { tenantId: string; user
   return { tenantId: user.tenantId, userId: user.userId };
 }
 
-/** The options of a console tenant route: hosted-auth JWT, the least role, documented under `console`. */
-export function consoleRoute<S extends object>(minRole: Role, schema: S) {
+/**
+ * The options of a console tenant route: hosted-auth JWT, the least role, documented under `console`;
+ * `tenantOf` for a route whose path names another record of the tenant than the tenant itself.
+ */
+export function consoleRoute<S extends object>(minRole: Role, schema: S, tenantOf?: ConsoleTenantOf) {
   return {
-    config: { ...consoleAuth, minRole },
+    config: { ...consoleAuth, minRole, ...(tenantOf === undefined ? {} : { tenantOf }) },
     schema: { tags: ['console'], ...schema },
   };
 }

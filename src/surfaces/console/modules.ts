@@ -4,17 +4,21 @@ import { Type } from 'typebox';
 import type { Services } from '../../core/context.ts';
 import { tenantTx } from '../../core/db/tenant-tx.ts';
 import { NotFound } from '../../core/http/errors.ts';
+import { Page, PageQuery, pageOfList } from '../../core/http/pagination.ts';
 import { validated } from '../../core/modules/validate.ts';
 import { consoleCaller, consoleRoute, TenantParams } from './guard.ts';
-import { listOf } from './schemas.ts';
 
-const ModuleSetting = Type.Object({
-  module: Type.String(),
-  title: Type.String(),
-  enabled: Type.Boolean(),
-  config: Type.Object({}, { additionalProperties: true }),
-  configSchema: Type.Object({}, { additionalProperties: true }),
-});
+const ModuleSetting = Type.Object(
+  {
+    module: Type.String(),
+    title: Type.String(),
+    enabled: Type.Boolean(),
+    config: Type.Object({}, { additionalProperties: true }),
+    configSchema: Type.Object({}, { additionalProperties: true }),
+  },
+  { title: 'ModuleSetting', description: "A module's enablement and configuration for one tenant" },
+);
+const ModuleSettingPage = Page(ModuleSetting, 'ModuleSettingPage', "A page of the tenant's module settings");
 const PutModule = Type.Object(
   {
     enabled: Type.Boolean(),
@@ -25,7 +29,11 @@ const PutModule = Type.Object(
       ),
     ),
   },
-  { additionalProperties: false },
+  {
+    title: 'ConfigureModuleInput',
+    description: 'Whether the module is on for the tenant, and its configuration',
+    additionalProperties: false,
+  },
 );
 const ModuleParams = {
   type: 'object',
@@ -43,13 +51,14 @@ export async function moduleSettingsRoutes(app: FastifyInstance, services: Servi
       operationId: 'listTenantModules',
       summary: 'Each module with its enablement and configuration for this tenant',
       params: TenantParams,
-      response: { 200: listOf(ModuleSetting) },
+      querystring: PageQuery,
+      response: { 200: ModuleSettingPage },
     }),
     async (request) => {
       const { tenantId } = consoleCaller(request);
       const states = await enablement.states(tenantId);
-      return {
-        data: registry.modules.map((m) => ({
+      return pageOfList(
+        registry.modules.map((m) => ({
           module: m.name,
           title: m.title,
           enabled: states.get(m.name)?.enabled === true,
@@ -60,7 +69,8 @@ export async function moduleSettingsRoutes(app: FastifyInstance, services: Servi
           ),
           configSchema: m.configSchema,
         })),
-      };
+        request.query,
+      );
     },
   );
 

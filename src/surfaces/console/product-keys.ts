@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Identity } from '../../core/auth/identity.ts';
 import type { Services } from '../../core/context.ts';
+import { PageQuery, pageOfList } from '../../core/http/pagination.ts';
 import {
   createProductKey,
   listProductKeys,
@@ -10,7 +11,7 @@ import {
   updateProductKey,
 } from '../../core/tenancy/product-keys.ts';
 import { consoleContext, consoleRoute, TenantId, TenantParams } from './guard.ts';
-import { AllowedOriginsSchema, listOf, ProductKeySchema, RateLimitSchema } from './schemas.ts';
+import { AllowedOriginsSchema, ProductKeyPage, ProductKeySchema, RateLimitSchema } from './schemas.ts';
 
 const KeyName = Type.String({ minLength: 1, maxLength: 100 });
 const CreateProductKey = Type.Object(
@@ -19,7 +20,11 @@ const CreateProductKey = Type.Object(
     allowedOrigins: Type.Optional(AllowedOriginsSchema),
     rateLimitPerMinute: Type.Optional(RateLimitSchema),
   },
-  { additionalProperties: false },
+  {
+    title: 'CreateProductKeyInput',
+    description: 'A new product key: its name, allowed origins and rate limit',
+    additionalProperties: false,
+  },
 );
 const UpdateProductKey = Type.Object(
   {
@@ -27,7 +32,12 @@ const UpdateProductKey = Type.Object(
     allowedOrigins: Type.Optional(AllowedOriginsSchema),
     rateLimitPerMinute: Type.Optional(RateLimitSchema),
   },
-  { additionalProperties: false, minProperties: 1 },
+  {
+    title: 'UpdateProductKeyInput',
+    description: "The product key's fields to change; those left out stay",
+    additionalProperties: false,
+    minProperties: 1,
+  },
 );
 const ProductKeyParams = Type.Object({
   tenantId: TenantId,
@@ -82,9 +92,10 @@ export async function productKeyRoutes(
       operationId: 'listProductKeys',
       summary: 'Product keys of the tenant',
       params: TenantParams,
-      response: { 200: listOf(ProductKeySchema) },
+      querystring: PageQuery,
+      response: { 200: ProductKeyPage },
     }),
-    async (request) => ({ data: await listProductKeys(consoleContext(request, services)) }),
+    async (request) => pageOfList(await listProductKeys(consoleContext(request, services)), request.query),
   );
 
   typed.delete(

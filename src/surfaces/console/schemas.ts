@@ -1,4 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
+import { Page } from '../../core/http/pagination.ts';
 import { oneOf } from '../../core/http/schemas.ts';
 import { ROLES, WORKSPACE_TYPES } from '../../core/tenancy/roles.ts';
 
@@ -15,23 +16,31 @@ export const Nullable = <T extends TSchema>(s: T) => {
 };
 export const RoleSchema = oneOf(ROLES, { description: 'owner > admin > developer > viewer' });
 export const WorkspaceTypeSchema = oneOf(WORKSPACE_TYPES, { description: 'commerce, community or sandbox' });
-export const TenantSchema = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  workspaceType: Type.String(),
-  createdAt: Type.String({ format: 'date-time' }),
-  role: RoleSchema,
-});
-export const ApiKeySchema = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  prefix: Type.String(),
-  scopes: Type.Array(Type.String()),
-  createdAt: Type.String({ format: 'date-time' }),
-  lastUsedAt: Nullable(Type.String({ format: 'date-time' })),
-  expiresAt: Nullable(Type.String({ format: 'date-time' })),
-  revokedAt: Nullable(Type.String({ format: 'date-time' })),
-});
+export const TenantSchema = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    workspaceType: Type.String(),
+    createdAt: Type.String({ format: 'date-time' }),
+    role: RoleSchema,
+  },
+  { title: 'Tenant', description: "A tenant (ten_...) with the caller's role in it" },
+);
+export const TenantPage = Page(TenantSchema, 'TenantPage', 'A page of the tenants the caller belongs to');
+export const ApiKeySchema = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    prefix: Type.String(),
+    scopes: Type.Array(Type.String()),
+    createdAt: Type.String({ format: 'date-time' }),
+    lastUsedAt: Nullable(Type.String({ format: 'date-time' })),
+    expiresAt: Nullable(Type.String({ format: 'date-time' })),
+    revokedAt: Nullable(Type.String({ format: 'date-time' })),
+  },
+  { title: 'ApiKey', description: 'A tenant API key (key_...); its secret is never shown after creation' },
+);
+export const ApiKeyPage = Page(ApiKeySchema, 'ApiKeyPage', "A page of the tenant's API keys");
 /** A browser origin (`scheme://host[:port]`), or `scheme://*.domain` for every subdomain of one. */
 export const OriginSchema = Type.String({
   maxLength: 200,
@@ -49,24 +58,39 @@ export const RateLimitSchema = Type.Integer({
   maximum: 100_000,
   description: 'Requests per minute one client address may make with the key (default 600)',
 });
-export const ProductKeySchema = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  key: Type.String({ description: 'Publishable; send as X-SVC-Product-Key' }),
-  allowedOrigins: Type.Array(Type.String()),
-  rateLimitPerMinute: Type.Integer(),
-  operatorId: Nullable(Type.String({ description: 'The operator the key speaks for; null = the tenant' })),
-  createdAt: Type.String({ format: 'date-time' }),
-  revokedAt: Nullable(Type.String({ format: 'date-time' })),
-});
-export const TeamEntrySchema = Type.Object({
-  status: Type.Union([Type.Literal('active'), Type.Literal('pending')]),
-  userId: Nullable(Type.String()),
-  invitationId: Nullable(Type.String()),
-  email: Nullable(Type.String()),
-  name: Nullable(Type.String()),
-  role: RoleSchema,
-  createdAt: Type.String({ format: 'date-time' }),
-});
-export const listOf = <T extends Parameters<typeof Type.Array>[0]>(item: T) =>
-  Type.Object({ data: Type.Array(item) });
+export const ProductKeySchema = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    key: Type.String({ description: 'Publishable; send as X-SVC-Product-Key' }),
+    allowedOrigins: Type.Array(Type.String()),
+    rateLimitPerMinute: Type.Integer(),
+    operatorId: Nullable(Type.String({ description: 'The operator the key speaks for; null = the tenant' })),
+    createdAt: Type.String({ format: 'date-time' }),
+    revokedAt: Nullable(Type.String({ format: 'date-time' })),
+  },
+  { title: 'ProductKey', description: 'A publishable product key (pk_...) of the tenant or of one operator' },
+);
+export const ProductKeyPage = Page(ProductKeySchema, 'ProductKeyPage', 'A page of product keys');
+export const TeamEntrySchema = Type.Object(
+  {
+    status: Type.Union([Type.Literal('active'), Type.Literal('pending')]),
+    userId: Nullable(Type.String()),
+    invitationId: Nullable(Type.String()),
+    email: Nullable(Type.String()),
+    name: Nullable(Type.String()),
+    role: RoleSchema,
+    createdAt: Type.String({ format: 'date-time' }),
+  },
+  { title: 'TeamEntry', description: 'A member of the tenant (active) or an invitation (pending)' },
+);
+export const TeamPage = Page(
+  TeamEntrySchema,
+  'TeamEntryPage',
+  "A page of the tenant's members and invitations",
+);
+/** A console answer that only says the change is made. */
+export const Ok = Type.Object(
+  { ok: Type.Literal(true) },
+  { title: 'OkResult', description: 'The change is made' },
+);

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../../core/context.ts';
+import { PageQuery, pageOfList } from '../../core/http/pagination.ts';
 import { errorRef } from '../../core/http/schemas.ts';
 import type { Role } from '../../core/tenancy/roles.ts';
 import {
@@ -12,13 +13,20 @@ import {
   removeMember,
 } from '../../core/tenancy/team.ts';
 import { consoleCaller, consoleContext, consoleRoute, TenantId, TenantParams } from './guard.ts';
-import { listOf, RoleSchema, TeamEntrySchema } from './schemas.ts';
+import { Ok, RoleSchema, TeamEntrySchema, TeamPage } from './schemas.ts';
 
 const Invite = Type.Object(
   { email: Type.String({ format: 'email', maxLength: 320 }), role: RoleSchema },
-  { additionalProperties: false },
+  {
+    title: 'InviteMemberInput',
+    description: 'Whom to invite, by email, and their role',
+    additionalProperties: false,
+  },
 );
-const ChangeRole = Type.Object({ role: RoleSchema }, { additionalProperties: false });
+const ChangeRole = Type.Object(
+  { role: RoleSchema },
+  { title: 'ChangeMemberRoleInput', description: "A member's new role", additionalProperties: false },
+);
 const MemberParams = Type.Object({
   tenantId: TenantId,
   userId: Type.String({ pattern: '^usr_[0-9a-z]{26}$' }),
@@ -27,7 +35,6 @@ const InvitationParams = Type.Object({
   tenantId: TenantId,
   invitationId: Type.String({ pattern: '^inv_[0-9a-z]{26}$' }),
 });
-const Ok = Type.Object({ ok: Type.Literal(true) });
 
 export async function teamRoutes(app: FastifyInstance, services: Pick<Services, 'db' | 'clock'>) {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -37,9 +44,10 @@ export async function teamRoutes(app: FastifyInstance, services: Pick<Services, 
       operationId: 'listMembers',
       summary: 'Members (active) and invitations (pending)',
       params: TenantParams,
-      response: { 200: listOf(TeamEntrySchema) },
+      querystring: PageQuery,
+      response: { 200: TeamPage },
     }),
-    async (request) => ({ data: await listTeam(consoleContext(request, services)) }),
+    async (request) => pageOfList(await listTeam(consoleContext(request, services)), request.query),
   );
 
   typed.post(

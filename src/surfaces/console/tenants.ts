@@ -5,6 +5,7 @@ import { hostedUser } from '../../core/auth/principal.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { Database } from '../../core/db/database.ts';
 import { NotFound } from '../../core/http/errors.ts';
+import { PageQuery, pageOfList } from '../../core/http/pagination.ts';
 import type { WorkspaceType } from '../../core/tenancy/roles.ts';
 import {
   createTenant,
@@ -13,11 +14,15 @@ import {
   type TenantSetupStep,
 } from '../../core/tenancy/tenants.ts';
 import { consoleAuth, consoleRoute, TenantParams } from './guard.ts';
-import { listOf, TenantSchema, WorkspaceTypeSchema } from './schemas.ts';
+import { TenantPage, TenantSchema, WorkspaceTypeSchema } from './schemas.ts';
 
 const CreateTenant = Type.Object(
   { name: Type.String({ minLength: 1, maxLength: 200 }), workspaceType: WorkspaceTypeSchema },
-  { additionalProperties: false },
+  {
+    title: 'CreateTenantInput',
+    description: 'A new tenant: its name and workspace type',
+    additionalProperties: false,
+  },
 );
 
 export async function tenantRoutes(
@@ -58,12 +63,16 @@ export async function tenantRoutes(
         operationId: 'listMyTenants',
         summary: 'Tenants the caller is a member of, with their role',
         tags: ['console'],
-        response: { 200: listOf(TenantSchema) },
+        querystring: PageQuery,
+        response: { 200: TenantPage },
       },
     },
     async (request) => {
       const memberships = await listUserTenants(db, hostedUser(request.principal).userId);
-      return { data: memberships.map((m) => ({ ...m.tenant, role: m.role })) };
+      return pageOfList(
+        memberships.map((m) => ({ ...m.tenant, role: m.role })),
+        request.query,
+      );
     },
   );
 

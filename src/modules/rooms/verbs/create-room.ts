@@ -5,8 +5,8 @@ import type { GroupWriter } from '../../../core/db/group-commit.ts';
 import type { OwnStatement } from '../../../core/events/store.ts';
 import { Conflict } from '../../../core/http/errors.ts';
 import { newId } from '../../../core/ids.ts';
+import { roomsConfig } from '../rooms-config.ts';
 import type { CreateRoomInput, Room } from '../schema.ts';
-import { roomsConfig } from './config.ts';
 
 type NewRoom = Static<typeof Room>;
 

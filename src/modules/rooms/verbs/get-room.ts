@@ -2,8 +2,8 @@ import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
 import { tenantRead } from '../../../core/db/tenant-tx.ts';
 import { NotFound } from '../../../core/http/errors.ts';
+import { ROOM_COLUMNS, type RoomRow, toRoom } from '../room-row.ts';
 import type { Room, RoomRef } from '../schema.ts';
-import { ROOM_COLUMNS, type RoomRow, toRoom } from './room-row.ts';
 
 export async function getRoom(
   ctx: ServiceContext,

@@ -2,8 +2,8 @@ import type { Static } from 'typebox';
 import { roomLimit } from '../../../core/auth/principal.ts';
 import type { ServiceContext } from '../../../core/context.ts';
 import { keysetPage } from '../../../core/db/keyset-page.ts';
+import { ROOM_COLUMNS, type RoomRow, toRoom } from '../room-row.ts';
 import type { ListRoomsInput, RoomPage } from '../schema.ts';
-import { ROOM_COLUMNS, type RoomRow, toRoom } from './room-row.ts';
 
 /** Newest first; metadata filters are ANDed and compare as text (`?metadata.tier=2` matches 2 and "2"). */
 export async function listRooms(

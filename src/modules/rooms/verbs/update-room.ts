@@ -1,13 +1,13 @@
 import type { Static } from 'typebox';
 import { inTenant, type ServiceContext } from '../../../core/context.ts';
 import { InvalidRequest, NotFound } from '../../../core/http/errors.ts';
-import { METADATA_LIMITS, type Room, type UpdateRoomInput } from '../schema.ts';
-import { ROOM_COLUMNS, type RoomRow, toRoom } from './room-row.ts';
+import { ROOM_COLUMNS, type RoomRow, toRoom } from '../room-row.ts';
+import { METADATA_LIMITS, type Room, type UpdateRoomArguments } from '../schema.ts';
 
 /** Metadata merges: given keys are set, keys given as null are removed, others stay. */
 export async function updateRoom(
   ctx: ServiceContext,
-  input: Static<typeof UpdateRoomInput>,
+  input: Static<typeof UpdateRoomArguments>,
 ): Promise<Static<typeof Room>> {
   return inTenant(ctx, async (tx, emit) => {
     const { rows: current } = await tx.query<RoomRow>(

@@ -1,44 +1,36 @@
 import type { ServiceContext } from '../../../core/context.ts';
+import { keysetPage } from '../../../core/db/keyset-page.ts';
 import { tenantTx } from '../../../core/db/tenant-tx.ts';
 import { validated } from '../../../core/modules/validate.ts';
 import { findEndpoint } from '../find-rows.ts';
-import { cursorProblems, isEventType, rejectProblems } from '../input-rules.ts';
-import { ListDeliveriesInput, type Page, type WebhookDelivery } from '../schema.ts';
-import { DELIVERY_COLUMNS, type DeliveryRow, deliveryView, pageFrom } from '../views.ts';
+import { isEventType, rejectProblems } from '../input-rules.ts';
+import { ListDeliveriesInput, type WebhookDeliveryPage } from '../schema.ts';
+import { DELIVERY_COLUMNS, type DeliveryRow, deliveryView } from '../views.ts';
 
 /** Newest first; one endpoint's deliveries (it must exist) or, without endpointId, all of the tenant's. */
 export async function listDeliveries(
   ctx: ServiceContext,
   input: ListDeliveriesInput = {},
-): Promise<Page<WebhookDelivery>> {
+): Promise<WebhookDeliveryPage> {
   const query = validated<ListDeliveriesInput>(ListDeliveriesInput, input, 'query');
-  rejectProblems([
-    ...cursorProblems('webhookDelivery', query.cursor, '/query/cursor'),
-    ...(query.eventType === undefined || isEventType(query.eventType)
-      ? []
-      : [{ field: '/query/eventType', message: 'must be an event type like room.created', code: 'pattern' }]),
-  ]);
-  const limit = query.limit ?? 50;
-  const rows = await tenantTx(ctx.db, ctx, async (tx) => {
-    if (query.endpointId !== undefined) await findEndpoint(tx, ctx.tenantId, query.endpointId);
-    const result = await tx.query<DeliveryRow>(
-      `select ${DELIVERY_COLUMNS} from webhook_deliveries
-        where tenant_id = $1
-          and ($2::text is null or endpoint_id = $2)
-          and ($3::text is null or state = $3)
-          and ($4::text is null or event_type = $4)
-          and ($5::text is null or id < $5)
-        order by id desc limit $6`,
-      [
-        ctx.tenantId,
-        query.endpointId ?? null,
-        query.state ?? null,
-        query.eventType ?? null,
-        query.cursor ?? null,
-        limit + 1,
-      ],
-    );
-    return result.rows;
+  const { endpointId, state, eventType } = query;
+  if (eventType !== undefined && !isEventType(eventType)) {
+    rejectProblems([
+      { field: '/query/eventType', message: 'must be an event type like room.created', code: 'pattern' },
+    ]);
+  }
+  if (endpointId !== undefined)
+    await tenantTx(ctx.db, ctx, (tx) => findEndpoint(tx, ctx.tenantId, endpointId));
+  const { page, nextCursor } = await keysetPage<DeliveryRow>(ctx.db, ctx.tenantId, query, {
+    select: `select ${DELIVERY_COLUMNS} from webhook_deliveries`,
+    orderBy: 'id',
+    textKey: true,
+    keyOf: (row) => row.id,
+    filters: (bind) => [
+      ...(endpointId === undefined ? [] : [`endpoint_id = ${bind(endpointId)}`]),
+      ...(state === undefined ? [] : [`state = ${bind(state)}`]),
+      ...(eventType === undefined ? [] : [`event_type = ${bind(eventType)}`]),
+    ],
   });
-  return pageFrom(rows, limit, deliveryView);
+  return { data: page.map(deliveryView), nextCursor };
 }

@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
-import { isoTime } from '../../../core/db/database.ts';
-import type { Room } from '../schema.ts';
+import { isoTime } from '../../core/db/database.ts';
+import type { Room } from './schema.ts';
 
 export interface RoomRow {
   id: string;

@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
-import type { ServiceContext } from '../../../core/context.ts';
-import { RoomsConfig } from '../schema.ts';
+import type { ServiceContext } from '../../core/context.ts';
+import { RoomsConfig } from './schema.ts';
 
 /** The tenant's rooms configuration with defaults filled in. */
 export async function roomsConfig(ctx: ServiceContext): Promise<Static<typeof RoomsConfig>> {
