@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { MODULES } from '../../src/app.ts';
 import { pollsModule } from '../fixtures/polls-module/manifest.ts';
@@ -31,6 +32,17 @@ describe('security suite coverage', () => {
   test('every module has its registration in its folder', () => {
     assert.deepEqual(missing, [], 'write these files');
     assert.deepEqual([...REGISTRATIONS.keys()].sort(), modules.map((m) => m.name).sort());
+  });
+
+  // The fixture's registration runs in test/platform/fixture-module.test.ts.
+  test("a module's registration with routes is run by its own security.test.ts", () => {
+    const runs = (file: URL) =>
+      fs.existsSync(file) && fs.readFileSync(file, 'utf8').includes('securitySuite(security)');
+    const unrun = found
+      .filter((registration) => registration.routes.length > 0 && registration.module !== pollsModule.name)
+      .map((registration) => `src/modules/${registration.module}/__tests__/security.test.ts`)
+      .filter((file) => !runs(new URL(`../../${file}`, import.meta.url)));
+    assert.deepEqual(unrun, [], 'these files should run securitySuite(security)');
   });
 
   test('every /v1 operation of a module is in its registration', async () => {
