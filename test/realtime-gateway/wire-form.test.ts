@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import * as ws from 'ws';
-import { wireForm } from '../../src/surfaces/realtime/connection.ts';
+import { wireForm } from '../../src/surfaces/realtime/wire.ts';
 
 /** ws's own framing and parsing (exported by the package, not declared in its types). */
 const { Sender, Receiver } = ws as unknown as {

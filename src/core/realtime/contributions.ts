@@ -11,6 +11,7 @@ import type { ErrorReporter } from './listeners.ts';
 import type { RoomKey } from './names.ts';
 import type { PresenceStore } from './presence.ts';
 import type { PubSub } from './pubsub.ts';
+import type { SocketRoute } from './socket-routes.ts';
 
 /*
  * What a module adds to the realtime gateway (`GET /v1/realtime`), declared in its manifest's hooks as
@@ -241,4 +242,6 @@ export interface RealtimeHooks {
   roomResetEvents?: readonly string[];
   /** Background relays while the gateway runs (e.g. presence expiry); returns how to stop them. */
   start?(host: RealtimeHost): (() => void)[];
+  /** WebSocket routes that speak the module's own protocol, kept by the gateway (socket-routes.ts). */
+  sockets?: readonly SocketRoute[];
 }

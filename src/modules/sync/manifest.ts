@@ -1,29 +1,23 @@
-import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../core/context.ts';
 import { ALL_WORKSPACES, defineAction, type ModuleManifest } from '../../core/modules/manifest.ts';
 import { SyncHub } from './hub.ts';
 import { DEFAULT_SYNC_LIMITS, type SyncLimits } from './limits.ts';
 import { ROOM_DELETED, roomDeletionOutbox } from './room-deletion.ts';
 import { syncRestRoutes } from './routes.ts';
 import { Applied, ApplyUpdateInput, DocumentJson, DocumentRef, SyncConfig } from './schema.ts';
-import { syncSocketRoutes } from './socket-route.ts';
+import { syncSocketRoute } from './socket-route.ts';
 import { DOCUMENT_UPDATED } from './store.ts';
 import { applyDocumentUpdate } from './verbs/apply-document-update.ts';
 import { getDocument } from './verbs/get-document.ts';
-
-/** Each app's hub, by its event store (the one object its hooks and its routes both see). */
-const hubs = new WeakMap<object, SyncHub>();
-
-/** The sync hub of an app (operators' counters, tests); undefined before its routes are registered. */
-export function syncHubOf(services: Pick<Services, 'events'>): SyncHub | undefined {
-  return hubs.get(services.events);
-}
 
 /**
  * The sync module with instance limits of its own (tests shorten them); `syncModule` uses the defaults and
  * the configured caps (`SVC_SYNC_*`, config.ts).
  */
-export function syncModuleWith(overrides: Partial<SyncLimits> = {}): ModuleManifest {
+export function syncModuleWith(
+  overrides: Partial<SyncLimits> = {},
+  /** Tests: each app's hub as it is built (its counters, its documents). */
+  observe?: (hub: SyncHub) => void,
+): ModuleManifest {
   return {
     name: 'sync',
     title: 'Realtime sync',
@@ -35,34 +29,25 @@ export function syncModuleWith(overrides: Partial<SyncLimits> = {}): ModuleManif
     eventTypes: [DOCUMENT_UPDATED],
     configSchema: SyncConfig,
     migrations: new URL('./migrations/', import.meta.url),
-    // A deleted room takes its documents with it (in its own transaction), and their sockets close (4404).
-    hooks: (host) => ({
-      outbox: roomDeletionOutbox((keys) => {
-        const hub = syncHubOf(host);
-        if (hub === undefined) return;
-        hub.documentsDeleted(keys).catch((error: unknown) => {
-          host.log.error(
-            { err: error, event: ROOM_DELETED },
-            'closing the sockets of deleted sync documents',
-          );
-        });
-      }),
-    }),
-    // One hub per app: its WebSocket route and REST routes are registered with it.
-    routes: async (app: FastifyInstance, services: Services) => {
-      const limits: SyncLimits = { ...DEFAULT_SYNC_LIMITS, ...services.config.sync, ...overrides };
-      const hub = new SyncHub({
-        services,
-        identity: app.identity,
-        limits,
-        log: app.log.child({ module: 'sync' }),
-      });
-      hubs.set(services.events, hub);
-      hub.start();
-      app.addHook('preClose', () => hub.close());
-      await syncSocketRoutes(app, services, hub, limits);
-      await syncRestRoutes(app, services);
+    // One hub per app, in its hooks: the gateway keeps its sockets (the raw socket route), and a deleted
+    // room takes its documents with it (in its own transaction) and their sockets close (4404).
+    hooks: (host) => {
+      const limits: SyncLimits = { ...DEFAULT_SYNC_LIMITS, ...host.config.sync, ...overrides };
+      const hub = new SyncHub({ services: host, limits, log: host.log });
+      observe?.(hub);
+      return {
+        outbox: roomDeletionOutbox((keys) => {
+          hub.documentsDeleted(keys).catch((error: unknown) => {
+            host.log.error(
+              { err: error, event: ROOM_DELETED },
+              'closing the sockets of deleted sync documents',
+            );
+          });
+        }),
+        realtime: { sockets: [syncSocketRoute(host, hub, limits)] },
+      };
     },
+    routes: syncRestRoutes,
     actions: [
       defineAction({
         name: 'get_document',

@@ -1,5 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
 import type { Services } from '../../core/context.ts';
 import { requestContext } from '../../core/http/context.ts';
 import { AppError } from '../../core/http/errors.ts';
@@ -62,7 +63,8 @@ export async function syncRestRoutes(app: FastifyInstance, services: Services) {
         response: {
           200: {
             description: 'The Yjs update (version 1 encoding)',
-            content: { [OCTETS]: { schema: { type: 'string', format: 'binary' } } },
+            // Bytes, as the type provider must see them too (a Buffer is sent, not a string).
+            content: { [OCTETS]: { schema: Type.Unsafe<Uint8Array>({ type: 'string', format: 'binary' }) } },
           },
           400: errorRef('`stateVector` is not a Yjs state vector'),
         },

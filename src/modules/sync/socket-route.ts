@@ -1,16 +1,16 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { queryToken } from '../../core/auth/authenticate.ts';
 import { hasScope } from '../../core/auth/principal.ts';
 import type { Services } from '../../core/context.ts';
 import { requestContext } from '../../core/http/context.ts';
 import { AppError } from '../../core/http/errors.ts';
 import { errorRef } from '../../core/http/schemas.ts';
+import type { SocketRoute } from '../../core/realtime/socket-routes.ts';
 import { assertRoomExists } from '../rooms/port.ts';
 import type { SyncSession } from './connection.ts';
 import { documentKey } from './document-key.ts';
 import type { SyncHub } from './hub.ts';
-import type { SyncLimits } from './limits.ts';
+import { SYNC_CLOSE, type SyncLimits } from './limits.ts';
 import { DocName, RoomId, SyncConfig } from './schema.ts';
 
 const DESCRIPTION = [
@@ -69,12 +69,6 @@ const routeSchema = (withDocName: boolean) => ({
   },
 });
 
-/** The credential as sent (header first, as the authenticate hook reads it). */
-function presentedToken(request: FastifyRequest): string | undefined {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
-  return match?.[1] ?? queryToken(request);
-}
-
 /** The path's room and document (validated by the route's schema already). */
 function roomAndDoc(request: FastifyRequest): { roomId: string; docName?: string } {
   const params: unknown = request.params;
@@ -90,88 +84,74 @@ function roomAndDoc(request: FastifyRequest): { roomId: string; docName?: string
   return docName === undefined ? { roomId: params.roomId } : { roomId: params.roomId, docName };
 }
 
-/** `GET /v1/sync/:roomId[/:docName]`: the y-websocket endpoint. */
-export async function syncSocketRoutes(
-  app: FastifyInstance,
-  services: Services,
-  hub: SyncHub,
-  limits: SyncLimits,
-) {
-  // What the HTTP phase of an upgrade worked out (room checked, config read), for its socket.
-  const admitted = new WeakMap<FastifyRequest, SyncSession>();
-
-  const admit = async (request: FastifyRequest): Promise<void> => {
-    const ctx = requestContext(request, services, 'realtime');
-    const { roomId, docName } = roomAndDoc(request);
-    await assertRoomExists(ctx, roomId);
-    // A plain GET is answered by the handler: where to connect, and the limits.
-    if (!request.ws) return;
-    const principal = request.principal;
-    const token = presentedToken(request);
-    if (principal === undefined || token === undefined) {
-      throw new AppError('unauthorized', 'send a session token minted for the sync module');
-    }
-    const key = documentKey(ctx.tenantId, roomId, docName);
-    // The slot is held as long as the TCP connection: given back however it ends.
-    const release = hub.admit(key, { principal });
-    const socket = request.raw.socket;
-    if (socket.closed) release();
-    else socket.once('close', release);
-    const config = await services.enablement.config<{
-      maxDocumentBytes: number;
-      syncEventThrottleSeconds: number;
-      maxUpdatesPerSecond: number;
-    }>(ctx.tenantId, 'sync', SyncConfig);
-    admitted.set(request, {
-      key,
-      principal,
-      token,
-      canWrite: hasScope(principal, 'sync:write'),
-      ctx,
+/** Where to connect and the limits, for a plain GET (no upgrade) of the route. */
+async function describe(services: Services, limits: SyncLimits, request: FastifyRequest) {
+  const { roomId, docName } = roomAndDoc(request);
+  const config = await services.enablement.config<{
+    maxDocumentBytes: number;
+    maxUpdatesPerSecond: number;
+  }>(requestContext(request, services).tenantId, 'sync', SyncConfig);
+  const path = `/v1/sync/${roomId}${docName === undefined ? '' : `/${docName}`}`;
+  return {
+    url: `${services.config.publicUrl.replace(/^http/, 'ws')}${path}`,
+    limits: {
+      maxFrameBytes: limits.maxFrameBytes,
+      pingIntervalMs: limits.pingIntervalMs,
       maxDocumentBytes: config.maxDocumentBytes,
-      eventThrottleMs: config.syncEventThrottleSeconds * 1000,
-      updatesPerSecond: config.maxUpdatesPerSecond,
-    });
+      maxUpdatesPerSecond: config.maxUpdatesPerSecond,
+      maxConnectionsPerDocument: limits.maxConnectionsPerDocument,
+    },
   };
+}
 
-  for (const url of ['/v1/sync/:roomId', '/v1/sync/:roomId/:docName']) {
-    app.route({
-      method: 'GET',
-      url,
-      exposeHeadRoute: false,
-      config: {
-        module: 'sync',
-        auth: { credentials: ['session', 'api_key'], queryToken: true, scope: 'sync:read' },
-      },
-      schema: routeSchema(url.endsWith(':docName')),
-      preHandler: admit,
-      // Only a request without `Upgrade: websocket` gets here.
-      handler: async (request) => {
-        const { roomId, docName } = roomAndDoc(request);
+/**
+ * `GET /v1/sync/:roomId[/:docName]`: the y-websocket endpoint, a raw socket route of the realtime gateway
+ * (which authenticates the upgrade, caps the connections and keeps them); the hub speaks y-websocket on it.
+ */
+export function syncSocketRoute(services: Services, hub: SyncHub, limits: SyncLimits): SocketRoute {
+  return {
+    module: 'sync',
+    urls: ['/v1/sync/:roomId', '/v1/sync/:roomId/:docName'],
+    auth: { credentials: ['session', 'api_key'], scope: 'sync:read' },
+    schema: (url) => routeSchema(url.endsWith(':docName')),
+    limits,
+    slowReaderClose: SYNC_CLOSE.tryAgainLater,
+    instanceFull: 503,
+    shareSettings: {
+      tenant: 'SVC_SYNC_MAX_CONNECTIONS_PER_TENANT',
+      actor: 'SVC_SYNC_MAX_CONNECTIONS_PER_ACTOR',
+    },
+    check: async (request) => {
+      const ctx = requestContext(request, services, 'realtime');
+      await assertRoomExists(ctx, roomAndDoc(request).roomId);
+    },
+    describe: (request) => describe(services, limits, request),
+    start: () => hub.start(),
+    stop: () => hub.close(),
+    admit: async (request, { principal }) => {
+      const ctx = requestContext(request, services, 'realtime');
+      const { roomId, docName } = roomAndDoc(request);
+      const key = documentKey(ctx.tenantId, roomId, docName);
+      const release = hub.admit(key);
+      try {
         const config = await services.enablement.config<{
           maxDocumentBytes: number;
+          syncEventThrottleSeconds: number;
           maxUpdatesPerSecond: number;
-        }>(requestContext(request, services).tenantId, 'sync', SyncConfig);
-        const path = `/v1/sync/${roomId}${docName === undefined ? '' : `/${docName}`}`;
-        return {
-          url: `${services.config.publicUrl.replace(/^http/, 'ws')}${path}`,
-          limits: {
-            maxFrameBytes: limits.maxFrameBytes,
-            pingIntervalMs: limits.pingIntervalMs,
-            maxDocumentBytes: config.maxDocumentBytes,
-            maxUpdatesPerSecond: config.maxUpdatesPerSecond,
-            maxConnectionsPerDocument: limits.maxConnectionsPerDocument,
-          },
+        }>(ctx.tenantId, 'sync', SyncConfig);
+        const session: SyncSession = {
+          key,
+          canWrite: hasScope(principal, 'sync:write'),
+          ctx,
+          maxDocumentBytes: config.maxDocumentBytes,
+          eventThrottleMs: config.syncEventThrottleSeconds * 1000,
+          updatesPerSecond: config.maxUpdatesPerSecond,
         };
-      },
-      wsHandler: (socket, request) => {
-        const session = admitted.get(request);
-        if (session === undefined) {
-          socket.close(4401, 'a session token is required');
-          return;
-        }
-        hub.accept(socket, session);
-      },
-    });
-  }
+        return { release, open: (socket) => hub.open(socket, session) };
+      } catch (error) {
+        release();
+        throw error;
+      }
+    },
+  };
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import { WebSocket } from 'ws';
+import type { Principal } from '../../core/auth/principal.ts';
 import { hasScope } from '../../core/auth/principal.ts';
 import type { Clock, Timer } from '../../core/clock.ts';
 import type { EncodedFrame, RealtimeConnection, RealtimeSession } from '../../core/realtime/contributions.ts';
@@ -9,67 +10,13 @@ import { CLOSE, type CloseCode } from './close-codes.ts';
 import type { GatewayLimits } from './limits.ts';
 import type { RoomMembership } from './membership.ts';
 import { TokenBucket } from './rate-limiter.ts';
-
-export type Admission = 'accepted' | 'refused' | 'flooding';
+import type { GuardedSocket } from './socket-guard.ts';
+import { type WriteCoalescer, wireForm } from './wire.ts';
 
 /** Frames are JSON text; one options object for every send of the hot fan-out path. */
 const AS_TEXT = { binary: false } as const;
 
-/**
- * Write coalescing: every frame a connection is sent during one event-loop turn leaves in one write at the
- * end of the turn (the socket is corked on its first frame and uncorked by one `setImmediate` for all
- * connections). An idle server adds no delay; a busy one makes fewer, larger writes instead of one system
- * call per frame per socket, which is what a room fan-out is made of.
- */
-class WriteCoalescer {
-  private corked = new Set<Connection>();
-  private scheduled = false;
-
-  add(connection: Connection): void {
-    this.corked.add(connection);
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(() => this.flushAll());
-  }
-
-  private flushAll(): void {
-    this.scheduled = false;
-    const corked = this.corked;
-    this.corked = new Set();
-    for (const connection of corked) connection.flush();
-  }
-}
-
-const coalescer = new WriteCoalescer();
-
-/**
- * A text frame as it goes on the wire (RFC 6455 section 5.2: FIN and the text opcode, the payload's length,
- * no mask, since a server's frames are never masked), made once per frame and written as it is to every
- * socket it goes to: a room's fan-out then costs one write per socket and frame, where `ws` framed each
- * send on its own and wrote the header and the payload apart.
- */
-const wireForms = new WeakMap<EncodedFrame, Buffer>();
-
-export function wireForm(frame: EncodedFrame): Buffer {
-  let wire = wireForms.get(frame);
-  if (wire === undefined) {
-    const length = frame.length;
-    const header = length < 126 ? 2 : length < 65_536 ? 4 : 10;
-    wire = Buffer.allocUnsafe(header + length);
-    wire[0] = 0x81;
-    if (header === 2) wire[1] = length;
-    else if (header === 4) {
-      wire[1] = 126;
-      wire.writeUInt16BE(length, 2);
-    } else {
-      wire[1] = 127;
-      wire.writeBigUInt64BE(BigInt(length), 2);
-    }
-    frame.copy(wire, header);
-    wireForms.set(frame, wire);
-  }
-  return wire;
-}
+export type Admission = 'accepted' | 'refused' | 'flooding';
 
 /** The TCP socket under a `ws` WebSocket (not in its public types; present on every open server socket). */
 function rawSocket(socket: WebSocket): Socket | undefined {
@@ -77,7 +24,7 @@ function rawSocket(socket: WebSocket): Socket | undefined {
 }
 
 /** One WebSocket: its session, rooms, limits and the one-at-a-time queue its frames are handled in. */
-export class Connection implements RealtimeConnection {
+export class Connection implements RealtimeConnection, GuardedSocket {
   readonly id = `conn_${randomUUID()}`;
   /** The modules the session token was minted for (tokens are immutable: fixed for the connection's life). */
   readonly modules: ReadonlySet<string>;
@@ -85,7 +32,6 @@ export class Connection implements RealtimeConnection {
   lastHeardAt: number;
   private closing = false;
   private closeTimer: Timer | undefined;
-  private expiryTimer: Timer | undefined;
   private queue: Promise<void> = Promise.resolve();
   private queued = 0;
   private refusedInARow = 0;
@@ -99,11 +45,24 @@ export class Connection implements RealtimeConnection {
     readonly log: FastifyBaseLogger,
     private readonly limits: GatewayLimits,
     private readonly clock: Clock,
+    private readonly coalescer: WriteCoalescer,
   ) {
     this.lastHeardAt = clock.now();
     const { principal } = session;
     this.modules = new Set(principal.kind === 'session' ? principal.modules : []);
     this.bucket = new TokenBucket(limits.framesPerSecond, limits.frameBurst, clock.now());
+  }
+
+  get principal(): Principal {
+    return this.session.principal;
+  }
+
+  get token(): string {
+    return this.session.token;
+  }
+
+  get tenantId(): string {
+    return this.session.tenantId;
   }
 
   may(module: string, scope: string): boolean {
@@ -129,7 +88,7 @@ export class Connection implements RealtimeConnection {
       if (raw !== undefined) {
         raw.cork();
         this.corked = raw;
-        coalescer.add(this);
+        this.coalescer.add(this);
       }
     }
     // With no extension negotiated (this server offers none) `ws` writes each frame at once, in order, so
@@ -169,16 +128,28 @@ export class Connection implements RealtimeConnection {
     this.closeTimer = this.clock.setTimeout(() => this.socket.terminate(), this.limits.closeGraceMs);
   }
 
-  /** Runs `expire` at `atMs` (the token's expiry) unless the connection closed before. */
-  expireAt(atMs: number, expire: () => void): void {
-    this.expiryTimer = this.clock.setTimeout(expire, Math.max(0, atMs - this.clock.now()));
-  }
-
   /** Called once the socket is closed either way. */
   closed(): void {
     this.closing = true;
     this.closeTimer?.cancel();
-    this.expiryTimer?.cancel();
+  }
+
+  /** Silent (no frame, no pong) for longer than the idle timeout. */
+  isDead(now: number): boolean {
+    return now - this.lastHeardAt > this.limits.idleTimeoutMs;
+  }
+
+  dropDead(): void {
+    this.close(CLOSE.idle, 'idle timeout: nothing heard from the client');
+  }
+
+  /** Answers to pings count as they come (`lastHeardAt`). */
+  pinged(): void {}
+
+  refusedBy(enabled: ReadonlySet<string>): string | undefined {
+    return [...this.modules].some((module) => enabled.has(module))
+      ? undefined
+      : 'the tenant disabled every module of this session token';
   }
 
   /** The per-connection rate limit: each frame takes a token; a client that keeps pushing is flooding. */

@@ -30,8 +30,11 @@ export function describeEndpoint(publicUrl: string, limits: GatewayLimits): Stat
   };
 }
 
-/** The operation in /openapi.json; the frames themselves are the protocol in docs/realtime.md. */
-export const ENDPOINT_SCHEMA = {
+/**
+ * The operation in /openapi.json; the frames themselves are the protocol in docs/realtime.md. A new object
+ * for each app: the OpenAPI hook adds the route's security to the schema it is given.
+ */
+export const endpointSchema = () => ({
   operationId: 'connectRealtime',
   summary: 'Open the realtime WebSocket (rooms, presence, chat, room events)',
   description: [
@@ -59,4 +62,4 @@ export const ENDPOINT_SCHEMA = {
     },
     200: { ...RealtimeEndpoint, description: 'Without the upgrade: where to connect and the limits' },
   },
-};
+});

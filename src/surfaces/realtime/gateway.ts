@@ -1,10 +1,8 @@
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { Identity } from '../../core/auth/identity.ts';
-import { actorOf } from '../../core/auth/principal.ts';
 import type { Clock } from '../../core/clock.ts';
 import { type ServiceContext, type Services, serviceContext } from '../../core/context.ts';
-import { RateLimited } from '../../core/http/errors.ts';
 import { traceFrom } from '../../core/http/request-id.ts';
 import { newId } from '../../core/ids.ts';
 import { type AccessRequest, accessRefusal, tenantAccess } from '../../core/modules/authorize.ts';
@@ -23,19 +21,22 @@ import {
   type RealtimeBackplane,
   roomChannel,
 } from '../../core/realtime/index.ts';
+import { holderOf } from '../../core/realtime/socket-routes.ts';
 import { CLOSE } from './close-codes.ts';
 import { Connection } from './connection.ts';
-import { ConnectionCaps } from './connection-caps.ts';
 import { FanOutPacer } from './fan-out-pacer.ts';
 import { handleFrame } from './handlers/dispatch.ts';
 import { membershipIn } from './handlers/room-checks.ts';
-import { Heartbeat } from './heartbeat.ts';
 import type { GatewayLimits } from './limits.ts';
 import { LocalRooms } from './local-rooms.ts';
 import type { RoomMembership } from './membership.ts';
 import { Protocol } from './protocol.ts';
+import { RawRoute } from './raw-route.ts';
 import { startRelays } from './relays.ts';
 import { openSession } from './session.ts';
+import { SocketCaps } from './socket-caps.ts';
+import { SocketGuard } from './socket-guard.ts';
+import { WriteCoalescer } from './wire.ts';
 
 export interface GatewayDeps {
   services: Services;
@@ -47,15 +48,12 @@ export interface GatewayDeps {
   log: FastifyBaseLogger;
 }
 
-/** Retry-After of a refused upgrade: a full instance frees up (or another takes over) sooner than a person closes a tab. */
-const RETRY_AFTER_SECONDS = { instance: 5, actor: 30 } as const;
-
 /**
  * The `/v1/realtime` gateway of one instance: its sockets, the rooms they are in, and the relays between
- * the event bus, the backplane and the sockets. State shared with other instances lives in the backplane.
+ * the event bus, the backplane and the sockets; and the modules' raw socket routes (sync), whose
+ * connections it keeps as it keeps its own. State shared with other instances lives in the backplane.
  */
 export class Gateway implements RealtimeHost {
-  readonly open = new Set<Connection>();
   readonly rooms: LocalRooms;
   readonly services: Services;
   readonly backplane: RealtimeBackplane;
@@ -69,8 +67,12 @@ export class Gateway implements RealtimeHost {
   readonly pacer: FanOutPacer;
   private readonly cleanups = new Set<Promise<void>>();
   private readonly stops: (() => void)[] = [];
-  private readonly heartbeat: Heartbeat;
-  private readonly caps: ConnectionCaps;
+  /** Pings, expiry, revocations and access checks of the `/v1/realtime` sockets. */
+  private readonly guard: SocketGuard<Connection>;
+  private readonly caps: SocketCaps;
+  private readonly coalescer = new WriteCoalescer();
+  /** The modules' raw socket routes. */
+  readonly socketRoutes: readonly RawRoute[];
   private closing = false;
 
   constructor(private readonly deps: GatewayDeps) {
@@ -78,9 +80,30 @@ export class Gateway implements RealtimeHost {
     this.backplane = deps.backplane;
     this.limits = deps.limits;
     this.clock = deps.services.clock;
-    this.heartbeat = new Heartbeat(this);
+    const guarding = {
+      identity: deps.identity,
+      enablement: deps.services.enablement,
+      clock: this.clock,
+      report: this.report,
+    };
+    this.guard = new SocketGuard({
+      ...guarding,
+      pingIntervalMs: deps.limits.heartbeatMs,
+      accessCheckIntervalMs: deps.limits.heartbeatMs,
+    });
     this.pacer = new FanOutPacer(deps.limits.fanOutPerTurn);
-    this.caps = new ConnectionCaps(deps.limits.maxConnections, deps.limits.maxConnectionsPerActor);
+    this.caps = new SocketCaps(deps.limits, { label: 'realtime', instanceFull: 429 });
+    this.socketRoutes = deps.modules.flatMap(({ module, hooks }) =>
+      (hooks.realtime?.sockets ?? []).map(
+        (route) =>
+          new RawRoute(route, {
+            ...guarding,
+            log: deps.log.child({ module }),
+            closeGraceMs: deps.limits.closeGraceMs,
+            closing: () => this.closing,
+          }),
+      ),
+    );
     this.protocol = new Protocol(deps.modules);
     this.joins = deps.modules.flatMap(({ hooks }) => hooks.realtime?.join ?? []);
     const handlers = deps.modules.flatMap(({ module, hooks }) =>
@@ -111,6 +134,11 @@ export class Gateway implements RealtimeHost {
     return this.backplane.pubsub;
   }
 
+  /** The `/v1/realtime` connections of this instance. */
+  get open(): ReadonlySet<Connection> {
+    return this.guard.open;
+  }
+
   connections(): Iterable<Connection> {
     return this.open;
   }
@@ -132,28 +160,16 @@ export class Gateway implements RealtimeHost {
 
   start(): void {
     this.stops.push(...startRelays(this));
-    // A revocation reaches this instance (at once where it was made, within a poll elsewhere): the
-    // sockets of the revoked tokens close now, not at the next heartbeat.
-    this.stops.push(
-      this.deps.identity.revocations.onSessionsRevoked(() => {
-        for (const connection of this.open) void this.checkSession(connection);
-      }),
-    );
-    this.heartbeat.start();
+    this.guard.start();
+    for (const route of this.socketRoutes) route.start();
   }
 
   /**
    * Whether the connection's token is still good (not expired, not revoked): checked before every frame
    * and whenever sessions are revoked. A token that is not closes the connection with 4401.
    */
-  async checkSession(connection: Connection): Promise<boolean> {
-    try {
-      await this.deps.identity.sessions.verify(connection.session.token);
-      return true;
-    } catch {
-      connection.close(CLOSE.unauthorized, 'the session token expired or was revoked');
-      return false;
-    }
+  checkSession(connection: Connection): Promise<boolean> {
+    return this.guard.stillAuthorized(connection);
   }
 
   /**
@@ -162,22 +178,10 @@ export class Gateway implements RealtimeHost {
    * however that ends: a failed handshake, the client leaving, or a close by the server.
    */
   admit(request: FastifyRequest): void {
-    const actorId = actorOf(request.principal)?.id;
+    const principal = request.principal;
     // Not an actor's session: `accept` closes it at once (4401), so it needs no slot.
-    if (actorId === undefined) return;
-    const slot = this.caps.take(actorId);
-    if (slot === 'instance') {
-      throw new RateLimited(
-        `this instance holds ${this.caps.max} realtime connections, its limit; retry shortly`,
-        RETRY_AFTER_SECONDS.instance,
-      );
-    }
-    if (slot === 'actor') {
-      throw new RateLimited(
-        `this actor already has ${this.caps.maxPerActor} realtime connections open on this instance, the limit; close one and retry`,
-        RETRY_AFTER_SECONDS.actor,
-      );
-    }
+    if (principal?.kind !== 'session' || principal.tenantId === undefined) return;
+    const slot = this.caps.take(principal.tenantId, holderOf(principal));
     const socket = request.raw.socket;
     if (socket.closed) slot();
     else socket.once('close', slot);
@@ -189,19 +193,12 @@ export class Gateway implements RealtimeHost {
       socket.close(CLOSE.unauthorized, 'a session token is required');
       return;
     }
-    const connection = new Connection(socket, session, request.log, this.limits, this.clock);
+    const connection = new Connection(socket, session, request.log, this.limits, this.clock, this.coalescer);
     if (this.closing) {
       connection.close(CLOSE.restart, 'server restarting');
       return;
     }
-    this.open.add(connection);
-    // The token's end is the connection's end: closed at `exp` even between heartbeats.
-    const { principal } = session;
-    if (principal.kind === 'session') {
-      connection.expireAt(principal.expiresAt, () =>
-        connection.close(CLOSE.unauthorized, 'the session token expired'),
-      );
-    }
+    this.guard.add(connection);
     socket.on('message', (data, isBinary) => handleFrame(this, connection, data, isBinary));
     socket.on('pong', () => {
       connection.lastHeardAt = this.clock.now();
@@ -238,23 +235,34 @@ export class Gateway implements RealtimeHost {
     }
   }
 
-  /** Closes every socket with 1012 and waits (bounded) until their rooms were left. */
+  /**
+   * Closes every socket with 1012 and waits (bounded) until their rooms were left, then lets each raw
+   * socket route flush what its connections left.
+   */
   async shutdown(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
-    this.heartbeat.stop();
-    for (const connection of this.open) connection.close(CLOSE.restart, 'server restarting');
+    this.guard.stop();
+    this.guard.drain();
+    for (const route of this.socketRoutes) route.drain();
     const deadline = this.clock.now() + this.limits.closeGraceMs + 1000;
+    const open = () =>
+      this.open.size + this.cleanups.size + this.socketRoutes.reduce((n, r) => n + r.guard.open.size, 0);
     // Polled on a real timer: the sockets' close handshakes need the event loop while this waits.
-    while ((this.open.size > 0 || this.cleanups.size > 0) && this.clock.now() < deadline) {
+    while (open() > 0 && this.clock.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     for (const stop of this.stops) stop();
+    await Promise.all(
+      this.socketRoutes.map((route) =>
+        route.stop().catch((error: unknown) => this.report(error, 'stopping a raw socket route')),
+      ),
+    );
   }
 
   private closed(connection: Connection): void {
     connection.closed();
-    if (!this.open.delete(connection)) return;
+    if (!this.guard.remove(connection)) return;
     const cleanup = Promise.all(
       [...connection.memberships.values()].map((membership) =>
         this.leave(connection, membership).catch((error: unknown) => this.report(error, 'realtime leave')),

@@ -7,7 +7,7 @@ import type { Services } from '../../core/context.ts';
 import type { InstalledHooks } from '../../core/modules/hooks.ts';
 import type { RealtimeBackplane } from '../../core/realtime/index.ts';
 import { CLOSE } from './close-codes.ts';
-import { describeEndpoint, ENDPOINT_SCHEMA } from './endpoint.ts';
+import { describeEndpoint, endpointSchema } from './endpoint.ts';
 import { Gateway } from './gateway.ts';
 import { DEFAULT_LIMITS, type GatewayLimits } from './limits.ts';
 
@@ -27,10 +27,14 @@ export interface RealtimeGatewayOptions {
  * The app's one WebSocket server. Every WebSocket route of the app shares it (a second registration would
  * route each upgrade twice), so it is registered here only when nobody has yet.
  */
-async function ensureWebSocketServer(app: FastifyInstance, limits: GatewayLimits): Promise<void> {
+async function ensureWebSocketServer(
+  app: FastifyInstance,
+  limits: GatewayLimits,
+  maxPayload: number,
+): Promise<void> {
   if (app.hasDecorator('websocketServer')) return;
   await app.register(websocket, {
-    options: { maxPayload: Math.max(limits.maxFrameBytes, limits.maxPayloadBytes) },
+    options: { maxPayload },
     // Protocol errors (a frame over the limit, bad framing) already started a close with the right code;
     // a socket that does not finish closing is cut off after the grace period.
     errorHandler(error, socket, request) {
@@ -59,7 +63,10 @@ function closeRefusedUpgrades(app: FastifyInstance): void {
   });
 }
 
-/** `GET /v1/realtime`: the WebSocket gateway (protocol in docs/realtime.md). */
+/**
+ * `GET /v1/realtime`: the WebSocket gateway (protocol in docs/realtime.md); and the modules' raw socket
+ * routes (`/v1/sync/:roomId`), kept by the same gateway.
+ */
 async function realtimeGatewayPlugin(app: FastifyInstance, options: RealtimeGatewayOptions): Promise<void> {
   const { config } = options.services;
   const limits: GatewayLimits = {
@@ -69,9 +76,12 @@ async function realtimeGatewayPlugin(app: FastifyInstance, options: RealtimeGate
     maxRoomMembers: config.realtimeMaxRoomMembers,
     ...options.limits,
   };
-  await ensureWebSocketServer(app, limits);
-  closeRefusedUpgrades(app);
   const gateway = new Gateway({ ...options, limits, log: app.log.child({ surface: 'realtime' }) });
+  // The server's ceiling is the largest frame any route takes; each route enforces its own limit.
+  const maxPayload = Math.max(limits.maxFrameBytes, ...gateway.socketRoutes.map((r) => r.maxFrameBytes));
+  await ensureWebSocketServer(app, limits, maxPayload);
+  closeRefusedUpgrades(app);
+  for (const route of gateway.socketRoutes) route.register(app);
   gateway.start();
   app.addHook('preClose', () => gateway.shutdown());
   app.route({
@@ -80,7 +90,7 @@ async function realtimeGatewayPlugin(app: FastifyInstance, options: RealtimeGate
     exposeHeadRoute: false,
     // The authenticate hook verifies the token before the upgrade: a refused one gets an HTTP 401/403.
     config: { auth: { credentials: ['session'], queryToken: true } },
-    schema: ENDPOINT_SCHEMA,
+    schema: endpointSchema(),
     // Over a connection cap: an HTTP 429 before the upgrade. Plain GETs hold no connection to count.
     preHandler(request, _reply, done) {
       if (!request.ws) return done();

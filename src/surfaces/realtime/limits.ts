@@ -6,11 +6,6 @@ export interface GatewayLimits {
   maxConnectionsPerActor: number;
   /** Larger frames close the connection with 1009. Fits a 4,000-character message of 4-byte characters. */
   maxFrameBytes: number;
-  /**
-   * The app's WebSocket server refuses larger frames on every WebSocket route (each route enforces its
-   * own lower limit): room for the binary frames of `/v1/sync` (a whole Yjs document in one sync step).
-   */
-  maxPayloadBytes: number;
   /** Token bucket: sustained frames per second, and the burst allowed above it. */
   framesPerSecond: number;
   frameBurst: number;
@@ -44,7 +39,6 @@ export const DEFAULT_LIMITS: GatewayLimits = {
   maxConnections: 10_000,
   maxConnectionsPerActor: 20,
   maxFrameBytes: 32 * 1024,
-  maxPayloadBytes: 16 * 1024 * 1024,
   framesPerSecond: 20,
   frameBurst: 40,
   floodCloseAfter: 200,

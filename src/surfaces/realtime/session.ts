@@ -3,7 +3,7 @@ import { queryToken } from '../../core/auth/authenticate.ts';
 import type { RealtimeSession } from '../../core/realtime/contributions.ts';
 
 /** The credential exactly as the client sent it (header first, as the authenticate hook reads it). */
-function presentedToken(request: FastifyRequest): string | undefined {
+export function presentedToken(request: FastifyRequest): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
   if (match?.[1] !== undefined) return match[1];
   return queryToken(request);

@@ -3,7 +3,6 @@ import { after, before, describe, test } from 'node:test';
 import type { WebSocket } from 'ws';
 import { eventually } from '../../../../test/support/eventually.ts';
 import { ConfigError, loadConfig } from '../../../config.ts';
-import { syncHubOf } from '../manifest.ts';
 import {
   type SyncInstance,
   type SyncTenant,
@@ -87,8 +86,7 @@ describe('sync caps per actor and per tenant', () => {
       const again = await connect(tenant.roomId, 'd2', first);
       return 'socket' in again;
     });
-    const hub = syncHubOf(t.app.services);
-    assert.ok(hub);
+    const hub = t.hub;
     assert.equal(hub.caps.documentsOf(tenant.tenantId), 3);
   });
 

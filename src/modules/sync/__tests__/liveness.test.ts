@@ -8,7 +8,6 @@ import * as Y from 'yjs';
 import { eventually } from '../../../../test/support/eventually.ts';
 import { ManualClock } from '../../../core/clock.ts';
 import { DEFAULT_SYNC_LIMITS, SYNC_CLOSE } from '../limits.ts';
-import { syncHubOf } from '../manifest.ts';
 import {
   closeCode,
   configureSync,
@@ -97,8 +96,7 @@ describe('peers that stop taking part', () => {
     const live = open(room, token);
     const watcher = open(room, token);
     await Promise.all([synced(live), synced(watcher)]);
-    const hub = syncHubOf(t.app.services);
-    assert.ok(hub);
+    const hub = t.hub;
     const before = hub.stats.connections;
 
     // A client that stays silent and does not answer pings (its awareness state is set, so its

@@ -9,7 +9,6 @@ import type { Database } from '../../../core/db/database.ts';
 import { openDatabase } from '../../../runtime.ts';
 import { documentChannel, documentKey } from '../document-key.ts';
 import { SYNC_CLOSE, type SyncLimits } from '../limits.ts';
-import { syncHubOf } from '../manifest.ts';
 import {
   createRoom,
   provider,
@@ -100,8 +99,7 @@ describe('sync on two instances', () => {
     onA.doc.getText('t').insert(0, 'before;');
     await eventually('B to have it', () => onB.doc.getText('t').toString() === 'before;');
 
-    const hubB = syncHubOf(b.app.services);
-    if (hubB === undefined) throw new Error('instance B runs no sync hub');
+    const hubB = b.hub;
     // B's subscriber connection (private to the backplane; reached into here to cut it at a known moment).
     const subscriberOfB = (b.backplane.pubsub as unknown as { subscriber: Redis }).subscriber;
     // A listener of our own on the document's channel: it sees each message when Redis sends it to B too.

@@ -7,7 +7,6 @@ import type * as Y from 'yjs';
 import { createApiKey, createTestTenant } from '../../../../test/factories.ts';
 import { eventually } from '../../../../test/support/eventually.ts';
 import { DEFAULT_SYNC_LIMITS, SYNC_CLOSE } from '../limits.ts';
-import { syncHubOf } from '../manifest.ts';
 import {
   closeCode,
   provider,
@@ -106,8 +105,7 @@ describe('the stock y-websocket provider', () => {
     await Promise.all([synced(writer), synced(reader)]);
     writer.doc.getText('t').insert(0, 'written');
     await eventually('the reader to read it', () => reader.doc.getText('t').toString() === 'written');
-    const hub = syncHubOf(t.app.services);
-    assert.ok(hub);
+    const hub = t.hub;
     const droppedBefore = hub.stats.droppedUpdates;
     reader.doc.getText('t').insert(0, 'forged ');
     reader.awareness.setLocalStateField('user', { name: 'Reader' });

@@ -6,7 +6,6 @@ import { redisUrl } from '../../../../test/realtime-gateway/support.ts';
 import { eventually } from '../../../../test/support/eventually.ts';
 import { ManualClock } from '../../../core/clock.ts';
 import { systemTx } from '../../../core/db/tenant-tx.ts';
-import { syncHubOf } from '../manifest.ts';
 import {
   provider,
   type SyncInstance,
@@ -57,8 +56,7 @@ test('an update committed but never published reaches the clients at the periodi
   providers.push(p);
   await synced(p);
   p.doc.getText('t').insert(0, 'seen;');
-  const hub = syncHubOf(instance.app.services);
-  assert.ok(hub);
+  const hub = instance.hub;
   await eventually('the edit to be applied on the server', async () => {
     const held = await hub.held({ tenantId: tenant.tenantId, roomId: tenant.roomId, docName: 'lost' });
     return held?.doc.getText('t').toString() === 'seen;';

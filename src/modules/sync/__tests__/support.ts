@@ -14,6 +14,7 @@ import type { Database } from '../../../core/db/database.ts';
 import { migrate } from '../../../core/db/migrations.ts';
 import type { RealtimeBackplane } from '../../../core/realtime/index.ts';
 import { openDatabase } from '../../../runtime.ts';
+import type { SyncHub } from '../hub.ts';
 import type { SyncLimits } from '../limits.ts';
 import { syncModuleWith } from '../manifest.ts';
 
@@ -23,6 +24,8 @@ export interface SyncInstance extends TestApp {
   /** `ws://127.0.0.1:<port>/v1/sync`: the provider's server URL. */
   syncUrl: string;
   baseUrl: string;
+  /** The app's sync hub (its counters and documents). */
+  hub: SyncHub;
 }
 
 export interface SyncInstanceOptions {
@@ -40,7 +43,11 @@ export async function startSyncInstance(options: SyncInstanceOptions = {}): Prom
   const own = options.deployment === undefined ? deployment() : undefined;
   const backplane = await (options.deployment ?? own)?.backplane();
   if (backplane === undefined) throw new Error('no backplane');
-  const modules = MODULES.map((m) => (m.name === 'sync' ? syncModuleWith(options.limits) : m));
+  let hub: SyncHub | undefined;
+  const observe = (built: SyncHub) => {
+    hub = built;
+  };
+  const modules = MODULES.map((m) => (m.name === 'sync' ? syncModuleWith(options.limits, observe) : m));
   await migrate(db, appMigrations(modules));
   const app = await buildApp({
     config,
@@ -52,8 +59,10 @@ export async function startSyncInstance(options: SyncInstanceOptions = {}): Prom
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;
+  if (hub === undefined) throw new Error('the sync module built no hub');
   return {
     app,
+    hub,
     db,
     config,
     backplane,

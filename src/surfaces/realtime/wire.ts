@@ -1,0 +1,60 @@
+import type { EncodedFrame } from '../../core/realtime/contributions.ts';
+
+/** What the coalescer flushes at the end of a turn. */
+export interface Corked {
+  flush(): void;
+}
+
+/**
+ * Write coalescing: every frame a connection is sent during one event-loop turn leaves in one write at the
+ * end of the turn (the socket is corked on its first frame and uncorked by one `setImmediate` for all
+ * connections). An idle server adds no delay; a busy one makes fewer, larger writes instead of one system
+ * call per frame per socket, which is what a room fan-out is made of. One per gateway.
+ */
+export class WriteCoalescer {
+  private corked = new Set<Corked>();
+  private scheduled = false;
+
+  add(connection: Corked): void {
+    this.corked.add(connection);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.flushAll());
+  }
+
+  private flushAll(): void {
+    this.scheduled = false;
+    const corked = this.corked;
+    this.corked = new Set();
+    for (const connection of corked) connection.flush();
+  }
+}
+
+/**
+ * A text frame as it goes on the wire (RFC 6455 section 5.2: FIN and the text opcode, the payload's length,
+ * no mask, since a server's frames are never masked), made once per frame and written as it is to every
+ * socket it goes to: a room's fan-out then costs one write per socket and frame, where `ws` framed each
+ * send on its own and wrote the header and the payload apart.
+ */
+const wireForms = new WeakMap<EncodedFrame, Buffer>();
+
+export function wireForm(frame: EncodedFrame): Buffer {
+  let wire = wireForms.get(frame);
+  if (wire === undefined) {
+    const length = frame.length;
+    const header = length < 126 ? 2 : length < 65_536 ? 4 : 10;
+    wire = Buffer.allocUnsafe(header + length);
+    wire[0] = 0x81;
+    if (header === 2) wire[1] = length;
+    else if (header === 4) {
+      wire[1] = 126;
+      wire.writeUInt16BE(length, 2);
+    } else {
+      wire[1] = 127;
+      wire.writeBigUInt64BE(BigInt(length), 2);
+    }
+    frame.copy(wire, header);
+    wireForms.set(frame, wire);
+  }
+  return wire;
+}
