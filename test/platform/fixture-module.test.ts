@@ -11,7 +11,7 @@ import { connect, mcpUrl, toolNames } from '../mcp/support.ts';
 import { TestClient } from '../realtime-gateway/client.ts';
 import { eventually } from '../support/eventually.ts';
 import { isModuleIsolation, isolationSuite } from '../support/isolation-suite.ts';
-import { discoverModuleTests } from '../support/module-tests.ts';
+import { discoverModuleTests, withFixture } from '../support/module-tests.ts';
 import { isSecurityRegistration, oneRoom, securitySuite } from '../support/security-suite.ts';
 
 /** What core did with the module's hooks, per app, so a test can tell that core ran them. */
@@ -42,7 +42,7 @@ function observed(log: HookLog): ModuleManifest {
   };
 }
 
-const MODULES_AND_POLLS = [...MODULES, pollsModule];
+const MODULES_AND_POLLS = withFixture(MODULES, pollsModule);
 const FOLDERS = { polls: new URL('../fixtures/polls-module/', import.meta.url) };
 
 /**
@@ -58,7 +58,7 @@ describe('a new module plugs in through its manifest alone', () => {
   let roomId: string;
 
   before(async () => {
-    t = await buildTestApp({ modules: [...MODULES, observed(log)], webhookWorker: true });
+    t = await buildTestApp({ modules: withFixture(MODULES, observed(log)), webhookWorker: true });
     tenant = await createTestTenant(t);
     ({ roomId } = await oneRoom(t, tenant));
   });

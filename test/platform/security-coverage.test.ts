@@ -4,11 +4,11 @@ import { after, before, describe, test } from 'node:test';
 import { MODULES } from '../../src/app.ts';
 import { pollsModule } from '../fixtures/polls-module/manifest.ts';
 import { buildTestApp, call, type TestApp } from '../helper.ts';
-import { discoverModuleTests } from '../support/module-tests.ts';
+import { discoverModuleTests, withFixture } from '../support/module-tests.ts';
 import { coveredOperations, isSecurityRegistration } from '../support/security-suite.ts';
 
 /** Every module's registration with the shared security suite, from its folder; the fixture's included. */
-const modules = [...MODULES, pollsModule];
+const modules = withFixture(MODULES, pollsModule);
 const { found, missing } = await discoverModuleTests(modules, 'security', isSecurityRegistration, {
   polls: new URL('../fixtures/polls-module/', import.meta.url),
 });

@@ -15,6 +15,14 @@ export type ModuleFolders = Readonly<Record<string, URL>>;
 const SRC_MODULES = new URL('../../src/modules/', import.meta.url);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
+/**
+ * `modules` with a fixture module added, in place of a module of the same name: the polls fixture is the
+ * guide's example, and someone who follows the guide has a `polls` module of their own.
+ */
+export function withFixture(modules: readonly ModuleManifest[], fixture: ModuleManifest): ModuleManifest[] {
+  return [...modules.filter((module) => module.name !== fixture.name), fixture];
+}
+
 /** The module's folder: `src/modules/<name>/`, unless `folders` names another. */
 export function moduleFolder(module: ModuleManifest, folders: ModuleFolders = {}): URL {
   return folders[module.name] ?? new URL(`${module.name}/`, SRC_MODULES);
