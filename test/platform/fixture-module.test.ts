@@ -6,13 +6,11 @@ import type { ModuleManifest } from '../../src/core/modules/manifest.ts';
 import { bearer, connectSession, createApiKey, createTestTenant, type TestTenant } from '../factories.ts';
 import { pollsModule } from '../fixtures/polls-module/manifest.ts';
 import { buildTestApp, call, type TestApp } from '../helper.ts';
-import { coreIsolation } from '../isolation/core.ts';
 import { connect, mcpUrl, toolNames } from '../mcp/support.ts';
 import { TestClient } from '../realtime-gateway/client.ts';
 import { eventually } from '../support/eventually.ts';
-import { isModuleIsolation, isolationSuite } from '../support/isolation-suite.ts';
-import { discoverModuleTests, withFixture } from '../support/module-tests.ts';
-import { isSecurityRegistration, oneRoom, securitySuite } from '../support/security-suite.ts';
+import { withFixture } from '../support/module-tests.ts';
+import { oneRoom } from '../support/security-suite.ts';
 
 /** What core did with the module's hooks, per app, so a test can tell that core ran them. */
 interface HookLog {
@@ -41,9 +39,6 @@ function observed(log: HookLog): ModuleManifest {
     }),
   };
 }
-
-const MODULES_AND_POLLS = withFixture(MODULES, pollsModule);
-const FOLDERS = { polls: new URL('../fixtures/polls-module/', import.meta.url) };
 
 /**
  * A module that is not shipped (test/fixtures/polls-module, the example of docs/contributing.md: its own
@@ -271,35 +266,4 @@ describe('a new module plugs in through its manifest alone', () => {
       b.socket.close();
     }
   });
-});
-
-/**
- * Its own security and isolation cases, found in its folder the way the platform suites find every
- * module's (test/platform/security-coverage.test.ts, test/isolation/isolation.test.ts).
- */
-const security = await discoverModuleTests([pollsModule], 'security', isSecurityRegistration, FOLDERS);
-const isolation = await discoverModuleTests(MODULES_AND_POLLS, 'isolation', isModuleIsolation, FOLDERS);
-describe("the fixture's own tests are found in its folder", () => {
-  test('security.ts and isolation.ts', () => {
-    assert.deepEqual([...security.missing, ...isolation.missing], []);
-  });
-  test('a module without them is named, with the file to write', async () => {
-    const ballots = { ...pollsModule, name: 'ballots' };
-    const none = await discoverModuleTests([ballots], 'isolation', isModuleIsolation);
-    assert.deepEqual(none.missing, ['module ballots has no src/modules/ballots/__tests__/isolation.ts']);
-    const elsewhere = await discoverModuleTests([ballots], 'security', isSecurityRegistration, {
-      ballots: FOLDERS.polls,
-    });
-    assert.deepEqual(elsewhere.missing, [
-      'test/fixtures/polls-module/__tests__/security.ts exports no `security` registration of module ballots',
-    ]);
-  });
-});
-for (const registration of security.found)
-  securitySuite({ ...registration, app: { modules: MODULES_AND_POLLS } });
-isolationSuite({
-  registrations: [coreIsolation, ...isolation.found],
-  missing: isolation.missing,
-  run: ['polls'],
-  app: { modules: MODULES_AND_POLLS },
 });
