@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { bearer, connectSession, createTestTenant, type TestTenant } from '../../../../test/factories.ts';
-import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
+import { bearer, connectSession } from '../../../../test/factories.ts';
+import { call, type TestApp } from '../../../../test/helper.ts';
 import {
   createPayment,
   customerActor,
@@ -11,18 +11,13 @@ import {
   type PaymentView,
   paidPayment,
   post,
+  tenantApp,
 } from './support.ts';
 
 describe('payments: the customer is the API’s one Actor object', () => {
   let t: TestApp;
-  let tenant: TestTenant;
   let key: string;
-
-  before(async () => {
-    t = await buildTestApp();
-    tenant = await createTestTenant(t);
-    key = tenant.apiKey;
-  });
+  before(async () => ({ t, key } = await tenantApp()));
   after(() => t.close());
 
   test('the old bare-string customer: 400 naming /body/customer, nothing created', async () => {

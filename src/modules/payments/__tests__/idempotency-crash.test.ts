@@ -6,7 +6,14 @@ import { buildTestApp, call, type Response, type TestApp } from '../../../../tes
 import { eventually } from '../../../../test/support/eventually.ts';
 import { ManualClock } from '../../../core/clock.ts';
 import { type FakeRequest, StripeFake } from './stripe-fake.ts';
-import { customerActor, type ErrorBody, type PaymentView, paidPayment, type RefundView } from './support.ts';
+import {
+  customerActor,
+  type ErrorBody,
+  type PaymentView,
+  paidPayment,
+  payThroughStripe,
+  type RefundView,
+} from './support.ts';
 
 const SECRET_KEY = 'sk_test_51IdemCrashStandIn';
 const WEBHOOK_SECRET = 'whsec_idemCrashSecret0123456789';
@@ -47,20 +54,7 @@ describe('Idempotency-Key through a crash between the effect and the stored resp
     survivor = await buildTestApp({ config: { stripeApiUrl: url }, clock, db: dying.db });
     plain = await createTestTenant(survivor);
     stripe = await createTestTenant(survivor);
-    const keys = await call(survivor.app, {
-      method: 'PUT',
-      url: '/v1/payments/providers/stripe',
-      headers: bearer(stripe.apiKey),
-      payload: { secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET },
-    });
-    assert.equal(keys.statusCode, 200, keys.body);
-    const config = await call(survivor.app, {
-      method: 'PUT',
-      url: `/api/console/tenants/${stripe.tenantId}/modules/payments`,
-      headers: bearer(stripe.ownerToken),
-      payload: { enabled: true, config: { provider: 'stripe' } },
-    });
-    assert.equal(config.statusCode, 200, config.body);
+    await payThroughStripe(survivor, stripe, { secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET });
   });
   after(async () => {
     killA(new Error('instance A is gone'));

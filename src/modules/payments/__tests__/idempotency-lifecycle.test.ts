@@ -1,11 +1,20 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { bearer, createTestTenant, type TestTenant } from '../../../../test/factories.ts';
-import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
+import { createTestTenant, type TestTenant } from '../../../../test/factories.ts';
+import { buildTestApp, type TestApp } from '../../../../test/helper.ts';
 import { ManualClock } from '../../../core/clock.ts';
 import { IDEMPOTENCY_LIMITS, requestFingerprint } from '../../../core/http/idempotency.ts';
 import { type FakeRequest, StripeFake } from './stripe-fake.ts';
-import { act, createPayment, customerActor, type ErrorBody, get, type PaymentView, post } from './support.ts';
+import {
+  act,
+  createPayment,
+  customerActor,
+  type ErrorBody,
+  get,
+  type PaymentView,
+  payThroughStripe,
+  post,
+} from './support.ts';
 
 const SECRET_KEY = 'sk_test_51IdemLifecycleStandIn';
 const WEBHOOK_SECRET = 'whsec_idemLifecycleSecret0123456789';
@@ -29,20 +38,7 @@ describe('Idempotency-Key on payments: released after a 5xx, the lease, the 24 h
     t = await buildTestApp({ config: { stripeApiUrl: url }, clock });
     stripe = await createTestTenant(t);
     plain = await createTestTenant(t);
-    const keys = await call(t.app, {
-      method: 'PUT',
-      url: '/v1/payments/providers/stripe',
-      headers: bearer(stripe.apiKey),
-      payload: { secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET },
-    });
-    assert.equal(keys.statusCode, 200, keys.body);
-    const config = await call(t.app, {
-      method: 'PUT',
-      url: `/api/console/tenants/${stripe.tenantId}/modules/payments`,
-      headers: bearer(stripe.ownerToken),
-      payload: { enabled: true, config: { provider: 'stripe' } },
-    });
-    assert.equal(config.statusCode, 200, config.body);
+    await payThroughStripe(t, stripe, { secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET });
   });
   after(async () => {
     await t.close();

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { bearer, createTestTenant, type TestTenant } from '../../../../test/factories.ts';
-import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
+import { call, type TestApp } from '../../../../test/helper.ts';
 import { assertBalanced, platformFee, refundedFee } from '../ledger.ts';
 import {
   act,
   allPages,
+  configurePayments,
   createPayment,
   customerActor,
   type ErrorBody,
@@ -14,6 +15,7 @@ import {
   paidPayment,
   type RefundView,
   refund,
+  tenantApp,
 } from './support.ts';
 
 interface Check {
@@ -35,16 +37,8 @@ describe('payments: refunds and the ledger', () => {
   let key: string;
 
   before(async () => {
-    t = await buildTestApp();
-    tenant = await createTestTenant(t);
-    key = tenant.apiKey;
-    const config = await call(t.app, {
-      method: 'PUT',
-      url: `/api/console/tenants/${tenant.tenantId}/modules/payments`,
-      headers: bearer(tenant.ownerToken),
-      payload: { enabled: true, config: { feeBasisPoints: 1000, feeFixed: 30 } },
-    });
-    assert.equal(config.statusCode, 200, config.body);
+    ({ t, tenant, key } = await tenantApp());
+    await configurePayments(t, tenant, { feeBasisPoints: 1000, feeFixed: 30 });
   });
   after(() => t.close());
 

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createTestTenant, type TestTenant } from '../../../../test/factories.ts';
-import { buildTestApp, type TestApp } from '../../../../test/helper.ts';
-import { allPages, customerActor, get, paidPayment, type RefundView, refund } from './support.ts';
+import type { TestApp } from '../../../../test/helper.ts';
+import { allPages, customerActor, get, paidPayment, type RefundView, refund, tenantApp } from './support.ts';
 
 interface Account {
   account: string;
@@ -17,13 +16,10 @@ interface Page<T> {
 
 describe('payments: every list answers {data, nextCursor}, a page at a time', () => {
   let t: TestApp;
-  let tenant: TestTenant;
   let key: string;
 
   before(async () => {
-    t = await buildTestApp();
-    tenant = await createTestTenant(t);
-    key = tenant.apiKey;
+    ({ t, key } = await tenantApp());
     // Accounts in two currencies: customers c0..c3 pay sellers s0..s1, in EUR and USD.
     for (let i = 0; i < 4; i++) {
       for (const currency of ['EUR', 'USD']) {

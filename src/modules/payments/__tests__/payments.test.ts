@@ -1,13 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createTestTenant, type TestTenant } from '../../../../test/factories.ts';
-import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
-import { AppError } from '../../../core/http/errors.ts';
-import { testProvider } from '../providers/index.ts';
-import type { PaymentProvider, ProviderPayment } from '../providers/provider.ts';
-import { StripeProvider } from '../providers/stripe-provider.ts';
+import { call, type TestApp } from '../../../../test/helper.ts';
 import { PAYMENT_STATUSES } from '../schema/common.ts';
-import { OPERATIONS, type PaymentStatus, TRANSITIONS, transition } from '../states.ts';
+import { OPERATIONS, type PaymentStatus, TRANSITIONS } from '../states.ts';
 import {
   act,
   createPayment,
@@ -17,18 +12,13 @@ import {
   type PaymentView,
   paidPayment,
   post,
+  tenantApp,
 } from './support.ts';
 
 describe('payments: intents, the state machine, the test provider', () => {
   let t: TestApp;
-  let tenant: TestTenant;
   let key: string;
-
-  before(async () => {
-    t = await buildTestApp();
-    tenant = await createTestTenant(t);
-    key = tenant.apiKey;
-  });
+  before(async () => ({ t, key } = await tenantApp()));
   after(() => t.close());
 
   const eventsOf = async (paymentId: string): Promise<string[]> => {
@@ -275,130 +265,5 @@ describe('payments: intents, the state machine, the test provider', () => {
       succeeded.json<{ data: PaymentView[] }>().data.map((p) => p.id),
       [made[0]],
     );
-  });
-});
-
-describe('payments: the transition table', () => {
-  test('every status has its legal moves; terminal ones none; failures go back to requires_payment_method', () => {
-    for (const status of PAYMENT_STATUSES) assert.ok(Array.isArray(TRANSITIONS[status]));
-    assert.deepEqual(TRANSITIONS.succeeded, []);
-    assert.deepEqual(TRANSITIONS.canceled, []);
-    for (const from of ['requires_confirmation', 'requires_action', 'processing'] as const) {
-      assert.ok(TRANSITIONS[from].includes('requires_payment_method'), from);
-    }
-    for (const from of PAYMENT_STATUSES) {
-      const terminal = from === 'succeeded' || from === 'canceled';
-      assert.equal(TRANSITIONS[from].includes('canceled'), !terminal, from);
-    }
-    assert.ok(!TRANSITIONS.requires_payment_method.includes('succeeded'), 'no success without confirmation');
-    assert.ok(!TRANSITIONS.requires_capture.includes('requires_payment_method'));
-  });
-});
-
-describe('payments: the one transition function', () => {
-  test('every pair of statuses: the table’s moves pass, every other one is 409 conflict naming both', () => {
-    let legal = 0;
-    let illegal = 0;
-    for (const from of PAYMENT_STATUSES) {
-      for (const to of PAYMENT_STATUSES) {
-        if (TRANSITIONS[from].includes(to)) {
-          assert.equal(transition('pay_x', from, to), to);
-          legal++;
-          continue;
-        }
-        assert.throws(
-          () => transition('pay_x', from, to),
-          (error: unknown) =>
-            error instanceof AppError &&
-            error.status === 409 &&
-            error.code === 'conflict' &&
-            error.message === `payment pay_x is ${from}; it cannot become ${to}`,
-          `${from} -> ${to}`,
-        );
-        illegal++;
-      }
-    }
-    assert.equal(legal + illegal, PAYMENT_STATUSES.length ** 2);
-    assert.equal(legal, 19, 'the table of issue #15');
-  });
-});
-
-describe('payments: providers translate their webhooks into a status change (one interface)', () => {
-  const payment = (captureMethod: 'automatic' | 'manual'): ProviderPayment => ({
-    id: 'pay_01aaaaaaaaaaaaaaaaaaaaaaaa',
-    amount: 5000,
-    currency: 'EUR',
-    captureMethod,
-    customer: null,
-    description: null,
-    providerRef: 'ref_1',
-    paymentMethod: 'pm_card_processing',
-    status: 'processing',
-  });
-
-  test('the test provider: a simulated outcome, authorized as the capture method says', () => {
-    const provider: PaymentProvider = testProvider();
-    assert.deepEqual(
-      provider.translateEvent({ id: 'e1', payment: payment('manual'), outcome: 'succeeded' }),
-      {
-        eventId: 'e1',
-        type: 'payment.succeeded',
-        providerRef: 'ref_1',
-        outcome: { status: 'requires_capture' },
-      },
-    );
-    assert.deepEqual(
-      provider.translateEvent({ id: 'e2', payment: payment('automatic'), outcome: 'succeeded' }).outcome,
-      { status: 'succeeded' },
-    );
-    assert.equal(
-      provider.translateEvent({ id: 'e3', payment: payment('automatic'), outcome: 'failed' }).outcome?.status,
-      'failed',
-    );
-  });
-
-  test('stripe: payment_intent.* names the PaymentIntent and its status as ours; other events name nothing', async () => {
-    const provider: PaymentProvider = await StripeProvider.open({
-      secretKey: 'sk_test_x',
-      apiUrl: undefined,
-    });
-    const event = (type: string, object: Record<string, unknown>) => ({
-      id: `evt_${type}`,
-      type,
-      data: { object },
-    });
-    assert.deepEqual(
-      provider.translateEvent(
-        event('payment_intent.succeeded', { id: 'pi_1', status: 'succeeded', amount_received: 4200 }),
-      ),
-      {
-        eventId: 'evt_payment_intent.succeeded',
-        type: 'payment_intent.succeeded',
-        providerRef: 'pi_1',
-        outcome: { status: 'succeeded' },
-        amountCaptured: 4200,
-      },
-    );
-    assert.deepEqual(
-      provider.translateEvent(
-        event('payment_intent.payment_failed', {
-          id: 'pi_2',
-          status: 'requires_payment_method',
-          last_payment_error: { code: 'card_declined', decline_code: 'lost_card', message: 'Lost.' },
-        }),
-      ).outcome,
-      { status: 'failed', code: 'card_declined', declineCode: 'lost_card', message: 'Lost.' },
-    );
-    assert.deepEqual(
-      provider.translateEvent(event('payment_intent.canceled', { id: 'pi_3', status: 'canceled' })),
-      {
-        eventId: 'evt_payment_intent.canceled',
-        type: 'payment_intent.canceled',
-        providerRef: 'pi_3',
-        outcome: { status: 'canceled' },
-      },
-    );
-    const other = provider.translateEvent(event('customer.created', { id: 'cus_1' }));
-    assert.deepEqual([other.providerRef, other.outcome], [null, undefined]);
   });
 });

@@ -21,6 +21,7 @@ import {
   type ErrorBody,
   get,
   type PaymentView,
+  payThroughStripe,
   type RefundView,
   refund,
 } from './support.ts';
@@ -47,20 +48,7 @@ describe('payments: provider calls outside the transaction, recovered with the s
     t = await buildTestApp({ config: { stripeApiUrl: url }, clock });
     tenant = await createTestTenant(t);
     key = tenant.apiKey;
-    const keys = await call(t.app, {
-      method: 'PUT',
-      url: '/v1/payments/providers/stripe',
-      headers: bearer(key),
-      payload: { secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET },
-    });
-    assert.equal(keys.statusCode, 200, keys.body);
-    const config = await call(t.app, {
-      method: 'PUT',
-      url: `/api/console/tenants/${tenant.tenantId}/modules/payments`,
-      headers: bearer(tenant.ownerToken),
-      payload: { enabled: true, config: { provider: 'stripe' } },
-    });
-    assert.equal(config.statusCode, 200, config.body);
+    await payThroughStripe(t, tenant, { secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET });
   });
   after(async () => {
     for (const worker of workers) await worker.stop();

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Stripe from 'stripe';
 import { bearer, createTestTenant, type TestTenant } from '../../../../test/factories.ts';
-import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
+import { call, type TestApp } from '../../../../test/helper.ts';
 import { StripeFake } from './stripe-fake.ts';
 import {
   act,
@@ -10,8 +10,10 @@ import {
   type ErrorBody,
   get,
   type PaymentView,
+  payThroughStripe,
   type RefundView,
   refund,
+  tenantApp,
 } from './support.ts';
 
 const SECRET_KEY = 'sk_test_51FakeKeyForTheLocalStandIn';
@@ -25,28 +27,13 @@ describe('payments: the stripe provider, through the official SDK, against a loc
 
   before(async () => {
     const url = await fake.start();
-    t = await buildTestApp({ config: { stripeApiUrl: url } });
-    tenant = await createTestTenant(t);
-    key = tenant.apiKey;
-    const keys = await call(t.app, {
-      method: 'PUT',
-      url: '/v1/payments/providers/stripe',
-      headers: bearer(key),
-      payload: { secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET },
-    });
-    assert.equal(keys.statusCode, 200, keys.body);
+    ({ t, tenant, key } = await tenantApp({ config: { stripeApiUrl: url } }));
+    const keys = await payThroughStripe(t, tenant, { secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET });
     assert.equal(keys.json<{ secretKeyLast4: string }>().secretKeyLast4, SECRET_KEY.slice(-4));
     assert.match(
       keys.json<{ webhookUrl: string }>().webhookUrl,
       new RegExp(`/v1/payments/webhooks/stripe/${tenant.tenantId}$`),
     );
-    const config = await call(t.app, {
-      method: 'PUT',
-      url: `/api/console/tenants/${tenant.tenantId}/modules/payments`,
-      headers: bearer(tenant.ownerToken),
-      payload: { enabled: true, config: { provider: 'stripe' } },
-    });
-    assert.equal(config.statusCode, 200, config.body);
   });
   after(async () => {
     await t.close();

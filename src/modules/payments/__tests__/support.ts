@@ -1,5 +1,6 @@
-import { bearer } from '../../../../test/factories.ts';
-import { call, type Response, type TestApp } from '../../../../test/helper.ts';
+import assert from 'node:assert/strict';
+import { bearer, createTestTenant, type TestTenant } from '../../../../test/factories.ts';
+import { buildTestApp, call, type Response, type TestApp } from '../../../../test/helper.ts';
 import type { Actor } from '../../../core/tenancy/actors.ts';
 import type { PaymentView, RefundView } from '../payment-row.ts';
 
@@ -7,6 +8,47 @@ export interface ErrorBody {
   error: string;
   message: string;
   details?: { field: string; code?: string; message: string }[];
+}
+
+/** An app, and a tenant on it with its API key (`key`). */
+export async function tenantApp(
+  options?: Parameters<typeof buildTestApp>[0],
+): Promise<{ t: TestApp; tenant: TestTenant; key: string }> {
+  const t = await buildTestApp(options);
+  const tenant = await createTestTenant(t);
+  return { t, tenant, key: tenant.apiKey };
+}
+
+/** Sets the tenant's payments configuration through the console, as its owner. */
+export async function configurePayments(
+  t: TestApp,
+  tenant: TestTenant,
+  config: Record<string, unknown>,
+): Promise<void> {
+  const res = await call(t.app, {
+    method: 'PUT',
+    url: `/api/console/tenants/${tenant.tenantId}/modules/payments`,
+    headers: bearer(tenant.ownerToken),
+    payload: { enabled: true, config },
+  });
+  assert.equal(res.statusCode, 200, res.body);
+}
+
+/** The tenant pays through Stripe: its keys stored (answered), then its provider switched to stripe. */
+export async function payThroughStripe(
+  t: TestApp,
+  tenant: TestTenant,
+  keys: { secretKey: string; webhookSecret: string },
+): Promise<Response> {
+  const stored = await call(t.app, {
+    method: 'PUT',
+    url: '/v1/payments/providers/stripe',
+    headers: bearer(tenant.apiKey),
+    payload: keys,
+  });
+  assert.equal(stored.statusCode, 200, stored.body);
+  await configurePayments(t, tenant, { provider: 'stripe' });
+  return stored;
 }
 
 /** The customer `<provider>:<name>` as the API names it: an end user verified by that provider. */

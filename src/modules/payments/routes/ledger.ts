@@ -1,4 +1,3 @@
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../../../core/context.ts';
@@ -17,6 +16,7 @@ import { checkLedger } from '../verbs/check-ledger.ts';
 import { listAccounts } from '../verbs/list-accounts.ts';
 import { listPostings } from '../verbs/list-postings.ts';
 import { listTransactions } from '../verbs/list-transactions.ts';
+import { typedRoutes } from './shared.ts';
 
 /** The books name every customer and seller: API keys only. */
 const apiRead = { module: 'payments', auth: { credentials: ['api_key'] as const, scope: 'payments:read' } };
@@ -24,8 +24,7 @@ const tags = ['payments', 'ledger'];
 
 /** The ledger, read only: accounts with their balances, postings, transactions, and the proof of the books. */
 export async function ledgerRoutes(app: FastifyInstance, services: Services) {
-  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
-  const ctx = (request: Parameters<typeof requestContext>[0]) => requestContext(request, services);
+  const { typed, ctx } = typedRoutes(app, services);
 
   typed.get(
     '/v1/ledger/accounts',

@@ -1,8 +1,6 @@
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../../../core/context.ts';
-import { requestContext } from '../../../core/http/context.ts';
 import { IdempotencyHeaders, idempotencyBinding, markReplayed } from '../../../core/http/idempotency.ts';
 import {
   CancelBody,
@@ -21,7 +19,7 @@ import { createKeyedPayment } from '../verbs/create-payment.ts';
 import { getPayment } from '../verbs/get-payment.ts';
 import { listPayments } from '../verbs/list-payments.ts';
 import { simulateWebhook } from '../verbs/simulate-webhook.ts';
-import { keyedConflicts, PaymentParams, paymentChange, read, tags, write } from './shared.ts';
+import { keyedConflicts, PaymentParams, paymentChange, read, tags, typedRoutes, write } from './shared.ts';
 
 const CREATE_409 = keyedConflicts(
   'the auction already has a payment, the tenant’s provider is stripe and it has no keys, Stripe refused the request',
@@ -29,8 +27,7 @@ const CREATE_409 = keyedConflicts(
 
 /** Payments: create, list, read, and their changes (confirm, capture, cancel, the test provider's report). */
 export async function paymentsRoutes(app: FastifyInstance, services: Services) {
-  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
-  const ctx = (request: Parameters<typeof requestContext>[0]) => requestContext(request, services);
+  const { typed, ctx } = typedRoutes(app, services);
 
   typed.post(
     '/v1/payments',

@@ -1,15 +1,13 @@
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../../../core/context.ts';
-import { requestContext } from '../../../core/http/context.ts';
 import { IdempotencyHeaders, idempotencyBinding, markReplayed } from '../../../core/http/idempotency.ts';
 import { PageQuery } from '../../../core/http/pagination.ts';
 import { errorRef } from '../../../core/http/schemas.ts';
 import { Refund, RefundBody, RefundPage } from '../schema/refund.ts';
 import { listRefunds } from '../verbs/list-refunds.ts';
 import { refundKeyed } from '../verbs/refund-payment.ts';
-import { keyedConflicts, PaymentParams, read, tags } from './shared.ts';
+import { keyedConflicts, PaymentParams, read, tags, typedRoutes } from './shared.ts';
 
 /** Refunds move money back: their own scope, `payments:refund`. */
 const refund = {
@@ -23,8 +21,7 @@ const REFUND_409 = keyedConflicts(
 
 /** A payment's refunds: make one, list them. */
 export async function refundsRoutes(app: FastifyInstance, services: Services) {
-  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
-  const ctx = (request: Parameters<typeof requestContext>[0]) => requestContext(request, services);
+  const { typed, ctx } = typedRoutes(app, services);
 
   typed.post(
     '/v1/payments/:paymentId/refunds',

@@ -1,9 +1,21 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
 import type { TSchema } from 'typebox';
 import { Type } from 'typebox';
+import type { Services } from '../../../core/context.ts';
+import { requestContext } from '../../../core/http/context.ts';
 import { IdempotencyHeaders } from '../../../core/http/idempotency.ts';
 import { errorRef } from '../../../core/http/schemas.ts';
 import { PaymentId } from '../schema/common.ts';
 import { Payment } from '../schema/payment.ts';
+
+/** A routes file's app with TypeBox types, and the service context of a request. */
+export function typedRoutes(app: FastifyInstance, services: Services) {
+  return {
+    typed: app.withTypeProvider<TypeBoxTypeProvider>(),
+    ctx: (request: Parameters<typeof requestContext>[0]) => requestContext(request, services),
+  };
+}
 
 /** Reads: API keys, and session tokens (which see their own actor's payments). */
 export const read = {

@@ -1,13 +1,11 @@
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../../../core/context.ts';
-import { requestContext } from '../../../core/http/context.ts';
 import { StripeAccount, StripeAccountBody, StripeAccountStatus } from '../schema/stripe-account.ts';
 import { deleteStripeAccount } from '../verbs/delete-stripe-account.ts';
 import { getStripeAccount } from '../verbs/get-stripe-account.ts';
 import { setStripeAccount } from '../verbs/set-stripe-account.ts';
-import { tags } from './shared.ts';
+import { tags, typedRoutes } from './shared.ts';
 
 /** The tenant's Stripe keys: set, read (never a secret) and removed with an API key holding payments:write. */
 const stripeKeys = {
@@ -17,8 +15,7 @@ const stripeKeys = {
 
 /** `/v1/payments/providers/stripe`: the tenant's Stripe keys. */
 export async function stripeAccountRoutes(app: FastifyInstance, services: Services) {
-  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
-  const ctx = (request: Parameters<typeof requestContext>[0]) => requestContext(request, services);
+  const { typed, ctx } = typedRoutes(app, services);
 
   typed.put(
     '/v1/payments/providers/stripe',
