@@ -24,11 +24,9 @@ export interface IsolationWorld {
   t: TestApp;
   a: TestTenant;
   b: TestTenant;
-  /** Tenant A's product key (`X-SVC-Product-Key`). */
-  aProductKey: string;
   /** Put it in B's records: no answer to A may contain it. */
   marker: string;
-  /** Tenant A's credentials as headers. */
+  /** Tenant A's credentials as headers (its product key as `X-SVC-Product-Key`). */
   asA: Record<Credential, () => Record<string, string>>;
   /**
    * Makes one of tenant B's records: a POST with B's API key (`console`: B's owner's token) that must
@@ -157,7 +155,6 @@ export function isolationSuite(options: IsolationSuiteOptions): void {
         t,
         a,
         b,
-        aProductKey,
         marker: `secret-of-b-${Date.now()}`,
         asA: {
           apiKey: () => ({ 'x-api-key': a.apiKey }),
