@@ -8,9 +8,9 @@ import ts from 'typescript';
 import { servedDocument } from '../fixtures/openapi-client/served-document.ts';
 
 /**
- * What a client generated from the served document must let its user write: a named type per resource,
- * the idempotency header as the docs spell it, and a list page's `nextCursor`. A schema left inline (no
- * title), or a header spelled `idempotency-key`, fails to compile here.
+ * What a client generated from the served document must let its user write: a named type per resource
+ * and request body, the idempotency header as the docs spell it, and a list page's `nextCursor`. A schema
+ * left inline (no title), or a header spelled `idempotency-key`, fails to compile here.
  */
 const USAGE = `
 import type { components, paths } from './schema.ts';
@@ -23,12 +23,17 @@ export const paymentAmount = (payment: Schemas['Payment']): number => payment.am
 export const actorId = (actor: Schemas['Actor']): string => actor.id;
 export const messageAuthor = (message: Schemas['ChatMessage']): Schemas['Actor'] => message.author;
 
+type CreateRoomBody = NonNullable<paths['/v1/rooms']['post']['requestBody']>['content']['application/json'];
+export const lobby: Schemas['CreateRoomInput'] = { name: 'Lobby' };
+export const sameBody = (body: Schemas['CreateRoomInput']): CreateRoomBody => body;
+
 type CreatePaymentHeaders = NonNullable<paths['/v1/payments']['post']['parameters']['header']>;
 export const idempotencyKey: CreatePaymentHeaders['Idempotency-Key'] = 'a-uuid-of-yours';
 
 type RoomPage = paths['/v1/rooms']['get']['responses'][200]['content']['application/json'];
 export const nextCursor = (page: RoomPage): string | null => page.nextCursor;
 export const firstRoom = (page: RoomPage): Schemas['Room'] | undefined => page.data[0];
+export const namedPage = (page: RoomPage): Schemas['RoomPage'] => page;
 `;
 
 type Content = Record<string, { schema?: { $ref?: string; type?: unknown } }>;
