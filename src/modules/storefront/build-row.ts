@@ -1,5 +1,5 @@
 import { isoTime } from '../../core/db/database.ts';
-import type { MobileBuildView, Platform } from './schema.ts';
+import type { MobileBuildView, Platform } from './build-schema.ts';
 
 export interface BuildRow {
   id: string;

@@ -4,22 +4,22 @@ import { Type } from 'typebox';
 import { hostedUser } from '../../core/auth/principal.ts';
 import type { Services } from '../../core/context.ts';
 import { requestContext } from '../../core/http/context.ts';
+import { PageQuery, pageOfList } from '../../core/http/pagination.ts';
 import { errorRef } from '../../core/http/schemas.ts';
 import { listProductKeys } from '../../core/tenancy/product-keys.ts';
 import type { Role } from '../../core/tenancy/roles.ts';
-import { ProductKeySchema } from '../../surfaces/console/schemas.ts';
+import { consoleRoute } from '../../surfaces/console/guard.ts';
+import { ProductKeyPage, ProductKeySchema } from '../../surfaces/console/schemas.ts';
+import { MobileBuildAnswer, MobileBuildBody, MobileBuildPage } from './build-schema.ts';
+import { operatorTenant } from './lookups/operator-tenant.ts';
 import {
   CreateOperatorBody,
-  MobileBuildAnswer,
-  MobileBuildBody,
-  MobileBuildPage,
   Operator,
   OperatorKeyBody,
   OperatorPage,
   OperatorParams,
   OperatorStorefront,
   OperatorStorefrontBody,
-  PageQuery,
   Storefront,
   StorefrontBody,
   TenantOperatorParams,
@@ -34,13 +34,15 @@ import { getOperatorStorefront } from './verbs/get-operator-storefront.ts';
 import { getStorefront } from './verbs/get-storefront.ts';
 import { listMobileBuilds } from './verbs/list-mobile-builds.ts';
 import { listOperators } from './verbs/list-operators.ts';
-import { operatorTenant } from './verbs/operator-tenant.ts';
 import { putOperatorStorefront } from './verbs/put-operator-storefront.ts';
 import { putStorefront } from './verbs/put-storefront.ts';
 import { requestMobileBuild } from './verbs/request-mobile-build.ts';
 import { updateOperator } from './verbs/update-operator.ts';
 
-const Deleted = Type.Object({ id: Type.String(), deleted: Type.Literal(true) });
+const Deleted = Type.Object(
+  { id: Type.String(), deleted: Type.Literal(true) },
+  { title: 'DeletedOperator', description: 'The operator, its builds and its product keys are deleted' },
+);
 
 /**
  * The console's storefront routes: the tenant's storefront and operators under
@@ -51,19 +53,13 @@ const Deleted = Type.Object({ id: Type.String(), deleted: Type.Literal(true) });
 export async function storefrontConsoleRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   const ctx = (request: FastifyRequest) => requestContext(request, services, 'console');
-  const byTenant = <S extends object>(minRole: Role, schema: S) => ({
-    config: { auth: { credentials: ['hosted_user'] as const }, minRole },
-    schema: { tags: ['console'], ...schema },
-  });
+  const byTenant = consoleRoute;
   const tenantOf = {
     param: 'operatorId',
     resource: 'operator',
     resolve: (id: string) => operatorTenant(services.db, id),
   };
-  const byOperator = <S extends object>(minRole: Role, schema: S) => ({
-    config: { auth: { credentials: ['hosted_user'] as const }, minRole, tenantOf },
-    schema: { tags: ['console'], ...schema },
-  });
+  const byOperator = <S extends object>(minRole: Role, schema: S) => consoleRoute(minRole, schema, tenantOf);
   const tenants = '/api/console/tenants/:tenantId';
   const operators = '/api/console/operators/:operatorId';
 
@@ -188,9 +184,10 @@ export async function storefrontConsoleRoutes(app: FastifyInstance, services: Se
       operationId: 'listOperatorProductKeys',
       summary: "The operator's product keys",
       params: OperatorParams,
-      response: { 200: Type.Object({ data: Type.Array(ProductKeySchema) }) },
+      querystring: PageQuery,
+      response: { 200: ProductKeyPage },
     }),
-    async (request) => ({ data: await listProductKeys(ctx(request), request.params) }),
+    async (request) => pageOfList(await listProductKeys(ctx(request), request.params), request.query),
   );
   typed.post(
     `${operators}/mobile-build`,

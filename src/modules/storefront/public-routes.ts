@@ -10,7 +10,7 @@ import {
   PublicAuctionPage,
   PublicAuctionsQuery,
   PublicBrand,
-} from './schema.ts';
+} from './public-schema.ts';
 import { getPublicAuction } from './verbs/get-public-auction.ts';
 import { getPublicBrand } from './verbs/get-public-brand.ts';
 import { listPublicAuctions } from './verbs/list-public-auctions.ts';

@@ -1,11 +1,11 @@
 import { type Static, Type } from 'typebox';
-import { oneOf } from '../../core/http/schemas.ts';
+import { Page } from '../../core/http/pagination.ts';
 import { idPattern } from '../../core/ids.ts';
 import { AllowedOriginsSchema, Nullable, RateLimitSchema } from '../../surfaces/console/schemas.ts';
 
 // ---- Brand --------------------------------------------------------------------------------------------
 
-const HttpsUrl = Type.String({
+export const HttpsUrl = Type.String({
   maxLength: 2000,
   pattern: '^https?://[^\\s]+$',
   description: 'An absolute http(s) URL',
@@ -37,11 +37,15 @@ export const Brand = Type.Object(
     colors: Type.Optional(BrandColors),
     links: Type.Optional(Type.Array(BrandLink, { maxItems: 10 })),
   },
-  { additionalProperties: false },
+  {
+    title: 'Brand',
+    description: "A storefront's brand: name, texts, images, colors and links (every field optional)",
+    additionalProperties: false,
+  },
 );
 export type BrandValue = Static<typeof Brand>;
 
-const RoomId = Type.String({ minLength: 1, maxLength: 100 });
+export const RoomId = Type.String({ minLength: 1, maxLength: 100 });
 export const Listing = Type.Object(
   {
     roomIds: Type.Optional(
@@ -73,18 +77,30 @@ export const StorefrontBody = Type.Object(
     defaultLocale: Type.Optional(Locale),
     defaultCurrency: Type.Optional(Currency),
   },
-  { additionalProperties: false },
+  {
+    title: 'PutStorefrontInput',
+    description: "The tenant's whole storefront configuration (fields left out take their defaults)",
+    additionalProperties: false,
+  },
 );
 export type StorefrontInput = Static<typeof StorefrontBody>;
 
-export const Storefront = Type.Object({
-  brand: Brand,
-  allowedOrigins: Type.Array(Type.String()),
-  listing: Type.Object({ roomIds: Nullable(Type.Array(Type.String())) }),
-  defaultLocale: Type.String(),
-  defaultCurrency: Type.String(),
-  updatedAt: Nullable(Type.String({ format: 'date-time' })),
-});
+const ListingView = Type.Object({ roomIds: Nullable(Type.Array(Type.String())) });
+
+export const Storefront = Type.Object(
+  {
+    brand: Brand,
+    allowedOrigins: Type.Array(Type.String()),
+    listing: ListingView,
+    defaultLocale: Type.String(),
+    defaultCurrency: Type.String(),
+    updatedAt: Nullable(Type.String({ format: 'date-time' })),
+  },
+  {
+    title: 'Storefront',
+    description: "The tenant's storefront: brand, allowed origins, listing, default locale and currency",
+  },
+);
 export type StorefrontView = Static<typeof Storefront>;
 
 // ---- Operators --------------------------------------------------------------------------------------------
@@ -127,7 +143,11 @@ export const OperatorApp = Type.Object(
       ),
     ),
   },
-  { additionalProperties: false },
+  {
+    title: 'OperatorApp',
+    description: "An operator's white-label app: its name, store identifiers and store listing",
+    additionalProperties: false,
+  },
 );
 export type OperatorAppValue = Static<typeof OperatorApp>;
 
@@ -139,7 +159,11 @@ export const CreateOperatorBody = Type.Object(
     app: Type.Optional(OperatorApp),
     listing: Type.Optional(Listing),
   },
-  { additionalProperties: false },
+  {
+    title: 'CreateOperatorInput',
+    description: 'A new operator: its name, slug, brand overrides, app identifiers and listing',
+    additionalProperties: false,
+  },
 );
 export type CreateOperatorInput = Static<typeof CreateOperatorBody>;
 
@@ -151,43 +175,50 @@ export const UpdateOperatorBody = Type.Object(
     app: Type.Optional(OperatorApp),
     listing: Type.Optional(Listing),
   },
-  { additionalProperties: false, minProperties: 1 },
+  {
+    title: 'UpdateOperatorInput',
+    description: "The operator's fields to change; those left out stay",
+    additionalProperties: false,
+    minProperties: 1,
+  },
 );
 export type UpdateOperatorInput = Static<typeof UpdateOperatorBody>;
 
-export const Operator = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  slug: Type.String(),
-  brand: Brand,
-  app: OperatorApp,
-  listing: Type.Object({ roomIds: Nullable(Type.Array(Type.String())) }),
-  createdAt: Type.String({ format: 'date-time' }),
-  updatedAt: Type.String({ format: 'date-time' }),
-});
+export const Operator = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    slug: Type.String(),
+    brand: Brand,
+    app: OperatorApp,
+    listing: ListingView,
+    createdAt: Type.String({ format: 'date-time' }),
+    updatedAt: Type.String({ format: 'date-time' }),
+  },
+  {
+    title: 'Operator',
+    description: 'A business (op_...) the tenant runs a white-label app for, with its brand overrides',
+  },
+);
 export type OperatorView = Static<typeof Operator>;
 
-export const OperatorPage = Type.Object({
-  data: Type.Array(Operator),
-  nextCursor: Nullable(Type.String()),
-});
-export const PageQuery = Type.Object(
-  {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
-    cursor: Type.Optional(Type.String({ maxLength: 500 })),
-  },
-  { additionalProperties: false },
-);
+export const OperatorPage = Page(Operator, 'OperatorPage', "A page of the tenant's operators, newest first");
 
-export const OperatorStorefront = Type.Object({
-  operatorId: Type.String(),
-  brand: Brand,
-  listing: Type.Object({ roomIds: Nullable(Type.Array(Type.String())) }),
-  resolvedBrand: Brand,
-});
+export const OperatorStorefront = Type.Object(
+  { operatorId: Type.String(), brand: Brand, listing: ListingView, resolvedBrand: Brand },
+  {
+    title: 'OperatorStorefront',
+    description: "An operator's brand overrides and listing, and the brand its storefront shows",
+  },
+);
 export const OperatorStorefrontBody = Type.Object(
   { brand: Type.Optional(Brand), listing: Type.Optional(Listing) },
-  { additionalProperties: false, minProperties: 1 },
+  {
+    title: 'PutOperatorStorefrontInput',
+    description: "The operator's brand overrides and listing",
+    additionalProperties: false,
+    minProperties: 1,
+  },
 );
 
 export const OperatorKeyBody = Type.Object(
@@ -196,121 +227,13 @@ export const OperatorKeyBody = Type.Object(
     allowedOrigins: Type.Optional(AllowedOriginsSchema),
     rateLimitPerMinute: Type.Optional(RateLimitSchema),
   },
-  { additionalProperties: false },
-);
-
-// ---- Mobile builds ---------------------------------------------------------------------------------------
-
-export const PLATFORMS = ['android', 'ios'] as const;
-export type Platform = (typeof PLATFORMS)[number];
-export const BUILD_STATUSES = ['dev_mode', 'queued', 'failed', 'succeeded'] as const;
-
-export const MobileBuildBody = Type.Object(
   {
-    platform: oneOf(PLATFORMS, { description: 'android or ios' }),
-    submitToStores: Type.Optional(Type.Boolean({ default: false, description: 'Default false' })),
+    title: 'CreateOperatorProductKeyInput',
+    description: 'A new product key that speaks for the operator: its name, allowed origins and rate limit',
+    additionalProperties: false,
   },
-  { additionalProperties: false },
 );
-export type MobileBuildInput = Static<typeof MobileBuildBody>;
 
-export const MobileBuild = Type.Object({
-  id: Type.String(),
-  operatorId: Type.String(),
-  platform: oneOf(PLATFORMS),
-  submitToStores: Type.Boolean(),
-  requestedBy: Nullable(Type.String({ description: 'The console user (usr_...) who asked' })),
-  status: oneOf(BUILD_STATUSES),
-  error: Nullable(Type.String()),
-  buildUrl: Nullable(Type.String()),
-  createdAt: Type.String({ format: 'date-time' }),
-  updatedAt: Type.String({ format: 'date-time' }),
-  completedAt: Nullable(Type.String({ format: 'date-time' })),
-});
-export type MobileBuildView = Static<typeof MobileBuild>;
-
-export const MobileBuildAnswer = Type.Object({
-  queued: Type.Boolean(),
-  devMode: Type.Boolean(),
-  build: MobileBuild,
-});
-export const MobileBuildPage = Type.Object({
-  data: Type.Array(MobileBuild),
-  nextCursor: Nullable(Type.String()),
-});
-
-export const BuildCallbackBody = Type.Object(
-  {
-    status: oneOf(['succeeded', 'failed'] as const),
-    buildUrl: Type.Optional(HttpsUrl),
-    error: Type.Optional(Type.String({ maxLength: 1000 })),
-  },
-  { additionalProperties: false },
-);
-export type BuildCallbackInput = Static<typeof BuildCallbackBody>;
-
-// ---- Public answers (the field allowlist the tests check) ----------------------------------------------
-
-export const PublicBrand = Type.Object(
-  {
-    name: Type.String(),
-    slogan: Nullable(Type.String()),
-    shortDescription: Nullable(Type.String()),
-    logoUrl: Nullable(Type.String()),
-    coverImageUrl: Nullable(Type.String()),
-    colors: BrandColors,
-    links: Type.Array(BrandLink),
-    defaultLocale: Type.String(),
-    defaultCurrency: Type.String(),
-    operator: Nullable(Type.Object({ id: Type.String(), name: Type.String(), slug: Type.String() })),
-  },
-  { additionalProperties: false },
-);
-export type PublicBrandView = Static<typeof PublicBrand>;
-
-const Money = Type.Integer({ description: 'Minor units of the currency' });
-export const PUBLIC_STATUSES = ['live', 'scheduled', 'ended'] as const;
-export const PublicAuction = Type.Object(
-  {
-    id: Type.String(),
-    roomId: Type.String(),
-    title: Type.String(),
-    description: Type.String(),
-    images: Type.Array(Type.String()),
-    status: oneOf(PUBLIC_STATUSES),
-    currency: Type.String(),
-    startingPrice: Money,
-    currentPrice: Nullable(Money),
-    minimumBid: Nullable(Money),
-    buyNowPrice: Nullable(Money),
-    buyNowAvailable: Type.Boolean(),
-    bidCount: Type.Integer({ minimum: 0 }),
-    hasReserve: Type.Boolean(),
-    reserveMet: Type.Boolean({ description: 'Whether the reserve is met (its amount is never shown)' }),
-    startsAt: Nullable(Type.String({ format: 'date-time' })),
-    endsAt: Nullable(Type.String({ format: 'date-time' })),
-    endedAt: Nullable(Type.String({ format: 'date-time' })),
-    outcome: Nullable(oneOf(['sold', 'unsold', 'bought_now'] as const)),
-    finalPrice: Nullable(Money),
-    updatedAt: Type.String({ format: 'date-time' }),
-  },
-  { additionalProperties: false },
-);
-export const PublicAuctionPage = Type.Object(
-  { data: Type.Array(PublicAuction), nextCursor: Nullable(Type.String()) },
-  { additionalProperties: false },
-);
-export const PublicAuctionsQuery = Type.Object(
-  {
-    status: Type.Optional(oneOf(PUBLIC_STATUSES, { description: 'Only auctions in this state' })),
-    roomId: Type.Optional(RoomId),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-    cursor: Type.Optional(Type.String({ maxLength: 500 })),
-  },
-  { additionalProperties: false },
-);
-export const AuctionParams = Type.Object({ auctionId: Type.String({ minLength: 1, maxLength: 100 }) });
-export const BuildParams = Type.Object({ buildId: Type.String({ pattern: idPattern('mobileBuild') }) });
 export const OperatorParams = Type.Object({ operatorId: OperatorId });
 export const TenantParams = Type.Object({ tenantId: Type.String({ pattern: idPattern('tenant') }) });
 export const TenantOperatorParams = Type.Object({
@@ -318,4 +241,11 @@ export const TenantOperatorParams = Type.Object({
   operatorId: OperatorId,
 });
 
-export const StorefrontConfig = Type.Object({}, { additionalProperties: false });
+export const StorefrontConfig = Type.Object(
+  {},
+  {
+    title: 'StorefrontConfig',
+    description: 'The storefront module has no settings',
+    additionalProperties: false,
+  },
+);

@@ -11,13 +11,23 @@ const ConfirmSchema = oneOf(CONFIRM_POLICIES, {
     'Which MCP tools need a human before they run: required_only (tools hinted always), destructive ' +
     '(default: also destructive tools), writes (also every tool that changes data), all (every tool)',
 });
-const McpPolicy = Type.Object({
-  confirm: ConfirmSchema,
-  updatedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
-    description: 'null while the tenant runs on the default',
-  }),
-});
-const PutMcpPolicy = Type.Object({ confirm: ConfirmSchema }, { additionalProperties: false });
+const McpPolicy = Type.Object(
+  {
+    confirm: ConfirmSchema,
+    updatedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'null while the tenant runs on the default',
+    }),
+  },
+  { title: 'McpPolicy', description: "The tenant's human-confirmation policy for MCP tools" },
+);
+const PutMcpPolicy = Type.Object(
+  { confirm: ConfirmSchema },
+  {
+    title: 'SetMcpPolicyInput',
+    description: 'Which MCP tools need a human before they run',
+    additionalProperties: false,
+  },
+);
 
 /** Console: the tenant's human-confirmation policy for MCP tools. */
 export async function mcpPolicyRoutes(app: FastifyInstance, services: Services) {

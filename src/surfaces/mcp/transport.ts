@@ -84,7 +84,10 @@ export async function mcpTransportRoutes(app: FastifyInstance, services: Service
           'Tools are the tenant’s module actions; see /.well-known/mcp and docs/mcp.md.',
         tags: ['mcp'],
         response: {
-          200: Type.Object({}, { additionalProperties: true, description: 'The JSON-RPC 2.0 response' }),
+          200: Type.Object(
+            {},
+            { title: 'McpResponse', additionalProperties: true, description: 'The JSON-RPC 2.0 response' },
+          ),
           202: Type.Null({ description: 'A notification was accepted' }),
         },
       },

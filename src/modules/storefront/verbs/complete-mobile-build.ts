@@ -2,7 +2,7 @@ import type { ServiceContext } from '../../../core/context.ts';
 import { inTenant } from '../../../core/context.ts';
 import { Conflict, NotFound } from '../../../core/http/errors.ts';
 import { BUILD_COLUMNS, type BuildRow, buildEventData, toBuild } from '../build-row.ts';
-import type { BuildCallbackInput, MobileBuildView } from '../schema.ts';
+import type { BuildCallbackInput, MobileBuildView } from '../build-schema.ts';
 
 /**
  * The CI's report of a build's end (its signature was checked by the route): `queued` -> `succeeded` or

@@ -1,8 +1,8 @@
 import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
+import { findOperatorRow } from '../lookups/find-operator.ts';
 import { listingOf, resolveBrand } from '../operator-row.ts';
 import type { OperatorStorefront } from '../schema.ts';
-import { findOperatorRow } from './get-operator.ts';
 import { getStorefront } from './get-storefront.ts';
 
 /** The operator's own overrides, and the brand its storefront and apps show (over the tenant's). */

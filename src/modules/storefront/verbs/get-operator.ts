@@ -1,23 +1,7 @@
 import type { ServiceContext } from '../../../core/context.ts';
-import { tenantRead } from '../../../core/db/tenant-tx.ts';
-import { NotFound } from '../../../core/http/errors.ts';
-import { OPERATOR_COLUMNS, type OperatorRow, toOperator } from '../operator-row.ts';
+import { findOperatorRow } from '../lookups/find-operator.ts';
+import { toOperator } from '../operator-row.ts';
 import type { OperatorView } from '../schema.ts';
-
-export async function findOperatorRow(
-  ctx: Pick<ServiceContext, 'db' | 'tenantId'>,
-  operatorId: string,
-): Promise<OperatorRow> {
-  const { rows } = await tenantRead<OperatorRow>(
-    ctx.db,
-    { tenantId: ctx.tenantId },
-    `select ${OPERATOR_COLUMNS} from operators where id = $1`,
-    [operatorId],
-  );
-  const row = rows[0];
-  if (row === undefined) throw new NotFound('operator', operatorId);
-  return row;
-}
 
 export async function getOperator(
   ctx: ServiceContext,

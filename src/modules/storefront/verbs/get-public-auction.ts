@@ -1,7 +1,7 @@
 import type { ServiceContext } from '../../../core/context.ts';
 import { NotFound } from '../../../core/http/errors.ts';
 import { getPublishedAuction, type PublishedAuction } from '../../auctions/port.ts';
-import { publicStorefront } from './public-storefront.ts';
+import { publicStorefront } from '../lookups/public-storefront.ts';
 
 /** One published auction of the key's storefront; drafts, cancelled and unlisted auctions are 404. */
 export async function getPublicAuction(

@@ -1,6 +1,6 @@
 import type { ServiceContext } from '../../../core/context.ts';
-import type { PublicBrandView } from '../schema.ts';
-import { publicStorefront } from './public-storefront.ts';
+import { publicStorefront } from '../lookups/public-storefront.ts';
+import type { PublicBrandView } from '../public-schema.ts';
 
 /** The resolved brand of the key's tenant, or of its operator over the tenant's. Only public fields. */
 export async function getPublicBrand(

@@ -1,9 +1,10 @@
 import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
 import { keysetPage } from '../../../core/db/keyset-page.ts';
+import type { PageQuery } from '../../../core/http/pagination.ts';
 import { BUILD_COLUMNS, type BuildRow, toBuild } from '../build-row.ts';
-import type { MobileBuildPage, PageQuery } from '../schema.ts';
-import { findOperatorRow } from './get-operator.ts';
+import type { MobileBuildPage } from '../build-schema.ts';
+import { findOperatorRow } from '../lookups/find-operator.ts';
 
 /** The operator's builds, newest first. */
 export async function listMobileBuilds(

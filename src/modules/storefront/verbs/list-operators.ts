@@ -1,8 +1,9 @@
 import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
 import { keysetPage } from '../../../core/db/keyset-page.ts';
+import type { PageQuery } from '../../../core/http/pagination.ts';
 import { OPERATOR_COLUMNS, type OperatorRow, toOperator } from '../operator-row.ts';
-import type { OperatorPage, PageQuery } from '../schema.ts';
+import type { OperatorPage } from '../schema.ts';
 
 /** Newest first. */
 export async function listOperators(

@@ -3,8 +3,8 @@ import type { ServiceContext } from '../../../core/context.ts';
 import { cursorNumber, decodeCursor, encodeCursor } from '../../../core/http/cursor.ts';
 import { InvalidRequest } from '../../../core/http/errors.ts';
 import { listPublishedAuctions, type PublicAuctionStatus } from '../../auctions/port.ts';
-import { PUBLIC_STATUSES, type PublicAuctionPage, type PublicAuctionsQuery } from '../schema.ts';
-import { publicStorefront } from './public-storefront.ts';
+import { publicStorefront } from '../lookups/public-storefront.ts';
+import { PUBLIC_STATUSES, type PublicAuctionPage, type PublicAuctionsQuery } from '../public-schema.ts';
 
 /** How long an ended auction stays in the listing. */
 export const RECENTLY_ENDED_MS = 7 * 86_400_000;

@@ -3,10 +3,10 @@ import type { ServiceContext } from '../../../core/context.ts';
 import { inTenant } from '../../../core/context.ts';
 import { newId } from '../../../core/ids.ts';
 import { BUILD_COLUMNS, type BuildRow, buildEventData, toBuild } from '../build-row.ts';
+import type { MobileBuildAnswer, MobileBuildInput, MobileBuildView } from '../build-schema.ts';
 import { callbackSecret, DispatchRefused, sendDispatch } from '../github-dispatch.ts';
+import { findOperatorRow } from '../lookups/find-operator.ts';
 import { resolveBrand } from '../operator-row.ts';
-import type { MobileBuildAnswer, MobileBuildInput, MobileBuildView } from '../schema.ts';
-import { findOperatorRow } from './get-operator.ts';
 import { getStorefront } from './get-storefront.ts';
 
 type Status = MobileBuildView['status'];

@@ -4,8 +4,8 @@ import { NotFound } from '../../../core/http/errors.ts';
 import { type OperatorRow, resolveBrand } from '../operator-row.ts';
 import { checkStorefrontOrigin } from '../port.ts';
 import type { BrandValue, StorefrontView } from '../schema.ts';
-import { findOperatorRow } from './get-operator.ts';
-import { getStorefront } from './get-storefront.ts';
+import { getStorefront } from '../verbs/get-storefront.ts';
+import { findOperatorRow } from './find-operator.ts';
 
 /** What a public answer is made from: the storefront as the key's tenant (or operator) shows it. */
 export interface PublicStorefront {
