@@ -1,5 +1,6 @@
 import { ALL_WORKSPACES, defineAction, type ModuleManifest } from '../../core/modules/manifest.ts';
 import { AUCTION_EVENTS } from './changes.ts';
+import { auctionsIds } from './ids.ts';
 import { auctionsRealtime } from './realtime/index.ts';
 import { REJECTIONS_RETENTION } from './retention.ts';
 import { auctionRoutes } from './routes.ts';
@@ -30,6 +31,7 @@ export const auctionsModule: ModuleManifest = {
   scopes: ['auctions:read', 'auctions:write', 'auctions:bid', 'auctions:admin'],
   sessionScopes: ['auctions:read', 'auctions:bid'],
   eventTypes: AUCTION_EVENTS,
+  idPrefixes: auctionsIds.prefixes,
   configSchema: AuctionsConfig,
   routes: auctionRoutes,
   migrations: new URL('./migrations/', import.meta.url),

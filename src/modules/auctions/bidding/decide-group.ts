@@ -2,10 +2,10 @@ import type { Static } from 'typebox';
 import { roomLimit } from '../../../core/auth/principal.ts';
 import type { ServiceContext } from '../../../core/context.ts';
 import { AppError, type ErrorDetail, NotFound } from '../../../core/http/errors.ts';
-import { newId } from '../../../core/ids.ts';
 import { actorView } from '../../../core/tenancy/actors.ts';
 import { type AuctionRow, toAuction } from '../auction-row.ts';
 import type { AuctionChange } from '../changes.ts';
+import { newId } from '../ids.ts';
 import { endedChange } from '../lifecycle/transitions.ts';
 import {
   type AuctionState,

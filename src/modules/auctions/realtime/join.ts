@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
-import { idPattern } from '../../../core/ids.ts';
 import {
   defineJoin,
   type JoinContribution,
   type RealtimeMembership,
 } from '../../../core/realtime/contributions.ts';
+import { idPattern } from '../ids.ts';
 import { readLog, roomAuctions } from './log.ts';
 import { streamOf } from './stream.ts';
 
@@ -48,7 +48,7 @@ export function auctionsJoin(): JoinContribution {
             ctx,
             auctionId,
             membership.position(stream) + 1,
-            host.limits.replayPageSize,
+            host.streams.replayPageSize,
           );
           if (page.length === 0) break;
           for (const logged of page)

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { ROOM_ID_PATTERN } from '../../../core/auth/room-id.ts';
 import { oneOf } from '../../../core/http/schemas.ts';
-import { idPattern } from '../../../core/ids.ts';
+import { idPattern } from '../ids.ts';
 
 /*
  * The fields an auction and its bids are made of, shared by the resources (auction.ts, bid.ts) and the

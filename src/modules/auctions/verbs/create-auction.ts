@@ -1,10 +1,10 @@
 import type { Static } from 'typebox';
 import { inTenant, type ServiceContext } from '../../../core/context.ts';
-import { newId } from '../../../core/ids.ts';
 import { assertRoomExists } from '../../rooms/port.ts';
 import { AUCTION_COLUMNS, type AuctionRow, type AuctionView, toAuction } from '../auction-row.ts';
 import { auctionFor } from '../audience.ts';
 import { recordChanges } from '../changes.ts';
+import { newId } from '../ids.ts';
 import { auctionsConfig } from '../lifecycle/tenant-config.ts';
 import { checkTerms } from '../lifecycle/terms.ts';
 import type { CreateAuctionInput } from '../schema/auction.ts';
