@@ -25,7 +25,7 @@ async function settle(client: TestClient): Promise<void> {
 }
 before(async () => {
   // Small replay pages, so a resume crosses several of them.
-  t = await startInstance({ limits: { replayPageSize: 7 } });
+  t = await startInstance({ chat: { replayPageSize: 7 } });
 });
 after(async () => t.close());
 

@@ -15,7 +15,7 @@ import { type Instance, startInstance } from './support.ts';
 
 let t: Instance;
 before(async () => {
-  t = await startInstance({ limits: { gapWaitMs: 200 } });
+  t = await startInstance({ chat: { gapWaitMs: 200 } });
 });
 after(async () => t.close());
 

@@ -1,14 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { appMigrations, buildApp } from '../../src/app.ts';
+import { appMigrations, buildApp, MODULES } from '../../src/app.ts';
 import type { Config } from '../../src/config.ts';
 import { type Clock, systemClock } from '../../src/core/clock.ts';
 import type { Database } from '../../src/core/db/database.ts';
 import { migrate } from '../../src/core/db/migrations.ts';
+import type { ModuleManifest } from '../../src/core/modules/manifest.ts';
 import { createRealtimeBackplane, type RealtimeBackplane } from '../../src/core/realtime/index.ts';
 import { MemoryPresence } from '../../src/core/realtime/memory-presence.ts';
 import { MemoryPresenceHub } from '../../src/core/realtime/memory-presence-hub.ts';
 import { MemoryBroker, MemoryPubSub } from '../../src/core/realtime/memory-pubsub.ts';
+import { chatRealtime } from '../../src/modules/chat/realtime/index.ts';
+import type { ChatRealtimeOptions } from '../../src/modules/chat/realtime/options.ts';
 import { openDatabase } from '../../src/runtime.ts';
 import type { GatewayLimits } from '../../src/surfaces/realtime/index.ts';
 import { testConfig } from '../helper.ts';
@@ -76,10 +79,21 @@ export interface InstanceOptions {
   db?: Database;
   deployment?: Deployment;
   limits?: Partial<GatewayLimits>;
+  /** Chat's own realtime knobs (its replay pages, how long an early change waits). */
+  chat?: Partial<ChatRealtimeOptions>;
   /** Settings as the environment would give them (e.g. small connection caps). */
   config?: Partial<Config>;
   /** The app's clock (default the system's); a ManualClock lets a test move token expiry along. */
   clock?: Clock;
+}
+
+/** The chat module with its realtime knobs set: its hooks as the manifest builds them, its realtime part redone. */
+function chatWith(options: Partial<ChatRealtimeOptions>): (m: ModuleManifest) => ModuleManifest {
+  return (m) => {
+    const hooks = m.hooks;
+    if (m.name !== 'chat' || hooks === undefined) return m;
+    return { ...m, hooks: (host) => ({ ...hooks(host), realtime: chatRealtime(options) }) };
+  };
 }
 
 /** The app as production builds it, listening on a loopback port, with a backplane from `deployment`. */
@@ -96,6 +110,7 @@ export async function startInstance(options: InstanceOptions = {}): Promise<Inst
     clock: options.clock ?? systemClock,
     // On a shared PostgreSQL a worker here would claim other test files' webhook deliveries.
     workers: false,
+    ...(options.chat === undefined ? {} : { modules: MODULES.map(chatWith(options.chat)) }),
     realtime: { backplane, ...(options.limits === undefined ? {} : { limits: options.limits }) },
   });
   await app.listen({ host: '127.0.0.1', port: 0 });

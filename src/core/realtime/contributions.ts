@@ -9,6 +9,7 @@ import type { TenantAccess } from '../modules/authorize.ts';
 import type { JsonObject } from './json.ts';
 import type { ErrorReporter } from './listeners.ts';
 import type { RoomKey } from './names.ts';
+import type { StreamTimings } from './ordered-stream.ts';
 import type { PresenceStore } from './presence.ts';
 import type { PubSub } from './pubsub.ts';
 import type { SocketRoute } from './socket-routes.ts';
@@ -98,19 +99,11 @@ export interface RoomMessage {
   k: string;
 }
 
-/** Timings of the gateway that module code follows (tests shorten them). */
-export interface RealtimeLimits {
-  /** How long an out-of-order change waits for the ones before it before they are read from the database. */
-  gapWaitMs: number;
-  replayPageSize: number;
-  /** `typing` frames more often than this per room are dropped without an error. */
-  typingIntervalMs: number;
-}
-
 /** The gateway as module code sees it. */
 export interface RealtimeHost {
   readonly clock: Clock;
-  readonly limits: RealtimeLimits;
+  /** How ordered streams catch up, for modules that keep no timings of their own. */
+  readonly streams: StreamTimings;
   readonly presence: PresenceStore;
   readonly pubsub: PubSub;
   readonly report: ErrorReporter;

@@ -1,6 +1,16 @@
 import type { Clock, Timer } from '../clock.ts';
 import type { ErrorReporter } from './listeners.ts';
 
+/** How modules' ordered streams catch up (chat's changes, auctions' logs), unless a module sets its own. */
+export interface StreamTimings {
+  /** How long an out-of-order item waits for the ones before it before they are read from the database. */
+  gapWaitMs: number;
+  /** Items read per page of a catch-up or a resume. */
+  replayPageSize: number;
+}
+
+export const DEFAULT_STREAM_TIMINGS: StreamTimings = { gapWaitMs: 100, replayPageSize: 100 };
+
 export interface OrderedStreamDeps<T> {
   /** The item's number in the stream: dense, from 1. */
   seqOf(item: T): number;

@@ -21,6 +21,7 @@ import {
   type RealtimeBackplane,
   roomChannel,
 } from '../../core/realtime/index.ts';
+import { DEFAULT_STREAM_TIMINGS } from '../../core/realtime/ordered-stream.ts';
 import { holderOf } from '../../core/realtime/socket-routes.ts';
 import { CLOSE } from './close-codes.ts';
 import { Connection } from './connection.ts';
@@ -58,6 +59,7 @@ export class Gateway implements RealtimeHost {
   readonly services: Services;
   readonly backplane: RealtimeBackplane;
   readonly limits: GatewayLimits;
+  readonly streams = DEFAULT_STREAM_TIMINGS;
   readonly clock: Clock;
   /** The frames clients may send, the modules' included. */
   readonly protocol: Protocol;

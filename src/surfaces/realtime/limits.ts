@@ -1,4 +1,7 @@
-/** Limits of the realtime gateway; tests shorten the timings. */
+/**
+ * What the realtime gateway itself enforces on `/v1/realtime`; tests shorten the timings. (A module's own
+ * knobs, such as chat's typing interval, are the module's.)
+ */
 export interface GatewayLimits {
   /** Open connections this instance accepts (SVC_REALTIME_MAX_CONNECTIONS); more are refused with 429. */
   maxConnections: number;
@@ -26,11 +29,6 @@ export interface GatewayLimits {
   maxRoomMembers: number;
   /** Frame deliveries to room members per turn of the event loop; the rest wait a turn (FanOutPacer). */
   fanOutPerTurn: number;
-  /** `typing` frames more often than this per room are dropped without an error. */
-  typingIntervalMs: number;
-  /** How long an out-of-order chat message waits for the ones before it before they are read from the database. */
-  gapWaitMs: number;
-  replayPageSize: number;
   /** After sending a close frame, how long the client has to answer before the socket is destroyed. */
   closeGraceMs: number;
 }
@@ -50,8 +48,5 @@ export const DEFAULT_LIMITS: GatewayLimits = {
   maxRoomsPerConnection: 20,
   maxRoomMembers: 500,
   fanOutPerTurn: 5000,
-  typingIntervalMs: 1000,
-  gapWaitMs: 100,
-  replayPageSize: 100,
   closeGraceMs: 2000,
 };

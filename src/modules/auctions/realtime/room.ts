@@ -39,7 +39,7 @@ export function auctionRoom(host: RealtimeHost, room: RealtimeRoom): ModuleRoom 
               if (m.connection.may('auctions', 'auctions:read')) m.deliverInOrder(name, seq, encoded);
           },
           pageSize: LOG_PAGE,
-          gapWaitMs: host.limits.gapWaitMs,
+          gapWaitMs: host.streams.gapWaitMs,
           clock: host.clock,
           report: host.report,
           reportContext: 'realtime auction catch-up',

@@ -45,7 +45,7 @@ export const chatSendFrame = defineFrame({
  * `typing`: tells the room's other connections that this actor is typing; repeats faster than the
  * interval are dropped.
  */
-export function typingFrame() {
+export function typingFrame(intervalMs: number) {
   const lastTypingAt = new WeakMap<RealtimeMembership, number>();
   return defineFrame({
     type: 'typing',
@@ -54,8 +54,7 @@ export function typingFrame() {
     async handle(host, connection, frame) {
       const membership = host.membershipIn(connection, frame.room);
       const now = host.clock.now();
-      if (now - (lastTypingAt.get(membership) ?? Number.NEGATIVE_INFINITY) < host.limits.typingIntervalMs)
-        return;
+      if (now - (lastTypingAt.get(membership) ?? Number.NEGATIVE_INFINITY) < intervalMs) return;
       lastTypingAt.set(membership, now);
       const { actor, tenantId } = connection.session;
       const message: TypingMessage = {

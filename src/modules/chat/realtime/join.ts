@@ -70,7 +70,7 @@ function resyncRequired(
  * Chat's part of a join: `joined` says where the room's chat stands (`seq`, `changeSeq`); a client that
  * resumes (`changeSeq` or `seq`) then gets every change it missed from the database before live ones.
  */
-export function chatJoin(): JoinContribution {
+export function chatJoin(replayPageSize: number): JoinContribution {
   /** The newest change when each membership joined, until its catch-up is done. */
   const latestAtJoin = new WeakMap<RealtimeMembership, number>();
   return defineJoin({
@@ -86,7 +86,7 @@ export function chatJoin(): JoinContribution {
       const latest = latestAtJoin.get(membership) ?? 0;
       latestAtJoin.delete(membership);
       if (!membership.connection.may('chat', 'chat:read')) return;
-      if (membership.position(CHAT_STREAM) < latest) await replayMissed(host, membership);
+      if (membership.position(CHAT_STREAM) < latest) await replayMissed(host, membership, replayPageSize);
     },
   });
 }

@@ -9,7 +9,11 @@ import { CHAT_STREAM, chatFrame, SentAhead, storedChange } from './changes.ts';
  * deleted text is never sent again. Reads until a page comes back short: anything committed later reaches
  * the connection live (it subscribed before the first read), so the two overlap and never leave a hole.
  */
-export async function replayMissed(host: RealtimeHost, membership: RealtimeMembership): Promise<void> {
+export async function replayMissed(
+  host: RealtimeHost,
+  membership: RealtimeMembership,
+  pageSize: number,
+): Promise<void> {
   const { connection, roomId } = membership;
   const ctx = host.context(connection);
   const sentAhead = new SentAhead();
@@ -17,7 +21,7 @@ export async function replayMissed(host: RealtimeHost, membership: RealtimeMembe
     const page = await readChanges(ctx, {
       roomId,
       after: membership.position(CHAT_STREAM),
-      limit: host.limits.replayPageSize,
+      limit: pageSize,
     });
     for (const stored of page.data) {
       const change = storedChange(stored);

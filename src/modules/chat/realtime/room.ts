@@ -11,7 +11,7 @@ import { ChatSequencer } from './sequencer.ts';
  * Chat in one room on one instance: changes are delivered to members whose token reads chat, in change
  * order (the sequencer), and typing frames to the other connections.
  */
-export function chatRoom(host: RealtimeHost, room: RealtimeRoom): ModuleRoom {
+export function chatRoom(host: RealtimeHost, room: RealtimeRoom, gapWaitMs: number): ModuleRoom {
   const { tenantId, roomId } = room;
   const mayRead = (m: { connection: { may(module: string, scope: string): boolean } }) =>
     m.connection.may('chat', 'chat:read');
@@ -24,7 +24,7 @@ export function chatRoom(host: RealtimeHost, room: RealtimeRoom): ModuleRoom {
     readAfter: async (after, limit) =>
       (await readChanges(host.systemContext(tenantId), { roomId, after, limit })).data,
     deliver: fanOut,
-    gapWaitMs: host.limits.gapWaitMs,
+    gapWaitMs,
     clock: host.clock,
     report: host.report,
   });
