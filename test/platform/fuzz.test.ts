@@ -8,9 +8,13 @@ interface Parameter {
   name: string;
   in: 'path' | 'query' | 'header' | 'cookie';
 }
+interface BodySchema {
+  properties?: Record<string, unknown>;
+  $ref?: string;
+}
 interface Operation {
   parameters?: Parameter[];
-  requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> };
+  requestBody?: { content?: Record<string, { schema?: BodySchema }> };
   security?: Record<string, string[]>[];
 }
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -86,6 +90,7 @@ describe('fuzz: every operation of /openapi.json', () => {
   test('no malformed value gets a 5xx, and every refusal has the error shape', async () => {
     const doc = (await call(t.app, { method: 'GET', url: '/openapi.json' })).json<{
       paths: Record<string, Record<string, Operation>>;
+      components: { schemas: Record<string, BodySchema> };
     }>();
     const failures: string[] = [];
     let sent = 0;
@@ -119,7 +124,11 @@ describe('fuzz: every operation of /openapi.json', () => {
           template.replace(/\{([^}]+)\}/g, (_m, name: string) =>
             name === except && value !== undefined ? value : encodeURIComponent(plausible(name, method)),
           );
-        const bodySchema = operation.requestBody?.content?.['application/json']?.schema;
+        const declared = operation.requestBody?.content?.['application/json']?.schema;
+        // A named request body is a $ref to its component.
+        const bodySchema = declared?.$ref?.startsWith('#/components/schemas/')
+          ? doc.components.schemas[declared.$ref.slice('#/components/schemas/'.length)]
+          : declared;
         const body = bodySchema === undefined ? undefined : '{}';
 
         for (const name of pathParams) {
