@@ -1,5 +1,7 @@
 import type { Static } from 'typebox';
+import type { ServiceContext } from '../../core/context.ts';
 import { isoTime, type Queryable } from '../../core/db/database.ts';
+import { tenantRead } from '../../core/db/tenant-tx.ts';
 import { NotFound } from '../../core/http/errors.ts';
 import { type Actor, actorJson } from '../../core/tenancy/actors.ts';
 import type { Parties } from './ledger.ts';
@@ -120,6 +122,35 @@ export async function lockPayment(tx: Queryable, paymentId: string): Promise<Pay
   const row = rows[0];
   if (row === undefined) throw new NotFound('payment', paymentId);
   return row;
+}
+
+/** A stored payment or refund (`table` its table, `columns` its columns), read by id, or 404. */
+async function readById<Row>(
+  ctx: Pick<ServiceContext, 'db' | 'tenantId'>,
+  what: 'payment' | 'refund',
+  id: string,
+): Promise<Row> {
+  const [columns, table] =
+    what === 'payment' ? [PAYMENT_COLUMNS, 'payments'] : [REFUND_COLUMNS, 'payment_refunds'];
+  const { rows } = await tenantRead<Row>(
+    ctx.db,
+    { tenantId: ctx.tenantId },
+    `select ${columns} from ${table} where id = $1`,
+    [id],
+  );
+  const row = rows[0];
+  if (row === undefined) throw new NotFound(what, id);
+  return row;
+}
+
+/** The payment as stored now (no transaction held), or 404. */
+export function readPayment(ctx: Pick<ServiceContext, 'db' | 'tenantId'>, paymentId: string) {
+  return readById<PaymentRow>(ctx, 'payment', paymentId);
+}
+
+/** The refund as stored now (no transaction held), or 404. */
+export function readRefund(ctx: Pick<ServiceContext, 'db' | 'tenantId'>, refundId: string) {
+  return readById<RefundRow>(ctx, 'refund', refundId);
 }
 
 export interface PaymentChange {

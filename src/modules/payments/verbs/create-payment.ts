@@ -2,12 +2,17 @@ import type { Static } from 'typebox';
 import { inTenant, type ServiceContext } from '../../../core/context.ts';
 import { assertCurrency } from '../../../core/currencies.ts';
 import { PG_ERROR, pgErrorCode, type Queryable } from '../../../core/db/database.ts';
-import { tenantRead } from '../../../core/db/tenant-tx.ts';
-import { Conflict, NotFound } from '../../../core/http/errors.ts';
+import { Conflict } from '../../../core/http/errors.ts';
 import { type IdempotencyBinding, keyReused } from '../../../core/http/idempotency.ts';
 import { newId } from '../../../core/ids.ts';
 import { checkCustomer, payingActor } from '../customers.ts';
-import { PAYMENT_COLUMNS, type PaymentRow, type PaymentView, toPayment } from '../payment-row.ts';
+import {
+  PAYMENT_COLUMNS,
+  type PaymentRow,
+  type PaymentView,
+  readPayment,
+  toPayment,
+} from '../payment-row.ts';
 import { providerFor } from '../providers/index.ts';
 import type { CreatePaymentInput } from '../schema/payment.ts';
 import { paymentsConfig } from '../settings.ts';
@@ -153,13 +158,5 @@ async function resumedCreate(ctx: ServiceContext, row: PaymentRow): Promise<Paym
   } catch (error) {
     if (!outcomeUnknown(error)) throw error;
   }
-  const { rows } = await tenantRead<PaymentRow>(
-    ctx.db,
-    { tenantId: ctx.tenantId },
-    `select ${PAYMENT_COLUMNS} from payments where id = $1`,
-    [row.id],
-  );
-  const now = rows[0];
-  if (now === undefined) throw new NotFound('payment', row.id);
-  return toPayment(now);
+  return toPayment(await readPayment(ctx, row.id));
 }

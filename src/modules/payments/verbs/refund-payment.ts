@@ -1,8 +1,7 @@
 import type { Static } from 'typebox';
 import { inTenant, type ServiceContext } from '../../../core/context.ts';
 import { PG_ERROR, pgErrorCode, type Queryable } from '../../../core/db/database.ts';
-import { tenantRead } from '../../../core/db/tenant-tx.ts';
-import { InvalidRequest, NotFound } from '../../../core/http/errors.ts';
+import { InvalidRequest } from '../../../core/http/errors.ts';
 import { type IdempotencyBinding, keyReused } from '../../../core/http/idempotency.ts';
 import { newId } from '../../../core/ids.ts';
 import {
@@ -12,6 +11,7 @@ import {
   REFUND_COLUMNS,
   type RefundRow,
   type RefundView,
+  readRefund,
   savePayment,
   toRefund,
 } from '../payment-row.ts';
@@ -136,15 +136,7 @@ async function resumedRefund(ctx: ServiceContext, refund: RefundRow): Promise<Re
   } catch (error) {
     if (!outcomeUnknown(error)) throw error;
   }
-  const { rows } = await tenantRead<RefundRow>(
-    ctx.db,
-    { tenantId: ctx.tenantId },
-    `select ${REFUND_COLUMNS} from payment_refunds where id = $1`,
-    [refund.id],
-  );
-  const now = rows[0];
-  if (now === undefined) throw new NotFound('refund', refund.id);
-  return toRefund(now);
+  return toRefund(await readRefund(ctx, refund.id));
 }
 
 /** Asks the provider for a recorded refund (no transaction open) and applies its answer, once. */
