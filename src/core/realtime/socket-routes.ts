@@ -1,6 +1,5 @@
 import type { FastifyBaseLogger, FastifyRequest, FastifySchema } from 'fastify';
-import type { RouteAuth } from '../auth/authenticate.ts';
-import type { Principal } from '../auth/principal.ts';
+import type { Principal, PrincipalKind } from '../auth/principal.ts';
 
 /*
  * A WebSocket route of a module that speaks a protocol of its own (y-websocket for sync), declared in its
@@ -67,7 +66,7 @@ export interface SocketRoute {
   module: string;
   urls: readonly string[];
   /** The route's credentials and scope (`queryToken` is always on: browsers cannot set headers). */
-  auth: Omit<RouteAuth, 'queryToken' | 'optional'>;
+  auth: { credentials: readonly PrincipalKind[]; scope: string };
   /** The OpenAPI description of one URL. */
   schema(url: string): FastifySchema;
   /** Limits read when the gateway starts. */

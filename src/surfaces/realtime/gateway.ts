@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
-import type { WebSocket } from 'ws';
+import type { RawData, WebSocket } from 'ws';
 import type { Identity } from '../../core/auth/identity.ts';
 import type { Clock } from '../../core/clock.ts';
 import { type ServiceContext, type Services, serviceContext } from '../../core/context.ts';
@@ -26,18 +26,24 @@ import { holderOf } from '../../core/realtime/socket-routes.ts';
 import { CLOSE } from './close-codes.ts';
 import { Connection } from './connection.ts';
 import { FanOutPacer } from './fan-out-pacer.ts';
-import { handleFrame } from './handlers/dispatch.ts';
 import { membershipIn } from './handlers/room-checks.ts';
 import type { GatewayLimits } from './limits.ts';
 import { LocalRooms } from './local-rooms.ts';
 import type { RoomMembership } from './membership.ts';
 import { Protocol } from './protocol.ts';
 import { RawRoute } from './raw-route.ts';
-import { startRelays } from './relays.ts';
 import { openSession } from './session.ts';
 import { SocketCaps } from './socket-caps.ts';
 import { SocketGuard } from './socket-guard.ts';
 import { WriteCoalescer } from './wire.ts';
+
+/** Handles a frame a client sent (handlers/dispatch.ts). */
+export type FrameHandler = (
+  gateway: Gateway,
+  connection: Connection,
+  data: RawData,
+  isBinary: boolean,
+) => void;
 
 export interface GatewayDeps {
   services: Services;
@@ -47,6 +53,10 @@ export interface GatewayDeps {
   modules: readonly InstalledHooks[];
   limits: GatewayLimits;
   log: FastifyBaseLogger;
+  /** What a client's frame does (handleFrame). */
+  frames: FrameHandler;
+  /** What flows into the rooms besides client frames (startRelays); returns how to stop it. */
+  relays: (gateway: Gateway) => (() => void)[];
 }
 
 /**
@@ -161,7 +171,7 @@ export class Gateway implements RealtimeHost {
   };
 
   start(): void {
-    this.stops.push(...startRelays(this));
+    this.stops.push(...this.deps.relays(this));
     this.guard.start();
     for (const route of this.socketRoutes) route.start();
   }
@@ -201,7 +211,7 @@ export class Gateway implements RealtimeHost {
       return;
     }
     this.guard.add(connection);
-    socket.on('message', (data, isBinary) => handleFrame(this, connection, data, isBinary));
+    socket.on('message', (data, isBinary) => this.deps.frames(this, connection, data, isBinary));
     socket.on('pong', () => {
       connection.lastHeardAt = this.clock.now();
     });

@@ -9,7 +9,9 @@ import type { RealtimeBackplane } from '../../core/realtime/index.ts';
 import { CLOSE } from './close-codes.ts';
 import { describeEndpoint, endpointSchema } from './endpoint.ts';
 import { Gateway } from './gateway.ts';
+import { handleFrame } from './handlers/dispatch.ts';
 import { DEFAULT_LIMITS, type GatewayLimits } from './limits.ts';
+import { startRelays } from './relays.ts';
 
 export { CLOSE } from './close-codes.ts';
 export { DEFAULT_LIMITS, type GatewayLimits } from './limits.ts';
@@ -76,7 +78,13 @@ async function realtimeGatewayPlugin(app: FastifyInstance, options: RealtimeGate
     maxRoomMembers: config.realtimeMaxRoomMembers,
     ...options.limits,
   };
-  const gateway = new Gateway({ ...options, limits, log: app.log.child({ surface: 'realtime' }) });
+  const gateway = new Gateway({
+    ...options,
+    limits,
+    log: app.log.child({ surface: 'realtime' }),
+    frames: handleFrame,
+    relays: startRelays,
+  });
   // The server's ceiling is the largest frame any route takes; each route enforces its own limit.
   const maxPayload = Math.max(limits.maxFrameBytes, ...gateway.socketRoutes.map((r) => r.maxFrameBytes));
   await ensureWebSocketServer(app, limits, maxPayload);

@@ -1,7 +1,16 @@
-import type { EncodedFrame, RealtimeMembership } from '../../core/realtime/contributions.ts';
+import type {
+  EncodedFrame,
+  RealtimeConnection,
+  RealtimeMembership,
+} from '../../core/realtime/contributions.ts';
 import type { RoomKey } from '../../core/realtime/index.ts';
-import { CLOSE } from './close-codes.ts';
-import type { Connection } from './connection.ts';
+import { CLOSE, type CloseCode } from './close-codes.ts';
+
+/** What a membership needs of its connection (the gateway's Connection). */
+export interface MemberConnection extends RealtimeConnection {
+  readonly modules: ReadonlySet<string>;
+  close(code: CloseCode, reason: string): void;
+}
 
 interface HeldFrame {
   /** Frames of an ordered stream carry their position, so ones the catch-up already sent are not sent twice. */
@@ -22,7 +31,7 @@ export class RoomMembership implements RealtimeMembership {
   constructor(
     readonly roomId: string,
     readonly key: RoomKey,
-    readonly connection: Connection,
+    readonly connection: MemberConnection,
     private readonly maxHeld: number,
   ) {}
 
