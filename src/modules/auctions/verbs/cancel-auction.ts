@@ -1,10 +1,11 @@
 import type { Static } from 'typebox';
 import { hasScope } from '../../../core/auth/principal.ts';
-import { inTenant, type ServiceContext } from '../../../core/context.ts';
+import type { ServiceContext } from '../../../core/context.ts';
 import { AppError } from '../../../core/http/errors.ts';
-import { type AuctionView, lockAuction, readAuction, toAuction } from '../auction-row.ts';
+import { type AuctionView, toAuction } from '../auction-row.ts';
 import { auctionFor } from '../audience.ts';
 import { recordChanges } from '../changes.ts';
+import { changeAuction } from '../lifecycle/change-auction.ts';
 import { wrongStatus } from '../lifecycle/terms.ts';
 import { saveTransition } from '../lifecycle/transitions.ts';
 import { canTransition } from '../rules.ts';
@@ -18,10 +19,8 @@ export async function cancelAuction(
   ctx: ServiceContext,
   input: Static<typeof CancelAuctionArguments>,
 ): Promise<AuctionView> {
-  await readAuction(ctx, input.auctionId);
   const now = ctx.clock.now();
-  const auction = await inTenant(ctx, async (tx, _emit, emitEach) => {
-    const loaded = await lockAuction(tx, input.auctionId);
+  const auction = await changeAuction(ctx, input.auctionId, async (tx, loaded, emitEach) => {
     const { row, state } = loaded;
     if (!canTransition(state.status, 'cancelled')) throw wrongStatus(row.id, state.status, 'be cancelled');
     if (

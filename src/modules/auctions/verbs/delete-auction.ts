@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
-import { inTenant, type ServiceContext } from '../../../core/context.ts';
-import { lockAuction, readAuction } from '../auction-row.ts';
+import type { ServiceContext } from '../../../core/context.ts';
+import { changeAuction } from '../lifecycle/change-auction.ts';
 import { wrongStatus } from '../lifecycle/terms.ts';
 import type { AuctionRef, DeletedAuction } from '../schema/auction.ts';
 
@@ -9,9 +9,7 @@ export async function deleteAuction(
   ctx: ServiceContext,
   input: Static<typeof AuctionRef>,
 ): Promise<Static<typeof DeletedAuction>> {
-  await readAuction(ctx, input.auctionId);
-  return inTenant(ctx, async (tx) => {
-    const { state } = await lockAuction(tx, input.auctionId);
+  return changeAuction(ctx, input.auctionId, async (tx, { state }) => {
     if (state.status !== 'draft') throw wrongStatus(input.auctionId, state.status, 'be deleted (cancel it)');
     await tx.query('delete from auctions where id = $1', [input.auctionId]);
     return { id: input.auctionId, deleted: true as const };

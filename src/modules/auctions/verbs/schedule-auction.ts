@@ -1,8 +1,9 @@
 import type { Static } from 'typebox';
-import { inTenant, type ServiceContext } from '../../../core/context.ts';
+import type { ServiceContext } from '../../../core/context.ts';
 import { InvalidRequest } from '../../../core/http/errors.ts';
-import { type AuctionView, lockAuction, readAuction } from '../auction-row.ts';
+import type { AuctionView } from '../auction-row.ts';
 import { auctionFor } from '../audience.ts';
+import { changeAuction } from '../lifecycle/change-auction.ts';
 import { saveUpdate } from '../lifecycle/save-update.ts';
 import { auctionsConfig } from '../lifecycle/tenant-config.ts';
 import { wrongStatus } from '../lifecycle/terms.ts';
@@ -15,11 +16,9 @@ export async function scheduleAuction(
   ctx: ServiceContext,
   input: Static<typeof ScheduleAuctionArguments>,
 ): Promise<AuctionView> {
-  await readAuction(ctx, input.auctionId);
   const { maxLivePerRoom } = await auctionsConfig(ctx);
   const now = ctx.clock.now();
-  const auction = await inTenant(ctx, async (tx, _emit, emitEach) => {
-    const { row, state } = await lockAuction(tx, input.auctionId);
+  const auction = await changeAuction(ctx, input.auctionId, async (tx, { row, state }, emitEach) => {
     if (state.status !== 'draft' || !canTransition(state.status, 'scheduled'))
       throw wrongStatus(row.id, state.status, 'be scheduled (only a draft can)');
     const startsAt = input.startsAt ?? row.starts_at;

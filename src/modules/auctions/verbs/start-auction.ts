@@ -1,8 +1,9 @@
 import type { Static } from 'typebox';
-import { inTenant, type ServiceContext } from '../../../core/context.ts';
-import { type AuctionView, lockAuction, readAuction, toAuction } from '../auction-row.ts';
+import type { ServiceContext } from '../../../core/context.ts';
+import { type AuctionView, toAuction } from '../auction-row.ts';
 import { auctionFor } from '../audience.ts';
 import { recordChanges } from '../changes.ts';
+import { changeAuction } from '../lifecycle/change-auction.ts';
 import { auctionsConfig } from '../lifecycle/tenant-config.ts';
 import { wrongStatus } from '../lifecycle/terms.ts';
 import { checkRoomCapacity, goLive } from '../lifecycle/transitions.ts';
@@ -14,11 +15,9 @@ export async function startAuction(
   ctx: ServiceContext,
   input: Static<typeof AuctionRef>,
 ): Promise<AuctionView> {
-  await readAuction(ctx, input.auctionId);
   const { maxLivePerRoom } = await auctionsConfig(ctx);
   const now = ctx.clock.now();
-  const auction = await inTenant(ctx, async (tx, _emit, emitEach) => {
-    const loaded = await lockAuction(tx, input.auctionId);
+  const auction = await changeAuction(ctx, input.auctionId, async (tx, loaded, emitEach) => {
     const { row, state } = loaded;
     if (!canTransition(state.status, 'live')) throw wrongStatus(row.id, state.status, 'be started');
     // A scheduled auction counts against the room already.

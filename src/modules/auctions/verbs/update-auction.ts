@@ -1,7 +1,8 @@
 import type { Static } from 'typebox';
-import { inTenant, type ServiceContext } from '../../../core/context.ts';
-import { type AuctionView, lockAuction, readAuction } from '../auction-row.ts';
+import type { ServiceContext } from '../../../core/context.ts';
+import type { AuctionView } from '../auction-row.ts';
 import { auctionFor } from '../audience.ts';
+import { changeAuction } from '../lifecycle/change-auction.ts';
 import { saveUpdate } from '../lifecycle/save-update.ts';
 import { auctionsConfig } from '../lifecycle/tenant-config.ts';
 import { checkTerms, wrongStatus } from '../lifecycle/terms.ts';
@@ -13,12 +14,10 @@ export async function updateAuction(
   ctx: ServiceContext,
   input: Static<typeof UpdateAuctionArguments>,
 ): Promise<AuctionView> {
-  await readAuction(ctx, input.auctionId);
   const config = await auctionsConfig(ctx);
   const { auctionId, ...patch } = input;
   const now = ctx.clock.now();
-  const auction = await inTenant(ctx, async (tx, _emit, emitEach) => {
-    const { row, state } = await lockAuction(tx, auctionId);
+  const auction = await changeAuction(ctx, auctionId, async (tx, { row, state }, emitEach) => {
     if (!isEditable(state.status)) throw wrongStatus(auctionId, state.status, 'be edited');
     const pick = <T>(value: T | undefined, current: T): T => (value === undefined ? current : value);
     const next = {
