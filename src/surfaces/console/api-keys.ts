@@ -4,10 +4,17 @@ import { Type } from 'typebox';
 import type { Identity } from '../../core/auth/identity.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { Database } from '../../core/db/database.ts';
-import { PageQuery, pageOfList } from '../../core/http/pagination.ts';
+import { pageOfList } from '../../core/http/pagination.ts';
 import type { ModuleRegistry } from '../../core/modules/registry.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../core/tenancy/api-keys.ts';
-import { consoleCaller, consoleContext, consoleRoute, TenantId, TenantParams } from './guard.ts';
+import {
+  consoleCaller,
+  consoleContext,
+  consoleListRoute,
+  consoleRoute,
+  TenantId,
+  TenantParams,
+} from './guard.ts';
 import { ApiKeyPage, ApiKeySchema } from './schemas.ts';
 
 const createKeyBody = (knownScopes: readonly string[]) =>
@@ -70,13 +77,7 @@ export async function apiKeyRoutes(
 
   typed.get(
     '/api/console/tenants/:tenantId/api-keys',
-    consoleRoute('viewer', {
-      operationId: 'listApiKeys',
-      summary: 'API keys of the tenant (never their secrets)',
-      params: TenantParams,
-      querystring: PageQuery,
-      response: { 200: ApiKeyPage },
-    }),
+    consoleListRoute('listApiKeys', 'API keys of the tenant (never their secrets)', ApiKeyPage),
     async (request) => pageOfList(await listApiKeys(consoleContext(request, { db, clock })), request.query),
   );
 

@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import { hostedUser } from '../../core/auth/principal.ts';
 import type { Services, TenantContext } from '../../core/context.ts';
 import type { Database } from '../../core/db/database.ts';
 import { AppError, NotFound } from '../../core/http/errors.ts';
+import { PageQuery } from '../../core/http/pagination.ts';
 import { atLeast, type Role } from '../../core/tenancy/roles.ts';
 import { membershipRole } from '../../core/tenancy/tenants.ts';
 
@@ -103,4 +104,15 @@ export function consoleRoute<S extends object>(minRole: Role, schema: S, tenantO
     config: { ...consoleAuth, minRole, ...(tenantOf === undefined ? {} : { tenantOf }) },
     schema: { tags: ['console'], ...schema },
   };
+}
+
+/** The options of a console list of the tenant's records (viewer role): `limit`/`cursor`, a page of `page`. */
+export function consoleListRoute<P extends TSchema>(operationId: string, summary: string, page: P) {
+  return consoleRoute('viewer', {
+    operationId,
+    summary,
+    params: TenantParams,
+    querystring: PageQuery,
+    response: { 200: page },
+  });
 }

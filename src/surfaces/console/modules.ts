@@ -4,9 +4,9 @@ import { Type } from 'typebox';
 import type { Services } from '../../core/context.ts';
 import { tenantTx } from '../../core/db/tenant-tx.ts';
 import { NotFound } from '../../core/http/errors.ts';
-import { Page, PageQuery, pageOfList } from '../../core/http/pagination.ts';
+import { Page, pageOfList } from '../../core/http/pagination.ts';
 import { validated } from '../../core/modules/validate.ts';
-import { consoleCaller, consoleRoute, TenantParams } from './guard.ts';
+import { consoleCaller, consoleListRoute, consoleRoute, TenantParams } from './guard.ts';
 
 const ModuleSetting = Type.Object(
   {
@@ -47,13 +47,11 @@ export async function moduleSettingsRoutes(app: FastifyInstance, services: Servi
 
   typed.get(
     '/api/console/tenants/:tenantId/modules',
-    consoleRoute('viewer', {
-      operationId: 'listTenantModules',
-      summary: 'Each module with its enablement and configuration for this tenant',
-      params: TenantParams,
-      querystring: PageQuery,
-      response: { 200: ModuleSettingPage },
-    }),
+    consoleListRoute(
+      'listTenantModules',
+      'Each module with its enablement and configuration for this tenant',
+      ModuleSettingPage,
+    ),
     async (request) => {
       const { tenantId } = consoleCaller(request);
       const states = await enablement.states(tenantId);

@@ -3,14 +3,14 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Identity } from '../../core/auth/identity.ts';
 import type { Services } from '../../core/context.ts';
-import { PageQuery, pageOfList } from '../../core/http/pagination.ts';
+import { pageOfList } from '../../core/http/pagination.ts';
 import {
   createProductKey,
   listProductKeys,
   revokeProductKey,
   updateProductKey,
 } from '../../core/tenancy/product-keys.ts';
-import { consoleContext, consoleRoute, TenantId, TenantParams } from './guard.ts';
+import { consoleContext, consoleListRoute, consoleRoute, TenantId, TenantParams } from './guard.ts';
 import { AllowedOriginsSchema, ProductKeyPage, ProductKeySchema, RateLimitSchema } from './schemas.ts';
 
 const KeyName = Type.String({ minLength: 1, maxLength: 100 });
@@ -88,13 +88,7 @@ export async function productKeyRoutes(
 
   typed.get(
     '/api/console/tenants/:tenantId/product-keys',
-    consoleRoute('viewer', {
-      operationId: 'listProductKeys',
-      summary: 'Product keys of the tenant',
-      params: TenantParams,
-      querystring: PageQuery,
-      response: { 200: ProductKeyPage },
-    }),
+    consoleListRoute('listProductKeys', 'Product keys of the tenant', ProductKeyPage),
     async (request) => pageOfList(await listProductKeys(consoleContext(request, services)), request.query),
   );
 

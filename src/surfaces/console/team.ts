@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../../core/context.ts';
-import { PageQuery, pageOfList } from '../../core/http/pagination.ts';
+import { pageOfList } from '../../core/http/pagination.ts';
 import { errorRef } from '../../core/http/schemas.ts';
 import type { Role } from '../../core/tenancy/roles.ts';
 import {
@@ -12,7 +12,14 @@ import {
   listTeam,
   removeMember,
 } from '../../core/tenancy/team.ts';
-import { consoleCaller, consoleContext, consoleRoute, TenantId, TenantParams } from './guard.ts';
+import {
+  consoleCaller,
+  consoleContext,
+  consoleListRoute,
+  consoleRoute,
+  TenantId,
+  TenantParams,
+} from './guard.ts';
 import { Ok, RoleSchema, TeamEntrySchema, TeamPage } from './schemas.ts';
 
 const Invite = Type.Object(
@@ -40,13 +47,7 @@ export async function teamRoutes(app: FastifyInstance, services: Pick<Services, 
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   typed.get(
     '/api/console/tenants/:tenantId/members',
-    consoleRoute('viewer', {
-      operationId: 'listMembers',
-      summary: 'Members (active) and invitations (pending)',
-      params: TenantParams,
-      querystring: PageQuery,
-      response: { 200: TeamPage },
-    }),
+    consoleListRoute('listMembers', 'Members (active) and invitations (pending)', TeamPage),
     async (request) => pageOfList(await listTeam(consoleContext(request, services)), request.query),
   );
 
