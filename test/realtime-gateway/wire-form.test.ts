@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import * as ws from 'ws';
-import { wireForm } from '../../src/surfaces/realtime/wire.ts';
+import { WireForms } from '../../src/surfaces/realtime/wire.ts';
 
 /** ws's own framing and parsing (exported by the package, not declared in its types). */
 const { Sender, Receiver } = ws as unknown as {
@@ -22,12 +22,13 @@ describe('wireForm', () => {
   for (const length of [0, 125, 126, 65_535, 65_536, 200_000]) {
     test(`a text frame of ${length} bytes is what ws sends, and ws reads it back`, async () => {
       const payload = Buffer.from(JSON.stringify({ type: 'x', pad: 'é'.repeat(length) })).subarray(0, length);
-      const wire = wireForm(payload);
+      const forms = new WireForms();
+      const wire = forms.of(payload);
       const theirs = Buffer.concat(
         Sender.frame(payload, { fin: true, opcode: 1, mask: false, readOnly: false, rsv1: false }),
       );
       assert.ok(wire.equals(theirs), 'the same bytes as ws frames');
-      assert.equal(wireForm(payload), wire, 'built once per frame');
+      assert.equal(forms.of(payload), wire, 'built once per frame');
 
       const receiver = new Receiver({ skipUTF8Validation: true, maxPayload: 0 });
       const received = new Promise<Buffer>((resolve) =>

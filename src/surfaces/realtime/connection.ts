@@ -11,7 +11,7 @@ import type { GatewayLimits } from './limits.ts';
 import type { RoomMembership } from './membership.ts';
 import { TokenBucket } from './rate-limiter.ts';
 import type { GuardedSocket } from './socket-guard.ts';
-import { type WriteCoalescer, wireForm } from './wire.ts';
+import type { WriteCoalescer } from './wire.ts';
 
 /** Frames are JSON text; one options object for every send of the hot fan-out path. */
 const AS_TEXT = { binary: false } as const;
@@ -93,7 +93,8 @@ export class Connection implements RealtimeConnection, GuardedSocket {
     }
     // With no extension negotiated (this server offers none) `ws` writes each frame at once, in order, so
     // a frame written to its socket directly takes its place among them.
-    if (this.corked !== undefined && this.socket.extensions === '') this.corked.write(wireForm(frame));
+    if (this.corked !== undefined && this.socket.extensions === '')
+      this.corked.write(this.coalescer.forms.of(frame));
     else this.socket.send(frame, AS_TEXT);
     return true;
   }

@@ -12,6 +12,8 @@ export interface Corked {
  * call per frame per socket, which is what a room fan-out is made of. One per gateway.
  */
 export class WriteCoalescer {
+  /** The frames' wire forms, shared by every connection of the gateway. */
+  readonly forms = new WireForms();
   private corked = new Set<Corked>();
   private scheduled = false;
 
@@ -30,31 +32,38 @@ export class WriteCoalescer {
   }
 }
 
-/**
- * A text frame as it goes on the wire (RFC 6455 section 5.2: FIN and the text opcode, the payload's length,
- * no mask, since a server's frames are never masked), made once per frame and written as it is to every
- * socket it goes to: a room's fan-out then costs one write per socket and frame, where `ws` framed each
- * send on its own and wrote the header and the payload apart.
- */
-const wireForms = new WeakMap<EncodedFrame, Buffer>();
-
+/** A text frame as it goes on the wire (RFC 6455 section 5.2: FIN, the text opcode, the length, no mask). */
 export function wireForm(frame: EncodedFrame): Buffer {
-  let wire = wireForms.get(frame);
-  if (wire === undefined) {
-    const length = frame.length;
-    const header = length < 126 ? 2 : length < 65_536 ? 4 : 10;
-    wire = Buffer.allocUnsafe(header + length);
-    wire[0] = 0x81;
-    if (header === 2) wire[1] = length;
-    else if (header === 4) {
-      wire[1] = 126;
-      wire.writeUInt16BE(length, 2);
-    } else {
-      wire[1] = 127;
-      wire.writeBigUInt64BE(BigInt(length), 2);
-    }
-    frame.copy(wire, header);
-    wireForms.set(frame, wire);
+  const length = frame.length;
+  const header = length < 126 ? 2 : length < 65_536 ? 4 : 10;
+  const wire = Buffer.allocUnsafe(header + length);
+  wire[0] = 0x81;
+  if (header === 2) wire[1] = length;
+  else if (header === 4) {
+    wire[1] = 126;
+    wire.writeUInt16BE(length, 2);
+  } else {
+    wire[1] = 127;
+    wire.writeBigUInt64BE(BigInt(length), 2);
   }
+  frame.copy(wire, header);
   return wire;
+}
+
+/**
+ * Each frame's wire form, made once and written as it is to every socket it goes to (a server's frames are
+ * never masked): a room's fan-out then costs one write per socket and frame, where `ws` framed each send on
+ * its own and wrote the header and the payload apart. One per gateway.
+ */
+export class WireForms {
+  private readonly forms = new WeakMap<EncodedFrame, Buffer>();
+
+  of(frame: EncodedFrame): Buffer {
+    let wire = this.forms.get(frame);
+    if (wire === undefined) {
+      wire = wireForm(frame);
+      this.forms.set(frame, wire);
+    }
+    return wire;
+  }
 }
