@@ -4,8 +4,8 @@ import type { TenantEvent } from '../../core/events/types.ts';
 import type { ModuleHost } from '../../core/modules/hooks.ts';
 import { PollingWorker, type PollingWorkerOptions } from '../../core/modules/polling-worker.ts';
 import { AUCTION_ENDED, soldAuction } from './ended-auction.ts';
+import { resumeRefund } from './refunds/send-refund.ts';
 import { resumeStep } from './steps/run-step.ts';
-import { resumeRefund } from './verbs/refund-payment.ts';
 import { settleAuction } from './verbs/settle-auction.ts';
 
 /**

@@ -9,10 +9,10 @@ import type { ServiceContext } from '../../../core/context.ts';
 import { AppError } from '../../../core/http/errors.ts';
 import { traceFrom } from '../../../core/http/request-id.ts';
 import { newId } from '../../../core/ids.ts';
+import { resumeRefund } from '../refunds/send-refund.ts';
 import { SettlementWorker } from '../settlement.ts';
 import { STEP_LEASE_MS } from '../steps/step-keys.ts';
 import { createPaymentRecord } from '../verbs/create-payment.ts';
-import { resumeRefund } from '../verbs/refund-payment.ts';
 import { type FakeRequest, StripeFake } from './stripe-fake.ts';
 import {
   act,
