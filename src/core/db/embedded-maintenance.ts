@@ -1,5 +1,6 @@
-import type { Clock, Timer } from '../clock.ts';
+import type { Clock } from '../clock.ts';
 import type { BackgroundWorker } from '../modules/hooks.ts';
+import { PeriodicWorker } from '../modules/periodic-worker.ts';
 import type { Database } from './database.ts';
 
 /** Its name among the app's workers (`services.workers`); no module can have it (module names have no `:`). */
@@ -50,25 +51,23 @@ const PLAIN_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
  * only those, so an idle database costs one small query a pass.
  */
 export class EmbeddedMaintenance implements BackgroundWorker {
-  private timer: Timer | undefined;
-  private running = false;
-  private passing: Promise<MaintenancePass> | undefined;
-  private readonly intervalMs: number;
+  private readonly periodic: PeriodicWorker;
 
   constructor(private readonly options: EmbeddedMaintenanceOptions) {
-    this.intervalMs = options.intervalMs ?? 30_000;
+    this.periodic = new PeriodicWorker({
+      clock: options.clock,
+      intervalMs: options.intervalMs ?? 30_000,
+      pass: () => this.runOnce(),
+      failed: (err) => options.log?.error({ err }, 'embedded database maintenance failed'),
+    });
   }
 
   start(): void {
-    this.running = true;
-    this.schedule(0);
+    this.periodic.start();
   }
 
-  async stop(): Promise<void> {
-    this.running = false;
-    this.timer?.cancel();
-    this.timer = undefined;
-    await this.passing?.catch(() => {});
+  stop(): Promise<void> {
+    return this.periodic.stop();
   }
 
   /** One pass now: the tables due, analyzed and vacuumed one at a time. */
@@ -93,18 +92,5 @@ export class EmbeddedMaintenance implements BackgroundWorker {
       }
     }
     return pass;
-  }
-
-  private schedule(ms: number): void {
-    if (!this.running) return;
-    this.timer = this.options.clock.setTimeout(() => {
-      this.passing = this.runOnce();
-      this.passing
-        .catch((err) => this.options.log?.error({ err }, 'embedded database maintenance failed'))
-        .finally(() => {
-          this.passing = undefined;
-          this.schedule(this.intervalMs);
-        });
-    }, ms);
   }
 }

@@ -1,9 +1,9 @@
 import type { TenantEvent } from '../../core/events/types.ts';
 import { type ModuleHooks, type ModuleHost, systemContext } from '../../core/modules/hooks.ts';
 import { platformEventRow } from './capture.ts';
+import { storeEvents } from './ingest/store-events.ts';
 import { AnalyticsMaintenance } from './maintenance.ts';
-import { analyticsConfig } from './verbs/config.ts';
-import { storeEvents } from './verbs/ingest-events.ts';
+import { analyticsConfig } from './settings.ts';
 
 /**
  * Records a committed tenant event as `$<type>` when the tenant turned capture on. Called once per event

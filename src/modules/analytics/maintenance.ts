@@ -1,9 +1,9 @@
-import type { Timer } from '../../core/clock.ts';
 import type { ServiceContext } from '../../core/context.ts';
 import { systemTx } from '../../core/db/tenant-tx.ts';
 import type { BackgroundWorker, ModuleHost } from '../../core/modules/hooks.ts';
+import { PeriodicWorker } from '../../core/modules/periodic-worker.ts';
 import { ensurePartitions } from './postgres-store.ts';
-import { analyticsStore } from './verbs/config.ts';
+import { analyticsStore } from './settings.ts';
 
 const DAY = 86_400_000;
 /** The advisory lock a pass holds: one instance at a time maintains the tables. */
@@ -22,34 +22,27 @@ export interface MaintenancePass {
  * past the longest retention any tenant has. Runs at start and then every `intervalMs` (default an hour).
  */
 export class AnalyticsMaintenance implements BackgroundWorker {
-  private timer: Timer | undefined;
-  private passing: Promise<unknown> | undefined;
-  private running = false;
+  private readonly periodic: PeriodicWorker;
 
   constructor(
     private readonly host: ModuleHost,
     private readonly context: (tenantId: string) => ServiceContext,
-    private readonly intervalMs = 3_600_000,
-  ) {}
+    intervalMs = 3_600_000,
+  ) {
+    this.periodic = new PeriodicWorker({
+      clock: host.clock,
+      intervalMs,
+      pass: () => this.pass(),
+      failed: (err) => host.log.error({ err }, 'analytics maintenance failed'),
+    });
+  }
 
   start(): void {
-    this.running = true;
-    this.schedule(0);
+    this.periodic.start();
   }
 
-  async stop(): Promise<void> {
-    this.running = false;
-    this.timer?.cancel();
-    await this.passing?.catch(() => {});
-  }
-
-  private schedule(ms: number): void {
-    if (!this.running) return;
-    this.timer = this.host.clock.setTimeout(() => {
-      this.passing = this.pass()
-        .catch((err: unknown) => this.host.log.error({ err }, 'analytics maintenance failed'))
-        .finally(() => this.schedule(this.intervalMs));
-    }, ms);
+  stop(): Promise<void> {
+    return this.periodic.stop();
   }
 
   /** One pass (tests call it directly). */

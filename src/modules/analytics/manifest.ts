@@ -1,7 +1,8 @@
 import { ALL_WORKSPACES, defineAction, type ModuleManifest } from '../../core/modules/manifest.ts';
 import { analyticsHooks } from './hooks.ts';
+import { FunnelInput, FunnelResult, QueryInput, QueryResult } from './query-schema.ts';
 import { analyticsRoutes } from './routes.ts';
-import { AnalyticsConfig, FunnelInput, FunnelResult, QueryInput, QueryResult } from './schema.ts';
+import { AnalyticsConfig } from './schema.ts';
 import { queryAnalytics } from './verbs/query-analytics.ts';
 import { runFunnel } from './verbs/run-funnel.ts';
 

@@ -7,15 +7,8 @@ import { AppError } from '../../core/http/errors.ts';
 import { errorRef } from '../../core/http/schemas.ts';
 import { storableJsonParser } from '../../core/http/server.ts';
 import { assertStorefrontOrigin } from '../storefront/port.ts';
-import {
-  FunnelInput,
-  FunnelResult,
-  IngestBody,
-  IngestResult,
-  LIMITS,
-  QueryInput,
-  QueryResult,
-} from './schema.ts';
+import { FunnelInput, FunnelResult, QueryInput, QueryResult } from './query-schema.ts';
+import { IngestBody, IngestResult, LIMITS } from './schema.ts';
 import { ingestEvents } from './verbs/ingest-events.ts';
 import { queryAnalytics } from './verbs/query-analytics.ts';
 import { runFunnel } from './verbs/run-funnel.ts';

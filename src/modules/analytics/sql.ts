@@ -34,41 +34,39 @@ export const metricSql = {
 
 const json = (v: unknown) => JSON.stringify(v);
 
-/** One filter as a SQL condition (values bound, never inlined). */
+/**
+ * One filter as a SQL condition (values bound, never inlined). `roomId` and `actorId` are text columns;
+ * a property is compared as JSON, so `"1"` and `1` differ.
+ */
 function condition(filter: Filter, p: SqlParams): string {
   const column = COLUMNS.get(filter.property);
   const values = Array.isArray(filter.value) ? filter.value : [filter.value];
   const first = values[0];
-  if (column !== undefined) {
-    switch (filter.op) {
-      case 'eq':
-        return `${column} = ${p.add(String(first))}::text`;
-      case 'neq':
-        return `${column} is distinct from ${p.add(String(first))}::text`;
-      case 'in':
-        return `${column} = any(${p.add(values.map(String))}::text[])`;
-      case 'contains':
-        return `strpos(lower(${column}), lower(${p.add(String(first))}::text)) > 0`;
-      default:
-        // Checked by the verb: numeric comparisons are for properties.
-        return 'false';
-    }
-  }
-  const name = p.add(filter.property);
-  const value = `(properties -> ${name}::text)`;
+  const name = column === undefined ? p.add(filter.property) : '';
+  const target =
+    column === undefined
+      ? {
+          value: `(properties -> ${name}::text)`,
+          text: `properties ->> ${name}::text`,
+          type: 'jsonb',
+          of: json,
+        }
+      : { value: column, text: column, type: 'text', of: (v: unknown) => String(v) };
   switch (filter.op) {
     case 'eq':
-      return `${value} = ${p.add(json(first))}::jsonb`;
+      return `${target.value} = ${p.add(target.of(first))}::${target.type}`;
     case 'neq':
-      return `${value} is distinct from ${p.add(json(first))}::jsonb`;
+      return `${target.value} is distinct from ${p.add(target.of(first))}::${target.type}`;
     case 'in':
-      return `${value} = any(${p.add(values.map(json))}::jsonb[])`;
+      return `${target.value} = any(${p.add(values.map(target.of))}::${target.type}[])`;
     case 'contains':
-      return `strpos(lower(properties ->> ${name}::text), lower(${p.add(String(first))}::text)) > 0`;
+      return `strpos(lower(${target.text}), lower(${p.add(String(first))}::text)) > 0`;
     case 'gt':
     case 'lt': {
+      // Checked by the verb: numeric comparisons are for properties.
+      if (column !== undefined) return 'false';
       const op = filter.op === 'gt' ? '>' : '<';
-      return `(case when jsonb_typeof(${value}) = 'number' then (properties ->> ${name}::text)::numeric end) ${op} ${p.add(Number(first))}::numeric`;
+      return `(case when jsonb_typeof(${target.value}) = 'number' then (${target.text})::numeric end) ${op} ${p.add(Number(first))}::numeric`;
     }
   }
 }

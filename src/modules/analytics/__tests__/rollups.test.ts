@@ -4,7 +4,7 @@ import { createTestTenant, type TestTenant } from '../../../../test/factories.ts
 import { buildTestApp, type TestApp } from '../../../../test/helper.ts';
 import { ManualClock } from '../../../core/clock.ts';
 import { postgresStore } from '../postgres-store.ts';
-import { seriesQuery } from '../verbs/query-analytics.ts';
+import { seriesQuery } from '../query-input.ts';
 import { contextIn, ingest, keyOf } from './support.ts';
 
 const START = Date.UTC(2026, 8, 1);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { bucketBoundaries, localIso, ZoneTime } from '../time-zones.ts';
+import { bucketBoundaries, localIso } from '../time/local-time.ts';
+import { ZoneTime } from '../time/zone-time.ts';
 
 const HOUR = 3_600_000;
 

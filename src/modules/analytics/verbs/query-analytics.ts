@@ -1,42 +1,13 @@
 import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
-import { assertRepresentable } from '../date-bounds.ts';
-import { QUERY_LIMITS, type QueryInput, type QueryResult } from '../schema.ts';
-import type { MetricValues, SeriesQuery } from '../store.ts';
-import { bucketBoundaries, checkedZone, localIso, ZoneTime } from '../time-zones.ts';
-import { analyticsStore } from './config.ts';
-import { checkedFilters, eventList, resolveRange } from './query-input.ts';
+import { seriesQuery } from '../query-input.ts';
+import type { QueryInput, QueryResult } from '../query-schema.ts';
+import { analyticsStore } from '../settings.ts';
+import type { MetricValues } from '../store.ts';
+import { localIso } from '../time/local-time.ts';
 
 type Result = Static<typeof QueryResult>;
 type Bucket = NonNullable<Result['buckets']>[number];
-
-/** The series query a request asks for (range, buckets, filters), checked. */
-export function seriesQuery(
-  ctx: ServiceContext,
-  input: Static<typeof QueryInput>,
-): SeriesQuery & { zone: ZoneTime } {
-  const name = checkedZone(input.timezone);
-  const [from, to] = resolveRange(input.dateRange, name, ctx.clock.now());
-  const zone = new ZoneTime(name);
-  if (input.interval !== undefined) zone.span(from, to);
-  const bounds =
-    input.interval === undefined
-      ? [from, to]
-      : bucketBoundaries(zone, input.interval, from, to, QUERY_LIMITS.buckets);
-  assertRepresentable(bounds, '/body/dateRange');
-  return {
-    zone,
-    events: eventList(input.event),
-    from,
-    to,
-    bounds,
-    metrics: [...new Set(input.metrics)],
-    filters: checkedFilters(input.filters, '/body/filters'),
-    ...(input.breakdown === undefined
-      ? {}
-      : { breakdown: { by: input.breakdown, limit: input.breakdownLimit } }),
-  };
-}
 
 /**
  * Counts, uniques, sums and averages of events over a date range, optionally per local-time bucket (zero

@@ -1,9 +1,9 @@
 import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
-import type { FunnelInput, FunnelResult } from '../schema.ts';
-import { checkedZone } from '../time-zones.ts';
-import { analyticsStore } from './config.ts';
-import { checkedFilters, resolveRange } from './query-input.ts';
+import { checkedFilters, resolveRange } from '../query-input.ts';
+import type { FunnelInput, FunnelResult } from '../query-schema.ts';
+import { analyticsStore } from '../settings.ts';
+import { checkedZone } from '../time/zone-time.ts';
 
 const ratio = (n: number, d: number | undefined) => (d === undefined || d === 0 ? null : n / d);
 

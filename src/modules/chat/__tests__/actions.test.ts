@@ -1,17 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { bearer, connectSession } from '../../../../test/factories.ts';
-import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
-import { BOT, type Message, send, tenantWithRoom } from './support.ts';
+import { call } from '../../../../test/helper.ts';
+import { appPerFile, type Message, send, tenantWithRoom } from './support.ts';
 
-let t: TestApp;
-before(async () => {
-  t = await buildTestApp();
-});
-after(async () => t.close());
+const app = appPerFile();
 
 describe('chat actions, events and security', () => {
   test('events are written for webhooks; actions call the same verbs', async () => {
+    const t = app();
     const tenant = await tenantWithRoom(t);
     const sent = await call(t.app, {
       method: 'POST',
@@ -60,6 +57,7 @@ describe('chat actions, events and security', () => {
   });
 
   test('security: credential, scope, room limit, tenant and module checks', async () => {
+    const t = app();
     const tenant = await tenantWithRoom(t);
     const stranger = await tenantWithRoom(t);
     const url = `/v1/rooms/${tenant.roomId}/messages`;

@@ -1,19 +1,15 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { bearer, connectSession } from '../../../../test/factories.ts';
-import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
-import { BOT, type Message, send, tenantWithRoom } from './support.ts';
+import { call, type TestApp } from '../../../../test/helper.ts';
+import { appPerFile, BOT, type Message, send, tenantWithRoom } from './support.ts';
 
-let t: TestApp;
-before(async () => {
-  t = await buildTestApp();
-});
-after(async () => t.close());
+const app = appPerFile();
 
 /** The actor's internal row id, which the API must never show. */
 async function internalId(tenantId: string, externalId: string): Promise<string> {
-  const { rows } = await t.db.query<{ id: string }>(
+  const { rows } = await app().db.query<{ id: string }>(
     'select id::text as id from actors where tenant_id = $1 and external_id = $2',
     [tenantId, externalId],
   );
@@ -22,15 +18,27 @@ async function internalId(tenantId: string, externalId: string): Promise<string>
   return id;
 }
 
+/** A new room with one message a session of `actorId` sent; the actor's internal id. */
+async function sentBySession(t: TestApp, actorId: string) {
+  const tenant = await tenantWithRoom(t);
+  const session = await connectSession(t, tenant.apiKey, { actorId });
+  assert.equal((await send(t, session.token, tenant.roomId, { text: 'hi' })).statusCode, 201);
+  return { tenant, hidden: await internalId(tenant.tenantId, actorId) };
+}
+
+const createdEvents = (t: TestApp, apiKey: string) =>
+  call(t.app, { method: 'GET', url: '/v1/events?type=chat.message.created', headers: bearer(apiKey) });
+
 /** A migration's statements, run as the migration runner would (comments dropped). */
 async function runMigration(url: URL): Promise<void> {
   const sql = (await readFile(url, 'utf8')).replace(/^--.*$/gm, '');
   for (const statement of sql.split(';').map((s) => s.trim()))
-    if (statement !== '') await t.db.query(statement);
+    if (statement !== '') await app().db.query(statement);
 }
 
 describe('chat names actors by the shared Actor object only', () => {
   test('an API key posts as an actor: answers, lists, actions and events name the Actor, never its internal id', async () => {
+    const t = app();
     const tenant = await tenantWithRoom(t);
     const sent = await send(t, tenant.apiKey, tenant.roomId, { text: 'beep', actor: BOT });
     assert.equal(sent.statusCode, 201, sent.body);
@@ -78,15 +86,9 @@ describe('chat names actors by the shared Actor object only', () => {
   });
 
   test("a session's events name its actor in their trace as the Actor object", async () => {
-    const tenant = await tenantWithRoom(t);
-    const session = await connectSession(t, tenant.apiKey, { actorId: 'test:ann' });
-    assert.equal((await send(t, session.token, tenant.roomId, { text: 'hi' })).statusCode, 201);
-    const hidden = await internalId(tenant.tenantId, 'test:ann');
-    const events = await call(t.app, {
-      method: 'GET',
-      url: '/v1/events?type=chat.message.created',
-      headers: bearer(tenant.apiKey),
-    });
+    const t = app();
+    const { tenant, hidden } = await sentBySession(t, 'test:ann');
+    const events = await createdEvents(t, tenant.apiKey);
     const [event] = events.json<{ data: { trace: { actor: unknown } }[] }>().data;
     assert.deepEqual(event?.trace.actor, {
       kind: 'actor',
@@ -98,10 +100,8 @@ describe('chat names actors by the shared Actor object only', () => {
   });
 
   test('events written before answer the new shape once migrations 0063 and 0064 ran', async () => {
-    const tenant = await tenantWithRoom(t);
-    const session = await connectSession(t, tenant.apiKey, { actorId: 'test:old' });
-    assert.equal((await send(t, session.token, tenant.roomId, { text: 'old' })).statusCode, 201);
-    const hidden = await internalId(tenant.tenantId, 'test:old');
+    const t = app();
+    const { tenant, hidden } = await sentBySession(t, 'test:old');
     // As an older version wrote them: the internal id beside the external one.
     const old = { id: hidden, type: 'end_user', externalId: 'test:old' };
     await t.db.query(
@@ -112,11 +112,7 @@ describe('chat names actors by the shared Actor object only', () => {
     );
     await runMigration(new URL('../../../../migrations/0063_event_trace_actor.sql', import.meta.url));
     await runMigration(new URL('../migrations/0064_chat_event_authors.sql', import.meta.url));
-    const events = await call(t.app, {
-      method: 'GET',
-      url: '/v1/events?type=chat.message.created',
-      headers: bearer(tenant.apiKey),
-    });
+    const events = await createdEvents(t, tenant.apiKey);
     const [event] = events.json<{ data: { data: { message: Message }; trace: { actor: unknown } }[] }>().data;
     const actor = { type: 'end_user', id: 'test:old', identityProvider: 'test' };
     assert.deepEqual(event?.trace.actor, { kind: 'actor', ...actor });

@@ -1,17 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { bearer, connectSession } from '../../../../test/factories.ts';
-import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
-import { BOT, type Message, send, tenantWithRoom } from './support.ts';
+import { call } from '../../../../test/helper.ts';
+import { appPerFile, type Message, send, tenantWithRoom } from './support.ts';
 
-let t: TestApp;
-before(async () => {
-  t = await buildTestApp();
-});
-after(async () => t.close());
+const app = appPerFile();
 
 describe('chat edits, deletions and reactions', () => {
   test('edit: the author or an API key; delete leaves a tombstone; reactions count per actor', async () => {
+    const t = app();
     const tenant = await tenantWithRoom(t);
     const author = await connectSession(t, tenant.apiKey, { actorId: 'test:author' });
     const other = await connectSession(t, tenant.apiKey, { actorId: 'test:other' });

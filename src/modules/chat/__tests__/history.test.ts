@@ -1,17 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { bearer, connectSession } from '../../../../test/factories.ts';
-import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
-import { BOT, type Message, send, tenantWithRoom } from './support.ts';
+import { describe, test } from 'node:test';
+import { bearer } from '../../../../test/factories.ts';
+import { call } from '../../../../test/helper.ts';
+import { appPerFile, BOT, type Message, send, tenantWithRoom } from './support.ts';
 
-let t: TestApp;
-before(async () => {
-  t = await buildTestApp();
-});
-after(async () => t.close());
+const app = appPerFile();
 
 describe('chat history', () => {
   test('history pages both ways by seq (limit and cursor), oldest first within a page, with tombstones kept', async () => {
+    const t = app();
     const tenant = await tenantWithRoom(t);
     for (let i = 1; i <= 12; i++) {
       assert.equal(

@@ -1,17 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { bearer, connectSession } from '../../../../test/factories.ts';
-import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
-import { BOT, type Message, send, tenantWithRoom } from './support.ts';
+import { call } from '../../../../test/helper.ts';
+import { appPerFile, BOT, type Message, send, tenantWithRoom } from './support.ts';
 
-let t: TestApp;
-before(async () => {
-  t = await buildTestApp();
-});
-after(async () => t.close());
+const app = appPerFile();
 
 describe('chat messages over REST', () => {
   test('a session token posts as its actor; an API key names the actor; seq counts up per room', async () => {
+    const t = app();
     const tenant = await tenantWithRoom(t);
     const session = await connectSession(t, tenant.apiKey, { actorId: 'test:ann' });
     const first = await send(t, session.token, tenant.roomId, { text: 'hello', metadata: { lang: 'en' } });
@@ -44,6 +41,7 @@ describe('chat messages over REST', () => {
   });
 
   test("an API key names the actor with the spec's Actor object, the same shape runtime/connect takes", async () => {
+    const t = app();
     const tenant = await tenantWithRoom(t);
     const actor = {
       type: 'end_user',
@@ -87,6 +85,7 @@ describe('chat messages over REST', () => {
   });
 
   test('concurrent sends are numbered without gaps in arrival order; a retried clientId in the crowd returns the first message', async () => {
+    const t = app();
     const tenant = await tenantWithRoom(t);
     const first = await send(t, tenant.apiKey, tenant.roomId, {
       text: 'original',
@@ -150,6 +149,7 @@ describe('chat messages over REST', () => {
   });
 
   test('tenant config: maximum length and blocked words answer 400 with a code', async () => {
+    const t = app();
     const tenant = await tenantWithRoom(t);
     const configured = await call(t.app, {
       method: 'PUT',

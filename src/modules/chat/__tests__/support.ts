@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
 import { bearer, createTestTenant, type TestTenant } from '../../../../test/factories.ts';
-import { call, type TestApp } from '../../../../test/helper.ts';
+import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
 
 /** A message as the API answers it; its author is the shared Actor object. */
 export interface Message {
@@ -12,6 +13,19 @@ export interface Message {
   revision: number;
   editedAt: string | null;
   deletedAt: string | null;
+}
+
+/** The test file's app: built before its tests, closed after them; `app()` inside a test answers it. */
+export function appPerFile(): () => TestApp {
+  let built: TestApp | undefined;
+  before(async () => {
+    built = await buildTestApp();
+  });
+  after(async () => built?.close());
+  return () => {
+    if (built === undefined) throw new Error('the app is built before the tests run');
+    return built;
+  };
 }
 
 /** The actor tests' API keys post as. */

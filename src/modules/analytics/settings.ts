@@ -1,8 +1,8 @@
 import type { Static } from 'typebox';
-import type { ServiceContext } from '../../../core/context.ts';
-import { postgresStore } from '../postgres-store.ts';
-import { AnalyticsConfig } from '../schema.ts';
-import type { AnalyticsStore } from '../store.ts';
+import type { ServiceContext } from '../../core/context.ts';
+import { postgresStore } from './postgres-store.ts';
+import { AnalyticsConfig } from './schema.ts';
+import type { AnalyticsStore } from './store.ts';
 
 /** The tenant's analytics configuration with defaults filled in (a verb's context, or a module host's parts). */
 export async function analyticsConfig(

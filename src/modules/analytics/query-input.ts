@@ -1,10 +1,12 @@
 import type { Static } from 'typebox';
-import { InvalidRequest } from '../../../core/http/errors.ts';
-import { instantOf } from '../date-bounds.ts';
-import type { DateRange, Filters } from '../schema.ts';
-import { QUERY_LIMITS } from '../schema.ts';
-import type { Filter } from '../store.ts';
-import { checkedZone, presetRange, ZoneTime } from '../time-zones.ts';
+import type { ServiceContext } from '../../core/context.ts';
+import { InvalidRequest } from '../../core/http/errors.ts';
+import type { DateRange, Filters, QueryInput } from './query-schema.ts';
+import { QUERY_LIMITS } from './query-schema.ts';
+import type { Filter, SeriesQuery } from './store.ts';
+import { assertRepresentable, instantOf } from './time/date-bounds.ts';
+import { bucketBoundaries, presetRange } from './time/local-time.ts';
+import { checkedZone, ZoneTime } from './time/zone-time.ts';
 
 const DAY = 86_400_000;
 
@@ -67,4 +69,32 @@ export function checkedFilters(filters: Static<typeof Filters> | undefined, fiel
 export function eventList(event: string | string[] | undefined): string[] | undefined {
   if (event === undefined) return undefined;
   return [...new Set(Array.isArray(event) ? event : [event])];
+}
+
+/** The series query a request asks for (range, buckets, filters), checked. */
+export function seriesQuery(
+  ctx: ServiceContext,
+  input: Static<typeof QueryInput>,
+): SeriesQuery & { zone: ZoneTime } {
+  const name = checkedZone(input.timezone);
+  const [from, to] = resolveRange(input.dateRange, name, ctx.clock.now());
+  const zone = new ZoneTime(name);
+  if (input.interval !== undefined) zone.span(from, to);
+  const bounds =
+    input.interval === undefined
+      ? [from, to]
+      : bucketBoundaries(zone, input.interval, from, to, QUERY_LIMITS.buckets);
+  assertRepresentable(bounds, '/body/dateRange');
+  return {
+    zone,
+    events: eventList(input.event),
+    from,
+    to,
+    bounds,
+    metrics: [...new Set(input.metrics)],
+    filters: checkedFilters(input.filters, '/body/filters'),
+    ...(input.breakdown === undefined
+      ? {}
+      : { breakdown: { by: input.breakdown, limit: input.breakdownLimit } }),
+  };
 }

@@ -1,4 +1,4 @@
-import { InvalidRequest } from '../../core/http/errors.ts';
+import { InvalidRequest } from '../../../core/http/errors.ts';
 
 /**
  * The instants a query may reach: years 0001 to 9999 UTC. PostgreSQL reads a `timestamptz` written by
