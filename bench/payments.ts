@@ -8,7 +8,7 @@
 // BENCH_WARMUP_S (default 1); BENCH_CONNECTIONS concurrent loops (default 8).
 
 import type { Database } from '../src/core/db/database.ts';
-import { newId } from '../src/core/ids.ts';
+import { newId } from '../src/modules/payments/ids.ts';
 import { machineLine } from './lib/compare.ts';
 import { loadSettings } from './lib/load.ts';
 import { startService } from './lib/targets.ts';

@@ -4,7 +4,7 @@
 // (default postgres://postgres@127.0.0.1:5432/postgres); it is skipped with a note when unreachable.
 
 import type { Database } from '../src/core/db/database.ts';
-import { newId } from '../src/core/ids.ts';
+import { newId } from '../src/modules/rooms/ids.ts';
 import { machineLine } from './lib/compare.ts';
 import { loadSettings, measure } from './lib/load.ts';
 import { startService } from './lib/targets.ts';

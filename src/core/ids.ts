@@ -95,32 +95,8 @@ export function defineIds<const Own extends Readonly<Record<string, string>>>(
   return { prefixes: own, ...helpers(all) };
 }
 
-/**
- * Until every module mints its kinds through its own `defineIds`, core's helpers still take them.
- * (Removed once the modules' call sites moved.)
- */
-const MODULE_KINDS_MOVING_OUT = {
-  room: 'room',
-  message: 'msg',
-  auction: 'auc',
-  bid: 'bid',
-  payment: 'pay',
-  refund: 're',
-  ledgerTransaction: 'ltx',
-  analyticsEvent: 'aev',
-  webhookEndpoint: 'whe',
-  webhookDelivery: 'whd',
-  operator: 'op',
-  mobileBuild: 'mbd',
-} as const;
-
-export type IdKind = CoreIdKind | keyof typeof MODULE_KINDS_MOVING_OUT;
-
-/** Core's helpers: ids of core's own kinds. */
-export const { newId, isId, idPattern }: IdHelpers<IdKind> = helpers({
-  ...CORE_ID_PREFIXES,
-  ...MODULE_KINDS_MOVING_OUT,
-});
+/** Core's helpers, for core's own kinds; a module mints its kinds with the helpers of its `defineIds`. */
+export const { newId, isId, idPattern }: IdHelpers<CoreIdKind> = helpers(CORE_ID_PREFIXES);
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 

@@ -1,23 +1,113 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ID_PREFIXES, type IdKind, idPattern, idTimestamp, isId, newId } from '../../src/core/ids.ts';
+import { MODULES } from '../../src/app.ts';
+import { CORE_ID_PREFIXES, defineIds, idPattern, idTimestamp, isId, newId } from '../../src/core/ids.ts';
+import type { ModuleManifest } from '../../src/core/modules/manifest.ts';
+import { ModuleRegistry } from '../../src/core/modules/registry.ts';
 
-const KINDS = Object.keys(ID_PREFIXES) as IdKind[];
+/** Every kind the service mints, core's and the modules' (from their manifests). */
+const ALL_PREFIXES: Record<string, string> = {
+  ...CORE_ID_PREFIXES,
+  ...new ModuleRegistry(MODULES).idPrefixes,
+};
+const ALL = defineIds(new ModuleRegistry(MODULES).idPrefixes);
+const KINDS = Object.keys(ALL_PREFIXES);
+
+/** The prefixes stored ids carry: they never change, wherever their kind is declared. */
+const STORED_PREFIXES = {
+  tenant: 'ten',
+  user: 'usr',
+  membership: 'mem',
+  invitation: 'inv',
+  apiKey: 'key',
+  productKey: 'pk',
+  actor: 'act',
+  session: 'ses',
+  room: 'room',
+  message: 'msg',
+  auction: 'auc',
+  bid: 'bid',
+  payment: 'pay',
+  refund: 're',
+  ledgerTransaction: 'ltx',
+  event: 'evt',
+  analyticsEvent: 'aev',
+  webhookEndpoint: 'whe',
+  webhookDelivery: 'whd',
+  operator: 'op',
+  mobileBuild: 'mbd',
+  request: 'req',
+};
+
+/** A module that declares nothing but its id kinds. */
+function withIds(name: string, idPrefixes: Record<string, string>): ModuleManifest {
+  return {
+    name,
+    title: name,
+    description: name,
+    version: '1.0.0',
+    scopes: [],
+    sessionScopes: [],
+    eventTypes: [],
+    configSchema: {} as ModuleManifest['configSchema'],
+    actions: [],
+    idPrefixes,
+  };
+}
+
+describe('id kinds come from core and the manifests', () => {
+  test('every kind keeps the prefix its stored ids carry', () => {
+    assert.deepEqual(ALL_PREFIXES, STORED_PREFIXES);
+  });
+
+  test("a module's helpers mint its own kinds and core's, typed by their names", () => {
+    const polls = defineIds({ poll: 'poll', pollVote: 'pvt' });
+    assert.deepEqual(polls.prefixes, { poll: 'poll', pollVote: 'pvt' });
+    assert.match(polls.newId('poll', Date.now()), new RegExp(polls.idPattern('poll')));
+    assert.ok(polls.isId('pollVote', polls.newId('pollVote', Date.now())));
+    assert.ok(polls.isId('event', newId('event', Date.now())), "core's kinds too");
+    assert.equal(polls.isId('poll', polls.newId('pollVote', Date.now())), false);
+    // @ts-expect-error a kind the module does not declare does not compile
+    polls.idPattern('room');
+  });
+
+  test("a module may not take core's kinds or prefixes, nor malformed prefixes", () => {
+    assert.throws(() => defineIds({ tenant: 'tnt' }), /id kind tenant is core's/);
+    assert.throws(() => defineIds({ ticket: 'ten' }), /id prefix ten of ticket is core's \(tenant\)/);
+    assert.throws(() => defineIds({ poll: 'Poll_' }), /id prefix "Poll_" of poll is not 1-8 lower-case/);
+    assert.throws(() => defineIds({ poll: 'pl', pick: 'pl' }), /id prefix pl is given to poll and pick/);
+    assert.throws(
+      () => new ModuleRegistry([withIds('polls', { session: 'pss' })]),
+      /module polls: id kind session is core's/,
+    );
+  });
+
+  test('two modules may not declare the same kind or prefix: the app does not start', () => {
+    assert.throws(
+      () => new ModuleRegistry([...MODULES, withIds('polls', { room: 'poll' })]),
+      /id kind room declared by rooms and polls/,
+    );
+    assert.throws(
+      () => new ModuleRegistry([...MODULES, withIds('polls', { poll: 'msg' })]),
+      /id prefix msg declared by chat and polls/,
+    );
+  });
+});
 
 describe('prefix ids', () => {
   test('format: <prefix>_<26 lowercase Crockford base32>, URL-safe', () => {
     for (const kind of KINDS) {
-      const id = newId(kind, Date.now());
-      assert.match(id, new RegExp(`^${ID_PREFIXES[kind]}_[0-9a-hjkmnp-tv-z]{26}$`));
+      const id = ALL.newId(kind, Date.now());
+      assert.match(id, new RegExp(`^${ALL_PREFIXES[kind]}_[0-9a-hjkmnp-tv-z]{26}$`));
       assert.equal(encodeURIComponent(id), id);
-      assert.ok(isId(kind, id), `${id} is a valid ${kind} id`);
-      assert.match(id, new RegExp(idPattern(kind)));
+      assert.ok(ALL.isId(kind, id), `${id} is a valid ${kind} id`);
+      assert.match(id, new RegExp(ALL.idPattern(kind)));
     }
   });
 
   test('the timestamp is recoverable', () => {
     const at = Date.UTC(2030, 5, 1, 12, 0, 0, 123);
-    assert.equal(idTimestamp(newId('room', at)), at);
+    assert.equal(idTimestamp(ALL.newId('room', at)), at);
   });
 
   test('validation refuses wrong prefix, length, alphabet and overflow', () => {
@@ -50,7 +140,7 @@ describe('prefix ids', () => {
   test('ids sort by creation time across milliseconds, whatever their random part', () => {
     // Each new millisecond draws fresh random bits, so a smaller random part must still sort later.
     const base = Date.UTC(2031, 0, 1);
-    const ids = Array.from({ length: 1000 }, (_, i) => newId('message', base + i));
+    const ids = Array.from({ length: 1000 }, (_, i) => ALL.newId('message', base + i));
     ids.forEach((id, i) => {
       assert.equal(idTimestamp(id), base + i);
     });
@@ -61,7 +151,7 @@ describe('prefix ids', () => {
 
   test('ids minted within one millisecond strictly increase', () => {
     const at = Date.UTC(2032, 0, 1);
-    const ids = Array.from({ length: 1000 }, () => newId('bid', at));
+    const ids = Array.from({ length: 1000 }, () => ALL.newId('bid', at));
     for (let i = 1; i < ids.length; i++) {
       const previous = ids[i - 1] ?? '';
       const current = ids[i] ?? '';
@@ -70,15 +160,15 @@ describe('prefix ids', () => {
   });
 
   test('a clock stepping backwards never produces a smaller id', () => {
-    const first = newId('payment', Date.UTC(2033, 0, 1));
-    const second = newId('payment', Date.UTC(2033, 0, 1) - 60_000);
+    const first = ALL.newId('payment', Date.UTC(2033, 0, 1));
+    const second = ALL.newId('payment', Date.UTC(2033, 0, 1) - 60_000);
     assert.ok(second > first);
   });
 
   test('unique over many', () => {
     const count = 100_000;
     const seen = new Set<string>();
-    for (let i = 0; i < count; i++) seen.add(newId('webhookDelivery', Date.now()));
+    for (let i = 0; i < count; i++) seen.add(ALL.newId('webhookDelivery', Date.now()));
     assert.equal(seen.size, count);
   });
 });

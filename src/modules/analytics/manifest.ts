@@ -1,5 +1,6 @@
 import { ALL_WORKSPACES, defineAction, type ModuleManifest } from '../../core/modules/manifest.ts';
 import { analyticsHooks } from './hooks.ts';
+import { analyticsIds } from './ids.ts';
 import { FunnelInput, FunnelResult, QueryInput, QueryResult } from './query-schema.ts';
 import { analyticsRoutes } from './routes.ts';
 import { AnalyticsConfig } from './schema.ts';
@@ -16,6 +17,7 @@ export const analyticsModule: ModuleManifest = {
   sessionScopes: ['analytics:write'],
   eventTypes: [],
   configSchema: AnalyticsConfig,
+  idPrefixes: analyticsIds.prefixes,
   routes: analyticsRoutes,
   migrations: new URL('./migrations/', import.meta.url),
   hooks: analyticsHooks,

@@ -2,6 +2,8 @@ import type { ServiceContext } from '../../core/context.ts';
 import { tenantRead } from '../../core/db/tenant-tx.ts';
 import { AUCTION_COLUMNS, type AuctionRow, toAuction } from './auction-row.ts';
 
+export { auctionsIds } from './ids.ts';
+
 /**
  * The auctions module's port for the public surface (the storefront module): published auctions as anyone
  * may see them. Only what a shopper needs — never a bidder's identity, a leader's maximum or the reserve

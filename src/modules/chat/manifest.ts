@@ -1,4 +1,5 @@
 import { ALL_WORKSPACES, defineAction, type ModuleManifest } from '../../core/modules/manifest.ts';
+import { chatIds } from './ids.ts';
 import { chatRealtime } from './realtime/index.ts';
 import { CHAT_CHANGES_RETENTION } from './retention.ts';
 import { chatRoutes } from './routes.ts';
@@ -24,6 +25,7 @@ export const chatModule: ModuleManifest = {
   sessionScopes: ['chat:read', 'chat:write'],
   eventTypes: ['chat.message.created', 'chat.message.updated', 'chat.message.deleted'],
   configSchema: ChatConfig,
+  idPrefixes: chatIds.prefixes,
   routes: chatRoutes,
   migrations: new URL('./migrations/', import.meta.url),
   hooks: () => ({ realtime: chatRealtime() }),

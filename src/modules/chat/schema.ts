@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
 import { ROOM_ID_PATTERN } from '../../core/auth/room-id.ts';
 import { PAGE_QUERY, Page } from '../../core/http/pagination.ts';
-import { idPattern } from '../../core/ids.ts';
 import { Actor } from '../../core/tenancy/actors.ts';
+import { idPattern } from './ids.ts';
 
 /** The hard ceiling; a tenant may configure a lower one. */
 export const MAX_TEXT_LENGTH = 4000;

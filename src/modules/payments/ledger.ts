@@ -1,5 +1,5 @@
 import type { Queryable } from '../../core/db/database.ts';
-import { newId } from '../../core/ids.ts';
+import { newId } from './ids.ts';
 
 export interface NewPosting {
   account: string;

@@ -1,4 +1,5 @@
 import { ALL_WORKSPACES, defineAction, type ModuleManifest } from '../../core/modules/manifest.ts';
+import { paymentsIds } from './ids.ts';
 import { STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET } from './providers/stripe-account.ts';
 import { paymentRoutes } from './routes/index.ts';
 import { PaymentsConfig } from './schema/config.ts';
@@ -35,6 +36,7 @@ export const paymentsModule: ModuleManifest = {
   sessionScopes: ['payments:read'],
   eventTypes: PAYMENT_EVENTS,
   configSchema: PaymentsConfig,
+  idPrefixes: paymentsIds.prefixes,
   routes: paymentRoutes,
   migrations: new URL('./migrations/', import.meta.url),
   encryptedColumns: [STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET],

@@ -1,4 +1,5 @@
 import { ALL_WORKSPACES, defineAction, type ModuleManifest } from '../../core/modules/manifest.ts';
+import { roomsIds } from './ids.ts';
 import { roomsRealtime } from './realtime.ts';
 import { roomRoutes } from './routes.ts';
 import {
@@ -26,6 +27,7 @@ export const roomsModule: ModuleManifest = {
   sessionScopes: ['rooms:read'],
   eventTypes: ['room.created', 'room.updated', 'room.deleted'],
   configSchema: RoomsConfig,
+  idPrefixes: roomsIds.prefixes,
   routes: roomRoutes,
   migrations: new URL('./migrations/', import.meta.url),
   hooks: () => ({ realtime: roomsRealtime() }),

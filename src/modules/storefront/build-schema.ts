@@ -1,8 +1,8 @@
 import { type Static, Type } from 'typebox';
 import { Page } from '../../core/http/pagination.ts';
 import { oneOf } from '../../core/http/schemas.ts';
-import { idPattern } from '../../core/ids.ts';
 import { Nullable } from '../../surfaces/console/schemas.ts';
+import { idPattern } from './ids.ts';
 import { HttpsUrl } from './schema.ts';
 
 /** Mobile builds: requests from the console, the build pipeline's callback, and what both answer. */

@@ -6,9 +6,9 @@ import { systemTx } from '../../core/db/tenant-tx.ts';
 import { AppError, InvalidRequest, NotFound } from '../../core/http/errors.ts';
 import { jsonProblem } from '../../core/http/json-safety.ts';
 import { errorRef } from '../../core/http/schemas.ts';
-import { isId } from '../../core/ids.ts';
 import { BuildCallbackBody, BuildParams, MobileBuild } from './build-schema.ts';
 import { callbackSecret } from './github-dispatch.ts';
+import { isId } from './ids.ts';
 import { completeMobileBuild } from './verbs/complete-mobile-build.ts';
 
 export const SIGNATURE_HEADER = 'x-svc-signature';

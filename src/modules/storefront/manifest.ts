@@ -1,4 +1,5 @@
 import type { ModuleManifest } from '../../core/modules/manifest.ts';
+import { storefrontIds } from './ids.ts';
 import { storefrontRoutes } from './routes.ts';
 import { StorefrontConfig } from './schema.ts';
 
@@ -16,6 +17,7 @@ export const storefrontModule: ModuleManifest = {
   sessionScopes: [],
   eventTypes: ['mobile_build.queued', 'mobile_build.succeeded', 'mobile_build.failed'],
   configSchema: StorefrontConfig,
+  idPrefixes: storefrontIds.prefixes,
   routes: storefrontRoutes,
   migrations: new URL('./migrations/', import.meta.url),
   actions: [],

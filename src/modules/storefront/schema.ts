@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { Page } from '../../core/http/pagination.ts';
-import { idPattern } from '../../core/ids.ts';
 import { AllowedOriginsSchema, Nullable, RateLimitSchema } from '../../surfaces/console/schemas.ts';
+import { idPattern } from './ids.ts';
 
 // ---- Brand --------------------------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../../core/db/database.ts';
-import { newId } from '../../core/ids.ts';
+import { newId } from './ids.ts';
 
 const TRACE_ID = /^(?!0{32})[0-9a-f]{32}$/;
 

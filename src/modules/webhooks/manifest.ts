@@ -2,6 +2,7 @@ import { PageQuery } from '../../core/http/pagination.ts';
 import { ALL_WORKSPACES, defineAction, type ModuleManifest } from '../../core/modules/manifest.ts';
 import { ENDPOINT_SECRET, PREVIOUS_ENDPOINT_SECRET } from './endpoint-secrets.ts';
 import { webhookHooks } from './hooks.ts';
+import { webhooksIds } from './ids.ts';
 import { DELIVERY_RETENTION } from './retention.ts';
 import { webhookRoutes } from './routes.ts';
 import {
@@ -29,6 +30,7 @@ export const webhooksModule: ModuleManifest = {
   sessionScopes: [],
   eventTypes: [TEST_EVENT, DEAD_LETTERED_EVENT],
   configSchema: WebhooksConfig,
+  idPrefixes: webhooksIds.prefixes,
   routes: webhookRoutes,
   migrations: new URL('./migrations/', import.meta.url),
   hooks: webhookHooks,

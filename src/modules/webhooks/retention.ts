@@ -1,8 +1,9 @@
 import type { ServiceContext } from '../../core/context.ts';
 import { AppError } from '../../core/http/errors.ts';
-import { idTimestamp, isId } from '../../core/ids.ts';
+import { idTimestamp } from '../../core/ids.ts';
 import type { RetentionRule } from '../../core/modules/manifest.ts';
 import { describeAge, retentionAgeMs } from '../../core/retention/rules.ts';
+import { isId } from './ids.ts';
 
 /**
  * Finished deliveries (delivered or dead-lettered) and their attempts are history; pending ones are work

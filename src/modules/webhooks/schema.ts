@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { PAGE_QUERY, Page, type PageQuery } from '../../core/http/pagination.ts';
-import { idPattern } from '../../core/ids.ts';
+import { idPattern } from './ids.ts';
 
 /**
  * The webhooks module's TypeBox schemas: the one source of its input and output shapes. Routes and actions

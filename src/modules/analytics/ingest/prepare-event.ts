@@ -1,8 +1,8 @@
 import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
 import { isAppError } from '../../../core/http/errors.ts';
-import { newId } from '../../../core/ids.ts';
 import { validated } from '../../../core/modules/validate.ts';
+import { newId } from '../ids.ts';
 import { AnalyticsEventInput, LIMITS } from '../schema.ts';
 import type { StoredEvent } from '../store.ts';
 

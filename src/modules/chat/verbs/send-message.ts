@@ -5,7 +5,6 @@ import { PG_ERROR, pgErrorCode, type Queryable } from '../../../core/db/database
 import type { GroupWriter } from '../../../core/db/group-commit.ts';
 import { tenantRead } from '../../../core/db/tenant-tx.ts';
 import { NotFound } from '../../../core/http/errors.ts';
-import { newId } from '../../../core/ids.ts';
 import {
   assignNamedActors,
   namedActorParams,
@@ -14,6 +13,7 @@ import {
   sessionOrNamedActor,
 } from '../../../core/tenancy/acting-actor.ts';
 import { actorView } from '../../../core/tenancy/actors.ts';
+import { newId } from '../ids.ts';
 import { CHAT_ACTING } from '../rules/acting.ts';
 import { chatConfig } from '../rules/config.ts';
 import { checkText } from '../rules/moderation.ts';

@@ -8,7 +8,7 @@ import { ManualClock } from '../../../core/clock.ts';
 import type { ServiceContext } from '../../../core/context.ts';
 import { AppError } from '../../../core/http/errors.ts';
 import { traceFrom } from '../../../core/http/request-id.ts';
-import { newId } from '../../../core/ids.ts';
+import { auctionsIds } from '../../auctions/port.ts';
 import { resumeRefund } from '../refunds/send-refund.ts';
 import { SettlementWorker } from '../settlement.ts';
 import { STEP_LEASE_MS } from '../steps/step-keys.ts';
@@ -337,7 +337,7 @@ describe('payments: provider calls outside the transaction, recovered with the s
   });
 
   test('create: an insert that fails (the auction already has a payment) never reaches Stripe', async () => {
-    const auctionId = newId('auction', clock.now());
+    const auctionId = auctionsIds.newId('auction', clock.now());
     const sale = { amount: 700, currency: 'EUR', customer: customerActor('test:winner'), auctionId };
     const first = await createPaymentRecord(context(), sale);
     assert.match(first.providerRef ?? '', /^pi_/);

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { idPattern } from '../../../core/ids.ts';
+import { idPattern } from '../ids.ts';
 
 /** Amounts are integers in minor units (cents); above this they are refused. */
 export const MAX_AMOUNT = 1_000_000_000_000;

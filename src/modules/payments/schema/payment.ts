@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
 import { PAGE_QUERY, Page } from '../../../core/http/pagination.ts';
 import { oneOf } from '../../../core/http/schemas.ts';
-import { idPattern } from '../../../core/ids.ts';
 import { Actor } from '../../../core/tenancy/actors.ts';
+import { auctionsIds } from '../../auctions/port.ts';
 import {
   CAPTURE_METHODS,
   Currency,
@@ -172,7 +172,7 @@ export const ListPaymentsInput = Type.Object(
         description: 'Only this customer’s payments: the Actor’s id, <provider>:<external_id>',
       }),
     ),
-    auctionId: Type.Optional(Type.String({ pattern: idPattern('auction') })),
+    auctionId: Type.Optional(Type.String({ pattern: auctionsIds.idPattern('auction') })),
     ...PAGE_QUERY,
   },
   {

@@ -4,8 +4,8 @@ import { assertCurrency } from '../../../core/currencies.ts';
 import { PG_ERROR, pgErrorCode, type Queryable } from '../../../core/db/database.ts';
 import { Conflict } from '../../../core/http/errors.ts';
 import { type IdempotencyBinding, keyReused } from '../../../core/http/idempotency.ts';
-import { newId } from '../../../core/ids.ts';
 import { checkCustomer, payingActor } from '../customers.ts';
+import { newId } from '../ids.ts';
 import {
   PAYMENT_COLUMNS,
   type PaymentRow,

@@ -3,7 +3,7 @@ import { inTenant, type ServiceContext } from '../../../core/context.ts';
 import { PG_ERROR, pgErrorCode, type Queryable } from '../../../core/db/database.ts';
 import { InvalidRequest } from '../../../core/http/errors.ts';
 import { type IdempotencyBinding, keyReused } from '../../../core/http/idempotency.ts';
-import { newId } from '../../../core/ids.ts';
+import { newId } from '../ids.ts';
 import {
   lockPayment,
   REFUND_COLUMNS,

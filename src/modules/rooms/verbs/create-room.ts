@@ -4,7 +4,7 @@ import { PG_ERROR, pgErrorCode } from '../../../core/db/database.ts';
 import type { GroupWriter } from '../../../core/db/group-commit.ts';
 import type { OwnStatement } from '../../../core/events/store.ts';
 import { Conflict } from '../../../core/http/errors.ts';
-import { newId } from '../../../core/ids.ts';
+import { newId } from '../ids.ts';
 import { roomsConfig } from '../rooms-config.ts';
 import type { CreateRoomInput, Room } from '../schema.ts';
 

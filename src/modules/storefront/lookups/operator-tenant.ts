@@ -1,6 +1,6 @@
 import type { Database } from '../../../core/db/database.ts';
 import { systemTx } from '../../../core/db/tenant-tx.ts';
-import { isId } from '../../../core/ids.ts';
+import { isId } from '../ids.ts';
 
 /**
  * The tenant of an operator, for routes addressed by `/api/console/operators/:operatorId`: the console

@@ -2,7 +2,7 @@ import type { ServiceContext } from '../../../core/context.ts';
 import { inTenant } from '../../../core/context.ts';
 import { PG_ERROR, pgErrorCode } from '../../../core/db/database.ts';
 import { Conflict } from '../../../core/http/errors.ts';
-import { newId } from '../../../core/ids.ts';
+import { newId } from '../ids.ts';
 import { OPERATOR_COLUMNS, type OperatorRow, toOperator } from '../operator-row.ts';
 import type { CreateOperatorInput, OperatorView } from '../schema.ts';
 

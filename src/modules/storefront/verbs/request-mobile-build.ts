@@ -1,10 +1,10 @@
 import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
 import { inTenant } from '../../../core/context.ts';
-import { newId } from '../../../core/ids.ts';
 import { BUILD_COLUMNS, type BuildRow, buildEventData, toBuild } from '../build-row.ts';
 import type { MobileBuildAnswer, MobileBuildInput, MobileBuildView } from '../build-schema.ts';
 import { callbackSecret, DispatchRefused, sendDispatch } from '../github-dispatch.ts';
+import { newId } from '../ids.ts';
 import { findOperatorRow } from '../lookups/find-operator.ts';
 import { resolveBrand } from '../operator-row.ts';
 import { getStorefront } from './get-storefront.ts';

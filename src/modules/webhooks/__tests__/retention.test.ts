@@ -6,9 +6,9 @@ import type { Clock } from '../../../core/clock.ts';
 import type { Database } from '../../../core/db/database.ts';
 import { systemTx } from '../../../core/db/tenant-tx.ts';
 import { AppError } from '../../../core/http/errors.ts';
-import { newId } from '../../../core/ids.ts';
 import { activeRetention, retentionRules } from '../../../core/retention/rules.ts';
 import { RetentionWorker } from '../../../core/retention/worker.ts';
+import { newId } from '../ids.ts';
 import { createEndpoint, getDelivery, redeliver } from '../index.ts';
 import {
   attemptsOf,

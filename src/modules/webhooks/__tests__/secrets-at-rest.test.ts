@@ -5,9 +5,9 @@ import { buildTestApp } from '../../../../test/helper.ts';
 import { type IsolatedDatabase, isolatedDatabase } from '../../../../test/support/isolated-database.ts';
 import type { Config } from '../../../config.ts';
 import type { Database } from '../../../core/db/database.ts';
-import { newId } from '../../../core/ids.ts';
 import { parseKeyList } from '../../../core/secrets/keys.ts';
 import { ENDPOINT_SECRET, PREVIOUS_ENDPOINT_SECRET, readSecret } from '../endpoint-secrets.ts';
+import { newId } from '../ids.ts';
 import { createEndpoint, rotateSecret } from '../index.ts';
 import {
   createTenant,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { isId, newId } from '../../../core/ids.ts';
+import { isId, newId } from '../ids.ts';
 import { eventTypeMatchSql, isBlockedAddress } from '../index.ts';
 import { retryDelay } from '../worker/schedule.ts';
 import { openTestDb } from './support.ts';

@@ -1,9 +1,9 @@
 import type { ServiceContext } from '../../../core/context.ts';
 import { tenantTx } from '../../../core/db/tenant-tx.ts';
 import { Conflict } from '../../../core/http/errors.ts';
-import { newId } from '../../../core/ids.ts';
 import { validated } from '../../../core/modules/validate.ts';
 import { ENDPOINT_SECRET, encryptSecret } from '../endpoint-secrets.ts';
+import { newId } from '../ids.ts';
 import { checkEndpointFields, distinctEventTypes, normalizedUrl } from '../input-rules.ts';
 import { CreateEndpointBody, type CreateEndpointInput, type WebhookEndpoint } from '../schema.ts';
 import { ENDPOINT_COLUMNS, type EndpointRow, endpointView } from '../views.ts';
