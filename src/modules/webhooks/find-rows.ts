@@ -1,6 +1,6 @@
 import type { Queryable } from '../../core/db/database.ts';
 import { NotFound } from '../../core/http/errors.ts';
-import { isId } from '../../core/ids.ts';
+import { isId } from './ids.ts';
 import { DELIVERY_COLUMNS, type DeliveryRow, ENDPOINT_COLUMNS, type EndpointRow } from './views.ts';
 
 interface Lookup {
