@@ -13,7 +13,7 @@ export {
 export * from './schema.ts';
 export { standardSignature, svcSignature, USER_AGENT } from './signing.ts';
 export * from './types.ts';
-export { createEndpoint, MAX_ENDPOINTS_PER_TENANT } from './verbs/create-endpoint.ts';
+export { createEndpoint } from './verbs/create-endpoint.ts';
 export { deleteEndpoint } from './verbs/delete-endpoint.ts';
 export { getDelivery } from './verbs/get-delivery.ts';
 export { getEndpoint } from './verbs/get-endpoint.ts';

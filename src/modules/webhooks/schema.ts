@@ -11,6 +11,7 @@ export const SECRET_MIN_LENGTH = 16;
 export const SECRET_MAX_LENGTH = 512;
 export const URL_MAX_LENGTH = 2048;
 export const MAX_ROTATION_GRACE_SECONDS = 7 * 86_400;
+export const MAX_ENDPOINTS_PER_TENANT = 100;
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(s: T) => Type.Union([s, Type.Null()]);
 const Time = Type.String({ format: 'date-time' });

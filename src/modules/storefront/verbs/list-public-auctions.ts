@@ -7,7 +7,7 @@ import { publicStorefront } from '../lookups/public-storefront.ts';
 import { PUBLIC_STATUSES, type PublicAuctionPage, type PublicAuctionsQuery } from '../public-schema.ts';
 
 /** How long an ended auction stays in the listing. */
-export const RECENTLY_ENDED_MS = 7 * 86_400_000;
+const RECENTLY_ENDED_MS = 7 * 86_400_000;
 
 function positionOf(cursor: string | undefined) {
   const value = decodeCursor(cursor);

@@ -5,10 +5,13 @@ import { validated } from '../../../core/modules/validate.ts';
 import { ENDPOINT_SECRET, encryptSecret } from '../endpoint-secrets.ts';
 import { newId } from '../ids.ts';
 import { checkEndpointFields, distinctEventTypes, normalizedUrl } from '../input-rules.ts';
-import { CreateEndpointBody, type CreateEndpointInput, type WebhookEndpoint } from '../schema.ts';
+import {
+  CreateEndpointBody,
+  type CreateEndpointInput,
+  MAX_ENDPOINTS_PER_TENANT,
+  type WebhookEndpoint,
+} from '../schema.ts';
 import { ENDPOINT_COLUMNS, type EndpointRow, endpointView } from '../views.ts';
-
-export const MAX_ENDPOINTS_PER_TENANT = 100;
 
 /**
  * The secret (the HMAC key) is stored encrypted, never returned; eventTypes null or absent means every

@@ -7,7 +7,7 @@ import { findEndpoint } from '../find-rows.ts';
 import { RotateSecretBody, type RotateSecretInput, type WebhookEndpoint } from '../schema.ts';
 import { ENDPOINT_COLUMNS, type EndpointRow, endpointView } from '../views.ts';
 
-export const DEFAULT_ROTATION_GRACE_SECONDS = 86_400;
+const DEFAULT_ROTATION_GRACE_SECONDS = 86_400;
 
 /**
  * The old secret keeps signing next to the new one for `graceSeconds` (default one day, at most seven);
