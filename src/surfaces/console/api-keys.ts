@@ -12,8 +12,8 @@ import {
   consoleContext,
   consoleListRoute,
   consoleRoute,
-  TenantId,
   TenantParams,
+  tenantRecordParams,
 } from './guard.ts';
 import { ApiKeyPage, ApiKeySchema } from './schemas.ts';
 
@@ -38,7 +38,7 @@ const CreatedApiKey = Type.Intersect([ApiKeySchema, Type.Object({ key: Type.Stri
   title: 'CreatedApiKey',
   description: 'A new API key with its secret (`key`), shown in this answer only',
 });
-const KeyParams = Type.Object({ tenantId: TenantId, keyId: Type.String({ pattern: '^key_[0-9a-z]{26}$' }) });
+const KeyParams = tenantRecordParams({ keyId: Type.String({ pattern: '^key_[0-9a-z]{26}$' }) });
 
 export async function apiKeyRoutes(
   app: FastifyInstance,

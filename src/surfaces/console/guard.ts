@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type TSchema, Type } from 'typebox';
+import { type TProperties, type TSchema, Type } from 'typebox';
 import { hostedUser } from '../../core/auth/principal.ts';
 import type { Services, TenantContext } from '../../core/context.ts';
 import type { Database } from '../../core/db/database.ts';
@@ -71,6 +71,9 @@ export function installConsoleGuard(app: FastifyInstance, db: Database): void {
 export const consoleAuth = { auth: { credentials: ['hosted_user'] as const } };
 export const TenantId = Type.String({ pattern: '^ten_[0-9a-z]{26}$' });
 export const TenantParams = Type.Object({ tenantId: TenantId });
+/** Path parameters of a route addressing one record of the tenant: `:tenantId` and the record's own. */
+export const tenantRecordParams = <P extends TProperties>(own: P) =>
+  Type.Object({ tenantId: TenantId, ...own });
 
 /** A path parameter of a console route (`:tenantId`, or the record a `tenantOf` route names). */
 function stringParam(request: FastifyRequest, name: string): string | undefined {

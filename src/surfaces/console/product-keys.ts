@@ -10,7 +10,7 @@ import {
   revokeProductKey,
   updateProductKey,
 } from '../../core/tenancy/product-keys.ts';
-import { consoleContext, consoleListRoute, consoleRoute, TenantId, TenantParams } from './guard.ts';
+import { consoleContext, consoleListRoute, consoleRoute, TenantParams, tenantRecordParams } from './guard.ts';
 import { AllowedOriginsSchema, ProductKeyPage, ProductKeySchema, RateLimitSchema } from './schemas.ts';
 
 const KeyName = Type.String({ minLength: 1, maxLength: 100 });
@@ -39,10 +39,7 @@ const UpdateProductKey = Type.Object(
     minProperties: 1,
   },
 );
-const ProductKeyParams = Type.Object({
-  tenantId: TenantId,
-  productKeyId: Type.String({ pattern: '^pk_[0-9a-z]{26}$' }),
-});
+const ProductKeyParams = tenantRecordParams({ productKeyId: Type.String({ pattern: '^pk_[0-9a-z]{26}$' }) });
 
 export async function productKeyRoutes(
   app: FastifyInstance,

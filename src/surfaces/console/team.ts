@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../../core/context.ts';
 import { pageOfList } from '../../core/http/pagination.ts';
@@ -17,8 +17,8 @@ import {
   consoleContext,
   consoleListRoute,
   consoleRoute,
-  TenantId,
   TenantParams,
+  tenantRecordParams,
 } from './guard.ts';
 import { Ok, RoleSchema, TeamEntrySchema, TeamPage } from './schemas.ts';
 
@@ -34,21 +34,19 @@ const ChangeRole = Type.Object(
   { role: RoleSchema },
   { title: 'ChangeMemberRoleInput', description: "A member's new role", additionalProperties: false },
 );
-const MemberParams = Type.Object({
-  tenantId: TenantId,
-  userId: Type.String({ pattern: '^usr_[0-9a-z]{26}$' }),
-});
-const InvitationParams = Type.Object({
-  tenantId: TenantId,
-  invitationId: Type.String({ pattern: '^inv_[0-9a-z]{26}$' }),
-});
+const MemberParams = tenantRecordParams({ userId: Type.String({ pattern: '^usr_[0-9a-z]{26}$' }) });
+const OK = { ok: true as const };
+const InvitationParams = tenantRecordParams({ invitationId: Type.String({ pattern: '^inv_[0-9a-z]{26}$' }) });
 
 export async function teamRoutes(app: FastifyInstance, services: Pick<Services, 'db' | 'clock'>) {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+  const ctx = (request: FastifyRequest) => consoleContext(request, services);
+  /** The caller's role in the tenant, which bounds the roles they may grant or remove. */
+  const by = (request: FastifyRequest) => request.membershipRole as Role;
   typed.get(
     '/api/console/tenants/:tenantId/members',
     consoleListRoute('listMembers', 'Members (active) and invitations (pending)', TeamPage),
-    async (request) => pageOfList(await listTeam(consoleContext(request, services)), request.query),
+    async (request) => pageOfList(await listTeam(ctx(request)), request.query),
   );
 
   typed.post(
@@ -62,11 +60,11 @@ export async function teamRoutes(app: FastifyInstance, services: Pick<Services, 
     }),
     async (request, reply) => {
       const body = request.body;
-      const entry = await inviteMember(consoleContext(request, services), {
+      const entry = await inviteMember(ctx(request), {
         email: body.email,
         role: body.role as Role,
         invitedBy: consoleCaller(request).userId,
-        actorRole: request.membershipRole as Role,
+        actorRole: by(request),
       });
       reply.status(201);
       return entry;
@@ -84,13 +82,12 @@ export async function teamRoutes(app: FastifyInstance, services: Pick<Services, 
     }),
     async (request) => {
       const { userId } = request.params;
-      const { role } = request.body;
-      await changeMemberRole(consoleContext(request, services), {
+      await changeMemberRole(ctx(request), {
         userId,
-        role: role as Role,
-        actorRole: request.membershipRole as Role,
+        role: request.body.role as Role,
+        actorRole: by(request),
       });
-      return { ok: true as const };
+      return OK;
     },
   );
 
@@ -103,12 +100,8 @@ export async function teamRoutes(app: FastifyInstance, services: Pick<Services, 
       response: { 200: Ok },
     }),
     async (request) => {
-      const { userId } = request.params;
-      await removeMember(consoleContext(request, services), {
-        userId,
-        actorRole: request.membershipRole as Role,
-      });
-      return { ok: true as const };
+      await removeMember(ctx(request), { userId: request.params.userId, actorRole: by(request) });
+      return OK;
     },
   );
 
@@ -121,9 +114,8 @@ export async function teamRoutes(app: FastifyInstance, services: Pick<Services, 
       response: { 200: Ok },
     }),
     async (request) => {
-      const { invitationId } = request.params;
-      await cancelInvitation(consoleContext(request, services), { invitationId });
-      return { ok: true as const };
+      await cancelInvitation(ctx(request), { invitationId: request.params.invitationId });
+      return OK;
     },
   );
 }
