@@ -5,7 +5,7 @@ import type { TestTenant } from '../../../../test/factories.ts';
 import { call, type TestApp } from '../../../../test/helper.ts';
 import { resumeRefund } from '../refunds/send-refund.ts';
 import { STEP_LEASE_MS } from '../steps/step-keys.ts';
-import { stripeStepsFixture } from './steps-fixture.ts';
+import { stripeStepsFixture, WEBHOOK_SECRET } from './steps-fixture.ts';
 import {
   act,
   createPayment,
@@ -16,9 +16,6 @@ import {
   refund,
 } from './support.ts';
 
-const _SECRET_KEY = 'sk_test_51StepsKeyForTheLocalStandIn';
-const WEBHOOK_SECRET = 'whsec_stepsStandInSecret0123456789';
-
 /**
  * Provider calls outside the payment's transaction (steps.ts), against the local Stripe: nothing waits on
  * a database connection while Stripe thinks, a second change of the payment meanwhile answers 409, a lost
@@ -27,19 +24,6 @@ const WEBHOOK_SECRET = 'whsec_stepsStandInSecret0123456789';
  */
 describe('payments: provider calls outside the transaction, recovered with the same idempotency key', () => {
   const f = stripeStepsFixture();
-  const {
-    fake,
-    clock,
-    context,
-    paths,
-    performed,
-    sent,
-    read,
-    authorized,
-    captureTransactions,
-    ledgerOk,
-    dieMidCall,
-  } = f;
   let t: TestApp;
   let tenant: TestTenant;
   let key: string;
@@ -48,13 +32,13 @@ describe('payments: provider calls outside the transaction, recovered with the s
   });
 
   test('while Stripe has not answered a capture, no transaction waits: the payment reads, others change, a second change answers 409', async () => {
-    const payment = await authorized();
-    const held = fake.hold(paths.of(payment, 'capture'));
+    const payment = await f.authorized();
+    const held = f.fake.hold(f.paths.of(payment, 'capture'));
     const first = act(t, key, payment.id, 'capture');
     await held.reached;
     // The embedded database has one connection: any statement here would wait behind a held transaction.
-    assert.equal((await read(payment.id)).status, 'requires_capture');
-    const other = await authorized(1200);
+    assert.equal((await f.read(payment.id)).status, 'requires_capture');
+    const other = await f.authorized(1200);
     assert.equal(other.status, 'requires_capture');
     for (const action of ['capture', 'cancel'] as const) {
       const second = await act(t, key, payment.id, action);
@@ -70,54 +54,54 @@ describe('payments: provider calls outside the transaction, recovered with the s
     assert.equal(done.statusCode, 200, done.body);
     assert.equal(done.json<PaymentView>().status, 'succeeded');
     assert.equal(done.json<PaymentView>().amountCaptured, 4000);
-    assert.equal(performed(paths.of(payment, 'capture')).length, 1);
-    assert.equal(await captureTransactions(payment.id), 1);
-    await ledgerOk();
+    assert.equal(f.performed(f.paths.of(payment, 'capture')).length, 1);
+    assert.equal(await f.captureTransactions(payment.id), 1);
+    await f.ledgerOk();
   });
 
   test('a lost answer: 503, then the retry asks Stripe again with the same idempotency key, which captured once', async () => {
-    const payment = await authorized();
+    const payment = await f.authorized();
     // Both the SDK's attempt and its own retry lose their answer, after Stripe carried the first out.
-    fake.loseAnswers(paths.of(payment, 'capture'), 2);
+    f.fake.loseAnswers(f.paths.of(payment, 'capture'), 2);
     const lost = await act(t, key, payment.id, 'capture', { amountToCapture: 3000 });
     assert.equal(lost.statusCode, 503, lost.body);
     assert.equal(lost.json<ErrorBody>().error, 'service_unavailable');
-    assert.equal(fake.intents.get(payment.providerRef ?? '')?.status, 'succeeded', 'Stripe did capture');
-    assert.equal((await read(payment.id)).status, 'requires_capture', 'not applied: its answer was lost');
-    assert.equal(await captureTransactions(payment.id), 0);
+    assert.equal(f.fake.intents.get(payment.providerRef ?? '')?.status, 'succeeded', 'Stripe did capture');
+    assert.equal((await f.read(payment.id)).status, 'requires_capture', 'not applied: its answer was lost');
+    assert.equal(await f.captureTransactions(payment.id), 0);
 
     const retried = await act(t, key, payment.id, 'capture', { amountToCapture: 3000 });
     assert.equal(retried.statusCode, 200, retried.body);
     assert.equal(retried.json<PaymentView>().status, 'succeeded');
     assert.equal(retried.json<PaymentView>().amountCaptured, 3000);
-    const calls = sent(paths.of(payment, 'capture'));
+    const calls = f.sent(f.paths.of(payment, 'capture'));
     assert.equal(calls.length, 3, 'the SDK tried twice, the retry once');
     assert.equal(new Set(calls.map((c) => c.idempotencyKey)).size, 1, 'one idempotency key for the step');
     assert.match(calls[0]?.idempotencyKey ?? '', new RegExp(`^svc-capture-${payment.id}-\\d+$`));
-    assert.equal(performed(paths.of(payment, 'capture')).length, 1, 'captured once at Stripe');
-    assert.equal(await captureTransactions(payment.id), 1, 'posted once');
-    await ledgerOk();
+    assert.equal(f.performed(f.paths.of(payment, 'capture')).length, 1, 'captured once at Stripe');
+    assert.equal(await f.captureTransactions(payment.id), 1, 'posted once');
+    await f.ledgerOk();
   });
 
   test('an instance that died mid-call holds the step until its lease runs out; then a retry resumes it, once', async () => {
-    const payment = await authorized();
-    fake.loseAnswers(paths.of(payment, 'capture'), 2);
+    const payment = await f.authorized();
+    f.fake.loseAnswers(f.paths.of(payment, 'capture'), 2);
     assert.equal((await act(t, key, payment.id, 'capture')).statusCode, 503);
-    await dieMidCall(payment.id);
+    await f.dieMidCall(payment.id);
     const early = await act(t, key, payment.id, 'capture');
     assert.equal(early.statusCode, 409, early.body);
     assert.match(early.json<ErrorBody>().message, /is requires_capture with a capture still running/);
-    clock.advance(STEP_LEASE_MS);
+    f.clock.advance(STEP_LEASE_MS);
     const resumed = await act(t, key, payment.id, 'capture');
     assert.equal(resumed.statusCode, 200, resumed.body);
     assert.equal(resumed.json<PaymentView>().status, 'succeeded');
-    assert.equal(performed(paths.of(payment, 'capture')).length, 1);
-    assert.equal(await captureTransactions(payment.id), 1);
+    assert.equal(f.performed(f.paths.of(payment, 'capture')).length, 1);
+    assert.equal(await f.captureTransactions(payment.id), 1);
   });
 
   test('a confirm whose answer was lost is resumed by the next request of another kind first', async () => {
     const payment = await createPayment(t, key, { amount: 900 });
-    fake.loseAnswers(paths.of(payment, 'confirm'), 2);
+    f.fake.loseAnswers(f.paths.of(payment, 'confirm'), 2);
     const lost = await act(t, key, payment.id, 'confirm', { paymentMethod: 'pm_card_visa' });
     assert.equal(lost.statusCode, 503, lost.body);
     // A cancel finds the confirmation's step: it is finished first (Stripe says succeeded), so the cancel
@@ -125,19 +109,19 @@ describe('payments: provider calls outside the transaction, recovered with the s
     const cancel = await act(t, key, payment.id, 'cancel');
     assert.equal(cancel.statusCode, 409, cancel.body);
     assert.match(cancel.json<ErrorBody>().message, new RegExp(`payment ${payment.id} is succeeded`));
-    const now = await read(payment.id);
+    const now = await f.read(payment.id);
     assert.equal(now.status, 'succeeded');
     assert.equal(now.paymentMethod, 'pm_card_visa');
-    assert.equal(performed(paths.of(payment, 'confirm')).length, 1);
-    assert.equal(await captureTransactions(payment.id), 1);
+    assert.equal(f.performed(f.paths.of(payment, 'confirm')).length, 1);
+    assert.equal(await f.captureTransactions(payment.id), 1);
   });
 
   test('a webhook that moves the payment on while a step runs wins: the step answers 409 naming the status', async () => {
-    const payment = await authorized(2200);
-    const held = fake.hold(paths.of(payment, 'cancel'));
+    const payment = await f.authorized(2200);
+    const held = f.fake.hold(f.paths.of(payment, 'cancel'));
     const cancel = act(t, key, payment.id, 'cancel');
     await held.reached;
-    const intent = fake.settle(payment.providerRef ?? '', 'succeeded');
+    const intent = f.fake.settle(payment.providerRef ?? '', 'succeeded');
     const payload = JSON.stringify({
       id: `evt_steps_${payment.id}`,
       object: 'event',
@@ -156,7 +140,7 @@ describe('payments: provider calls outside the transaction, recovered with the s
       payload,
     });
     assert.equal(hook.statusCode, 200, hook.body);
-    assert.equal((await read(payment.id)).status, 'succeeded');
+    assert.equal((await f.read(payment.id)).status, 'succeeded');
     held.release();
     const res = await cancel;
     assert.equal(res.statusCode, 409, res.body);
@@ -164,25 +148,25 @@ describe('payments: provider calls outside the transaction, recovered with the s
       res.json<ErrorBody>().message,
       new RegExp(`payment ${payment.id} is succeeded: a provider report moved it there while its cancel ran`),
     );
-    const now = await read(payment.id);
+    const now = await f.read(payment.id);
     assert.equal(now.status, 'succeeded');
-    assert.equal(await captureTransactions(payment.id), 1);
+    assert.equal(await f.captureTransactions(payment.id), 1);
     // The step is over: the payment takes its next change.
     assert.equal((await refund(t, key, payment.id, { amount: 100 })).statusCode, 201);
-    await ledgerOk();
+    await f.ledgerOk();
   });
 
   test('a refund whose answer was lost is settled by Stripe’s refund.updated, found by our id in its metadata', async () => {
-    const paid = await authorized(3000);
+    const paid = await f.authorized(3000);
     assert.equal((await act(t, key, paid.id, 'capture')).statusCode, 200);
-    fake.refundStatus = 'pending';
-    fake.loseAnswers(paths.refunds(paid), 2);
+    f.fake.refundStatus = 'pending';
+    f.fake.loseAnswers(f.paths.refunds(paid), 2);
     const lost = await refund(t, key, paid.id, { amount: 1000 });
-    fake.refundStatus = 'succeeded';
+    f.fake.refundStatus = 'succeeded';
     assert.equal(lost.statusCode, 201, lost.body);
     const ours = lost.json<RefundView>();
     assert.equal(ours.providerRef, null);
-    const stripeRefund = performed(paths.refunds(paid))[0];
+    const stripeRefund = f.performed(f.paths.refunds(paid))[0];
     assert.equal(stripeRefund?.form['metadata[svc_refund_id]'], ours.id);
     const payload = JSON.stringify({
       id: `evt_lost_${ours.id}`,
@@ -217,9 +201,9 @@ describe('payments: provider calls outside the transaction, recovered with the s
       [[ours.id, 'succeeded', 're_fromStripe']],
     );
     // Its outcome is known: recovery has nothing left to ask.
-    clock.advance(STEP_LEASE_MS + 1);
-    assert.equal(await resumeRefund(context(), ours.id), false);
-    assert.equal(sent(paths.refunds(paid)).length, 2, 'only the SDK’s two attempts');
-    await ledgerOk();
+    f.clock.advance(STEP_LEASE_MS + 1);
+    assert.equal(await resumeRefund(f.context(), ours.id), false);
+    assert.equal(f.sent(f.paths.refunds(paid)).length, 2, 'only the SDK’s two attempts');
+    await f.ledgerOk();
   });
 });

@@ -11,7 +11,7 @@ import { type FakeRequest, StripeFake } from './stripe-fake.ts';
 import { act, createPayment, get, type PaymentView, payThroughStripe, tenantApp } from './support.ts';
 
 const SECRET_KEY = 'sk_test_51StepsKeyForTheLocalStandIn';
-const WEBHOOK_SECRET = 'whsec_stepsStandInSecret0123456789';
+export const WEBHOOK_SECRET = 'whsec_stepsStandInSecret0123456789';
 
 /**
  * The suites of provider calls (steps.ts) against the local Stripe: an app on a manual clock whose tenant
