@@ -5,12 +5,18 @@ import { type Migration, pendingMigrations } from '../db/migrations.ts';
 import { ServiceUnavailable } from '../http/errors.ts';
 import { errorRef } from '../http/schemas.ts';
 
-const Health = Type.Object({ status: Type.Literal('ok') });
-const Ready = Type.Object({
-  status: Type.Literal('ready'),
-  database: Type.String({ description: 'pglite or postgres' }),
-  realtime: Type.String({ description: 'memory, or redis when REDIS_URL is set (and Redis answers)' }),
-});
+const Health = Type.Object(
+  { status: Type.Literal('ok') },
+  { title: 'Health', description: 'The process answers' },
+);
+const Ready = Type.Object(
+  {
+    status: Type.Literal('ready'),
+    database: Type.String({ description: 'pglite or postgres' }),
+    realtime: Type.String({ description: 'memory, or redis when REDIS_URL is set (and Redis answers)' }),
+  },
+  { title: 'Readiness', description: 'The database and Redis answer and every migration is applied' },
+);
 
 /** A dependency readiness waits for besides the database: Redis, when configured. */
 export interface ReadinessCheck {
