@@ -70,6 +70,11 @@ function webhookRoutesOn(surface: Surface) {
       },
     });
     const none = Type.Object({});
+    /** A delivery that now waits for its attempt; refused while one is pending or the endpoint is off. */
+    const accepted = () => ({
+      202: Delivery,
+      409: errorRef('The endpoint is disabled, or the delivery is still pending.'),
+    });
     const base = `${surface.prefix}/webhooks`;
     const deliveries = `${surface.prefix}/webhook-deliveries`;
 
@@ -135,10 +140,7 @@ function webhookRoutesOn(surface: Surface) {
       `${base}/:webhookId/test`,
       route('TestWebhook', 'Send a webhook.test event to this endpoint only', {
         params: WebhookParams,
-        response: {
-          202: Delivery,
-          409: errorRef('The endpoint is disabled, or the delivery is still pending.'),
-        },
+        response: accepted(),
       }),
       async (request, reply) => {
         const delivery = await sendTestEvent(ctx(request), { id: request.params.webhookId });
@@ -174,10 +176,7 @@ function webhookRoutesOn(surface: Surface) {
       `${deliveries}/:deliveryId/redeliver`,
       route('RedeliverWebhook', 'Start a new attempt cycle for a delivered or dead-lettered delivery', {
         params: DeliveryParams,
-        response: {
-          202: Delivery,
-          409: errorRef('The endpoint is disabled, or the delivery is still pending.'),
-        },
+        response: accepted(),
       }),
       async (request, reply) => {
         const delivery = await redeliver(ctx(request), { id: request.params.deliveryId });

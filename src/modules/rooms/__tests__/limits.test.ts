@@ -4,11 +4,8 @@ import { bearer, createTestTenant } from '../../../../test/factories.ts';
 import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
 import { eventually } from '../../../../test/support/eventually.ts';
 
-interface Room {
-  id: string;
-  name: string | null;
-  metadata: Record<string, unknown>;
-}
+/** What these tests read of a room. */
+type Room = { id: string; name: string | null };
 
 describe('rooms: the configured maximum and concurrent creations', () => {
   let t: TestApp;
