@@ -114,11 +114,11 @@ const cases: Record<string, Case> = {
     rest: (f) => ({ method: 'GET', url: `/v1/payments/${f.paymentId}` }),
   },
   create_payment: {
-    args: (f) => ({ amount: 100, currency: 'EUR', customer: f.victim }),
+    args: (f) => ({ amount: 100, currency: 'EUR', customer: actorOf(f.victim) }),
     rest: (f) => ({
       method: 'POST',
       url: '/v1/payments',
-      payload: { amount: 100, currency: 'EUR', customer: f.victim },
+      payload: { amount: 100, currency: 'EUR', customer: actorOf(f.victim) },
     }),
   },
   refund_payment: {
@@ -254,7 +254,7 @@ describe('actions and MCP tools answer an end user what REST answers', () => {
         currency: 'EUR',
         description: marker,
         seller: 'v-shop',
-        customer: 'test:victim',
+        customer: actorOf('test:victim'),
       },
     });
     assert.equal(payment.statusCode, 201, payment.body);
