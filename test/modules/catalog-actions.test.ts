@@ -52,6 +52,49 @@ describe('module catalog, settings and actions', () => {
     assert.equal('config' in rooms, false);
   });
 
+  test('catalog, actions and console module settings are lists: {data, nextCursor}, a page at a time', async () => {
+    /** Every name of a list, read `limit` at a time by following nextCursor. */
+    const walk = async (url: string, headers: Record<string, string>, key: 'name' | 'module') => {
+      const names: string[] = [];
+      let cursor: string | null = null;
+      let pages = 0;
+      do {
+        const query: string = cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`;
+        const res = await call(t.app, { method: 'GET', url: `${url}?limit=2${query}`, headers });
+        assert.equal(res.statusCode, 200, res.body);
+        const page = res.json<{ data: Record<string, string>[]; nextCursor: string | null }>();
+        assert.ok(page.data.length <= 2);
+        names.push(...page.data.map((entry) => String(entry[key])));
+        cursor = page.nextCursor;
+        pages += 1;
+      } while (cursor !== null);
+      return { names, pages };
+    };
+    const apiKey = bearer(tenant.apiKey);
+    const all = (await call(t.app, { method: 'GET', url: '/v1/modules/catalog', headers: apiKey })).json<{
+      data: CatalogEntry[];
+      nextCursor: string | null;
+    }>();
+    assert.equal(all.nextCursor, null, 'the whole catalog fits the default page');
+    const catalog = await walk('/v1/modules/catalog', apiKey, 'name');
+    assert.deepEqual(
+      catalog.names,
+      all.data.map((m) => m.name),
+    );
+    assert.ok(catalog.pages > 1);
+    const actions = await walk('/v1/actions', apiKey, 'name');
+    assert.ok(actions.pages > 1 && actions.names.includes('create_room'));
+    assert.equal(new Set(actions.names).size, actions.names.length, 'no action on two pages');
+    const settings = await walk(
+      `/api/console/tenants/${tenant.tenantId}/modules`,
+      bearer(tenant.ownerToken),
+      'module',
+    );
+    assert.deepEqual(settings.names, catalog.names);
+    const bad = await call(t.app, { method: 'GET', url: '/v1/actions?cursor=nope', headers: apiKey });
+    assert.equal(bad.statusCode, 400);
+  });
+
   test('catalog with a credential: enablement and config with defaults; a bad credential is still refused', async () => {
     const res = await call(t.app, {
       method: 'GET',
