@@ -46,11 +46,21 @@ export async function stripeWebhookRoute(app: FastifyInstance, services: Service
         params: Params,
         headers: Type.Object({ 'stripe-signature': Type.Optional(Type.String({ maxLength: 2000 })) }),
         response: {
-          200: Type.Object({
-            received: Type.Literal(true),
-            result: Type.Union([Type.Literal('applied'), Type.Literal('duplicate'), Type.Literal('ignored')]),
-            paymentId: Type.Union([Type.String(), Type.Null()]),
-          }),
+          200: Type.Object(
+            {
+              received: Type.Literal(true),
+              result: Type.Union([
+                Type.Literal('applied'),
+                Type.Literal('duplicate'),
+                Type.Literal('ignored'),
+              ]),
+              paymentId: Type.Union([Type.String(), Type.Null()]),
+            },
+            {
+              title: 'StripeWebhookReceipt',
+              description: 'A Stripe event taken: applied, a duplicate of one applied before, or ignored',
+            },
+          ),
           400: errorRef(
             'The Stripe-Signature header is missing, forged or too old (`details[0].code` `bad_signature`).',
           ),
