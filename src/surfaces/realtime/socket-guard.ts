@@ -79,20 +79,20 @@ export class SocketGuard<S extends GuardedSocket> {
         }
       }),
     );
-    this.schedulePing();
-    this.scheduleAccess();
   }
 
   stop(): void {
     this.stopped = true;
-    this.timers.ping?.cancel();
-    this.timers.access?.cancel();
+    this.stopTimers();
     for (const stop of this.stops.splice(0)) stop();
   }
 
   /** A connection opened: the token's end is the connection's end, closed at `exp` even between checks. */
   add(socket: S): void {
     this.open.add(socket);
+    // The timers run while connections are open: an idle route schedules nothing.
+    if (this.timers.ping === undefined) this.schedulePing();
+    if (this.timers.access === undefined) this.scheduleAccess();
     const { principal } = socket;
     if (principal.kind !== 'session') return;
     const { clock } = this.deps;
@@ -107,7 +107,16 @@ export class SocketGuard<S extends GuardedSocket> {
   remove(socket: S): boolean {
     this.expiries.get(socket)?.cancel();
     this.expiries.delete(socket);
-    return this.open.delete(socket);
+    const held = this.open.delete(socket);
+    if (this.open.size === 0) this.stopTimers();
+    return held;
+  }
+
+  private stopTimers(): void {
+    this.timers.ping?.cancel();
+    this.timers.access?.cancel();
+    this.timers.ping = undefined;
+    this.timers.access = undefined;
   }
 
   /** Before a connection acts: false, and closed with 4401, once its credential is expired or revoked. */
@@ -154,7 +163,7 @@ export class SocketGuard<S extends GuardedSocket> {
 
   /** Every `pingIntervalMs`: dead peers are dropped, the others pinged. */
   private schedulePing(): void {
-    if (this.stopped) return;
+    if (this.stopped || this.open.size === 0) return;
     this.timers.ping = this.deps.clock.setTimeout(() => {
       const now = this.deps.clock.now();
       for (const socket of this.open) {
@@ -171,11 +180,15 @@ export class SocketGuard<S extends GuardedSocket> {
   }
 
   private scheduleAccess(): void {
-    if (this.stopped) return;
-    this.timers.access = this.deps.clock.setTimeout(() => {
+    if (this.stopped || this.open.size === 0) return;
+    const timer = this.deps.clock.setTimeout(() => {
       void this.checkAccess()
         .catch((error: unknown) => this.deps.report(error, 'checking realtime access'))
-        .finally(() => this.scheduleAccess());
+        // Not when the route went idle (and maybe busy again, with a timer of its own) meanwhile.
+        .finally(() => {
+          if (this.timers.access === timer) this.scheduleAccess();
+        });
     }, this.deps.accessCheckIntervalMs);
+    this.timers.access = timer;
   }
 }
