@@ -70,14 +70,17 @@ export const BinaryQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const DocumentJson = Type.Object({
-  roomId: Type.String(),
-  docName: Type.String(),
-  data: Type.Record(Type.String(), Type.Unknown(), {
-    description:
-      'Each root type by name as JSON: Y.Map as an object, Y.Array as an array, Y.Text and Y.XmlFragment as a string',
-  }),
-});
+export const DocumentJson = Type.Object(
+  {
+    roomId: Type.String(),
+    docName: Type.String(),
+    data: Type.Record(Type.String(), Type.Unknown(), {
+      description:
+        'Each root type by name as JSON: Y.Map as an object, Y.Array as an array, Y.Text and Y.XmlFragment as a string',
+    }),
+  },
+  { title: 'SyncDocument', description: "A room's document as JSON, read from its stored state" },
+);
 
 export const ApplyUpdateInput = Type.Object(
   {
@@ -91,8 +94,11 @@ export const ApplyUpdateInput = Type.Object(
   { additionalProperties: false },
 );
 
-export const Applied = Type.Object({
-  roomId: Type.String(),
-  docName: Type.String(),
-  bytes: Type.Integer({ description: 'Size of the update applied' }),
-});
+export const Applied = Type.Object(
+  {
+    roomId: Type.String(),
+    docName: Type.String(),
+    bytes: Type.Integer({ description: 'Size of the update applied' }),
+  },
+  { title: 'SyncUpdateApplied', description: 'A Yjs update applied to a document' },
+);

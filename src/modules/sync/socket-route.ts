@@ -24,24 +24,30 @@ const DESCRIPTION = [
     '`sync:write` (minted with `scopes: ["sync:read"]`) reads and shares awareness; its updates are dropped.',
 ].join('\n\n');
 
-const SyncEndpoint = Type.Object({
-  url: Type.String({ description: 'The WebSocket address of this document (from SVC_PUBLIC_URL)' }),
-  limits: Type.Object({
-    maxFrameBytes: Type.Integer({ description: 'Larger frames close the connection with 1009' }),
-    pingIntervalMs: Type.Integer({
-      description: 'How often the server pings; a peer missing one is dropped',
+const SyncEndpoint = Type.Object(
+  {
+    url: Type.String({ description: 'The WebSocket address of this document (from SVC_PUBLIC_URL)' }),
+    limits: Type.Object({
+      maxFrameBytes: Type.Integer({ description: 'Larger frames close the connection with 1009' }),
+      pingIntervalMs: Type.Integer({
+        description: 'How often the server pings; a peer missing one is dropped',
+      }),
+      maxDocumentBytes: Type.Integer({
+        description: 'An update growing the document past this closes with 4413',
+      }),
+      maxUpdatesPerSecond: Type.Integer({
+        description: 'Messages per second (burst twice that); more close with 4429',
+      }),
+      maxConnectionsPerDocument: Type.Integer({
+        description: 'Connections to one document on one instance; one more is closed with 1013',
+      }),
     }),
-    maxDocumentBytes: Type.Integer({
-      description: 'An update growing the document past this closes with 4413',
-    }),
-    maxUpdatesPerSecond: Type.Integer({
-      description: 'Messages per second (burst twice that); more close with 4429',
-    }),
-    maxConnectionsPerDocument: Type.Integer({
-      description: 'Connections to one document on one instance; one more is closed with 1013',
-    }),
-  }),
-});
+  },
+  {
+    title: 'SyncEndpoint',
+    description: "Where to open a y-websocket connection to a room's document, and its limits",
+  },
+);
 
 const routeSchema = (withDocName: boolean) => ({
   operationId: withDocName ? 'connectSyncDocument' : 'connectSync',

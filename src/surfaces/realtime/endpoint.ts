@@ -2,18 +2,24 @@ import { type Static, Type } from 'typebox';
 import type { GatewayLimits } from './limits.ts';
 
 /** What a GET without the upgrade answers: where to connect, and the limits a connection lives with. */
-export const RealtimeEndpoint = Type.Object({
-  url: Type.String({ description: 'The WebSocket address (from SVC_PUBLIC_URL)' }),
-  limits: Type.Object({
-    maxFrameBytes: Type.Integer({ description: 'Larger frames close the connection with 1009' }),
-    framesPerSecond: Type.Integer({ description: 'Sustained frames per second a client may send' }),
-    frameBurst: Type.Integer({ description: 'Frames a client may send at once above that rate' }),
-    maxRoomsPerConnection: Type.Integer(),
-    heartbeatMs: Type.Integer({ description: 'How often the server pings' }),
-    idleTimeoutMs: Type.Integer({ description: 'Silence after which the connection is closed with 4408' }),
-    maxConnectionsPerActor: Type.Integer({ description: 'Connections of one actor on one instance' }),
-  }),
-});
+export const RealtimeEndpoint = Type.Object(
+  {
+    url: Type.String({ description: 'The WebSocket address (from SVC_PUBLIC_URL)' }),
+    limits: Type.Object({
+      maxFrameBytes: Type.Integer({ description: 'Larger frames close the connection with 1009' }),
+      framesPerSecond: Type.Integer({ description: 'Sustained frames per second a client may send' }),
+      frameBurst: Type.Integer({ description: 'Frames a client may send at once above that rate' }),
+      maxRoomsPerConnection: Type.Integer(),
+      heartbeatMs: Type.Integer({ description: 'How often the server pings' }),
+      idleTimeoutMs: Type.Integer({ description: 'Silence after which the connection is closed with 4408' }),
+      maxConnectionsPerActor: Type.Integer({ description: 'Connections of one actor on one instance' }),
+    }),
+  },
+  {
+    title: 'RealtimeEndpoint',
+    description: 'Where to connect to the realtime gateway, and the limits that apply',
+  },
+);
 
 export function describeEndpoint(publicUrl: string, limits: GatewayLimits): Static<typeof RealtimeEndpoint> {
   return {
