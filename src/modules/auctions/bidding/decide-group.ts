@@ -18,7 +18,13 @@ import {
   type Refusal,
 } from '../rules.ts';
 import type { BidResult, PlaceBidArguments } from '../schema/bid.ts';
-import type { FirstResult } from './retries.ts';
+
+/** A retry's answer: the outcome first recorded for its (bidder, clientBidId). */
+export interface FirstResult {
+  bidderId: string;
+  clientBidId: string;
+  outcome: Outcome;
+}
 
 /*
  * Deciding a group of bids on one auction, in order, against the auction's state: what each bid answers,
