@@ -3,7 +3,7 @@ import { isoTime, type Queryable } from '../../../core/db/database.ts';
 import { actorView } from '../../../core/tenancy/actors.ts';
 import type { AuctionRow, AuctionView } from '../auction-row.ts';
 import { type AuctionState, type Bidder, type Refusal, refusalErrorOf } from '../rules.ts';
-import { type FirstResult, type Outcome, type QueuedBid, refusalError } from './decide-group.ts';
+import { type FirstResult, type QueuedBid, refusalError } from './decide-group.ts';
 
 /*
  * Retries: a bid sent again with the same clientBidId by the same bidder answers with its first result.
