@@ -47,7 +47,7 @@ function batchOf(): Record<string, unknown>[] {
     const n = sequence++;
     return {
       event: ['Show Watched', 'Bid Placed', 'Item Viewed', 'Joined'][n % 4],
-      actorId: `bench:u${n % 5000}`,
+      actor: { type: 'end_user', id: `bench:u${n % 5000}`, identityProvider: 'bench' },
       roomId: `room-${n % 20}`,
       messageId: `m-${process.pid}-${n}`,
       timestamp: new Date(now - (i % 60) * 1000).toISOString(),
@@ -84,8 +84,8 @@ function bareInsert(db: Database, tenantId: string): () => Promise<void> {
         r.timestamp,
         new Date().toISOString(),
         r.messageId,
-        r.actorId,
-        r.actorId,
+        (r.actor as { id: string }).id,
+        (r.actor as { id: string }).id,
         r.roomId,
         JSON.stringify(r.properties),
       );

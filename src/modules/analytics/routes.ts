@@ -3,12 +3,12 @@ import type { FastifyBodyParser, FastifyInstance } from 'fastify';
 import { browserOrigin } from '../../core/auth/product-access.ts';
 import type { Services } from '../../core/context.ts';
 import { requestContext } from '../../core/http/context.ts';
-import { AppError } from '../../core/http/errors.ts';
+import { AppError, InvalidRequest } from '../../core/http/errors.ts';
 import { errorRef } from '../../core/http/schemas.ts';
 import { storableJsonParser } from '../../core/http/server.ts';
 import { assertStorefrontOrigin } from '../storefront/port.ts';
 import { FunnelInput, FunnelResult, QueryInput, QueryResult } from './query-schema.ts';
-import { IngestBody, IngestResult, LIMITS } from './schema.ts';
+import { ACTOR_ID_REPLACED, IngestBody, IngestResult, LIMITS } from './schema.ts';
 import { ingestEvents } from './verbs/ingest-events.ts';
 import { queryAnalytics } from './verbs/query-analytics.ts';
 import { runFunnel } from './verbs/run-funnel.ts';
@@ -74,6 +74,15 @@ async function ingestionRoute(app: FastifyInstance, services: Services): Promise
     {
       config: write,
       bodyLimit: LIMITS.requestBytes,
+      // Before the schema's generic "not a known field": the old field's refusal says what replaced it.
+      preValidation: async (request) => {
+        const body = request.body;
+        if (typeof body === 'object' && body !== null && Object.hasOwn(body, 'actorId')) {
+          throw new InvalidRequest(ACTOR_ID_REPLACED, [
+            { field: '/body/actorId', message: 'is not a known field: send actor', code: 'unknown_field' },
+          ]);
+        }
+      },
       schema: {
         operationId: 'ingestAnalyticsEvents',
         summary: 'Record one event or a batch of up to 500 (202: counts accepted / duplicates / rejected)',

@@ -1,5 +1,10 @@
 import { Type } from 'typebox';
 import { jsonObject } from '../../core/http/schemas.ts';
+import { Actor } from '../../core/tenancy/actors.ts';
+
+/** Why the old `actorId` field is refused: the actor is named by the Actor object now. */
+export const ACTOR_ID_REPLACED =
+  'actorId is not a field: send `actor`, the Actor object {type, id: "<provider>:<external_id>", identityProvider}';
 
 /** Limits of ingestion: a request, a batch, an event, its properties. */
 export const LIMITS = {
@@ -27,14 +32,8 @@ const Time = Type.String({ format: 'date-time', description: 'ISO 8601 date-time
 export const AnalyticsEventInput = Type.Object(
   {
     event: EventName,
-    actorId: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: LIMITS.idChars,
-        description:
-          'The actor it happened to, `<provider>:<external_id>`; a session token may name only its own',
-      }),
-    ),
+    // The actor it happened to; a session token may name only its own.
+    actor: Type.Optional(Actor),
     anonymousId: Type.Optional(
       Type.String({
         minLength: 1,
@@ -73,7 +72,8 @@ export const AnalyticsEventInput = Type.Object(
   },
   {
     title: 'AnalyticsEventInput',
-    description: 'One event; give actorId or anonymousId (or both)',
+    description:
+      'One event; give `actor` (the Actor it happened to; a session token may name only its own) or anonymousId (or both)',
     additionalProperties: false,
   },
 );
@@ -87,7 +87,7 @@ export const IngestBody = Type.Object(
       }),
     ),
     event: Type.Optional(EventName),
-    actorId: Type.Optional(ExternalId),
+    actor: Type.Optional(Actor),
     anonymousId: Type.Optional(ExternalId),
     roomId: Type.Optional(ExternalId),
     properties: Type.Optional(jsonObject()),

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { createTestTenant, type TestTenant } from '../../../../test/factories.ts';
 import { buildTestApp, call, type Response, type TestApp } from '../../../../test/helper.ts';
 import { ManualClock } from '../../../core/clock.ts';
-import { ingest, keyOf } from './support.ts';
+import { actorNamed, ingest, keyOf } from './support.ts';
 
 /** Names every plain object inherits: a lookup that is not own-property-only finds them. */
 const INHERITED = [
@@ -41,11 +41,16 @@ describe('analytics: inherited property names and dates at the edge of what is r
       batch: [
         {
           event: 'Odd',
-          actorId: 'test:ann',
+          actor: actorNamed('test:ann'),
           timestamp: '2026-05-02T12:00:00Z',
           properties: JSON.parse('{"constructor":"x","toString":"y","valueOf":1}'),
         },
-        { event: 'Odd', actorId: 'test:bob', timestamp: '2026-05-03T12:00:00Z', properties: { plan: 'a' } },
+        {
+          event: 'Odd',
+          actor: actorNamed('test:bob'),
+          timestamp: '2026-05-03T12:00:00Z',
+          properties: { plan: 'a' },
+        },
       ],
     });
   });
@@ -143,7 +148,7 @@ describe('analytics: inherited property names and dates at the edge of what is r
       method: 'POST',
       url: '/v1/analytics/events',
       headers: keyOf(tenant.apiKey),
-      payload: { event: 'Leap', actorId: 'test:ann', timestamp: '2026-06-30T23:59:60Z' },
+      payload: { event: 'Leap', actor: actorNamed('test:ann'), timestamp: '2026-06-30T23:59:60Z' },
     });
     assert.equal(res.statusCode, 400, res.body);
     assert.match(res.json<{ message: string }>().message, /timestamp/);

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { createTestTenant, type TestTenant } from '../../../../test/factories.ts';
 import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
 import { ManualClock } from '../../../core/clock.ts';
-import { ingest, keyOf } from './support.ts';
+import { actorNamed, ingest, keyOf } from './support.ts';
 
 interface RandomEvent {
   event: string;
@@ -87,7 +87,7 @@ describe('analytics funnels', () => {
       const answer = await ingest(t, keyOf(tenant.apiKey), {
         batch: events.slice(i, i + 300).map((e) => ({
           event: e.event,
-          actorId: e.actor,
+          actor: actorNamed(e.actor),
           timestamp: new Date(e.ts).toISOString(),
           properties: { amount: e.amount },
         })),
@@ -161,12 +161,12 @@ describe('analytics funnels', () => {
     const other = await createTestTenant(t);
     await ingest(t, keyOf(other.apiKey), {
       batch: [
-        { event: 'b', actorId: 'test:x', timestamp: '2026-07-01T10:00:00Z' },
-        { event: 'a', actorId: 'test:x', timestamp: '2026-07-01T11:00:00Z' },
-        { event: 'a', actorId: 'test:y', timestamp: '2026-07-01T10:00:00Z' },
-        { event: 'a', actorId: 'test:y', timestamp: '2026-07-01T10:00:00Z' },
-        { event: 'a', actorId: 'test:z', timestamp: '2026-07-01T10:00:00Z' },
-        { event: 'a', actorId: 'test:z', timestamp: '2026-07-01T10:00:01Z' },
+        { event: 'b', actor: actorNamed('test:x'), timestamp: '2026-07-01T10:00:00Z' },
+        { event: 'a', actor: actorNamed('test:x'), timestamp: '2026-07-01T11:00:00Z' },
+        { event: 'a', actor: actorNamed('test:y'), timestamp: '2026-07-01T10:00:00Z' },
+        { event: 'a', actor: actorNamed('test:y'), timestamp: '2026-07-01T10:00:00Z' },
+        { event: 'a', actor: actorNamed('test:z'), timestamp: '2026-07-01T10:00:00Z' },
+        { event: 'a', actor: actorNamed('test:z'), timestamp: '2026-07-01T10:00:01Z' },
       ],
     });
     const res = await call(t.app, {

@@ -4,7 +4,7 @@ import { bearer, connectSession, createTestTenant, type TestTenant } from '../..
 import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
 import { ManualClock } from '../../../core/clock.ts';
 import { LIMITS } from '../schema.ts';
-import { ingest, keyOf, query } from './support.ts';
+import { actorNamed, ingest, keyOf, query } from './support.ts';
 
 const NOW = Date.UTC(2026, 5, 15, 12, 0, 0);
 
@@ -28,7 +28,10 @@ describe('analytics ingestion', () => {
     ).totals.events;
 
   test('one event: 202 with one accepted, then counted', async () => {
-    const answer = await ingest(t, keyOf(tenant.apiKey), { event: 'Show Watched', actorId: 'test:ann' });
+    const answer = await ingest(t, keyOf(tenant.apiKey), {
+      event: 'Show Watched',
+      actor: actorNamed('test:ann'),
+    });
     assert.deepEqual(
       { accepted: answer.accepted, duplicates: answer.duplicates, rejected: answer.rejected },
       { accepted: 1, duplicates: 0, rejected: 0 },
@@ -39,25 +42,29 @@ describe('analytics ingestion', () => {
   test('a batch is not all-or-nothing: each rejection has its index and reason', async () => {
     const answer = await ingest(t, keyOf(tenant.apiKey), {
       batch: [
-        { event: 'Partial', actorId: 'test:a' },
+        { event: 'Partial', actor: actorNamed('test:a') },
         { event: 'Partial' },
         { event: 'Partial', anonymousId: 'anon-1', properties: { n: 1 } },
-        { event: '', actorId: 'test:a' },
-        { event: '$room.created', actorId: 'test:a' },
+        { event: '', actor: actorNamed('test:a') },
+        { event: '$room.created', actor: actorNamed('test:a') },
         {
           event: 'Partial',
-          actorId: 'test:a',
+          actor: actorNamed('test:a'),
           properties: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, i])),
         },
         {
           event: 'Partial',
-          actorId: 'test:a',
+          actor: actorNamed('test:a'),
           properties: { long: 'x'.repeat(LIMITS.propertyStringChars + 1) },
         },
-        { event: 'Partial', actorId: 'test:a', properties: { ['k'.repeat(201)]: 1 } },
-        { event: 'Partial', actorId: 'test:a', properties: { blob: 'y'.repeat(LIMITS.eventBytes) } },
+        { event: 'Partial', actor: actorNamed('test:a'), properties: { ['k'.repeat(201)]: 1 } },
+        {
+          event: 'Partial',
+          actor: actorNamed('test:a'),
+          properties: { blob: 'y'.repeat(LIMITS.eventBytes) },
+        },
         'not an object',
-        { event: 'Partial', actorId: 'test:a', unknownField: true },
+        { event: 'Partial', actor: actorNamed('test:a'), unknownField: true },
       ],
     });
     assert.equal(answer.accepted, 2);
@@ -83,7 +90,7 @@ describe('analytics ingestion', () => {
   test('a batch over 500 events is a 400; a body over 512 KiB a 413; nothing is recorded', async () => {
     const many = Array.from({ length: LIMITS.batchEvents + 1 }, () => ({
       event: 'Too Many',
-      actorId: 'test:a',
+      actor: actorNamed('test:a'),
     }));
     const res = await call(t.app, {
       method: 'POST',
@@ -95,7 +102,7 @@ describe('analytics ingestion', () => {
     assert.equal(res.json<{ details: { code: string }[] }>().details[0]?.code, 'batch_too_large');
     const big = Array.from({ length: 40 }, () => ({
       event: 'Too Big',
-      actorId: 'test:a',
+      actor: actorNamed('test:a'),
       properties: { a: 'z'.repeat(4000), b: 'z'.repeat(4000), c: 'z'.repeat(4000), d: 'z'.repeat(4000) },
     }));
     const large = await call(t.app, {
@@ -107,7 +114,10 @@ describe('analytics ingestion', () => {
     assert.equal(large.statusCode, 413, large.body);
     assert.equal(large.json<{ error: string }>().error, 'payload_too_large');
     const exactly = await ingest(t, keyOf(tenant.apiKey), {
-      batch: Array.from({ length: LIMITS.batchEvents }, () => ({ event: 'Full Batch', actorId: 'test:a' })),
+      batch: Array.from({ length: LIMITS.batchEvents }, () => ({
+        event: 'Full Batch',
+        actor: actorNamed('test:a'),
+      })),
     });
     assert.equal(exactly.accepted, LIMITS.batchEvents);
     assert.equal(await count('Too Many'), 0);
@@ -122,30 +132,73 @@ describe('analytics ingestion', () => {
       payload: { event: 'No One' },
     });
     assert.equal(res.statusCode, 400, res.body);
-    assert.match(res.json<{ message: string }>().message, /actorId or anonymousId/);
+    assert.match(res.json<{ message: string }>().message, /actor or anonymousId/);
     const both = await call(t.app, {
       method: 'POST',
       url: '/v1/analytics/events',
       headers: keyOf(tenant.apiKey),
-      payload: { event: 'x', actorId: 'test:a', batch: [{ event: 'x', actorId: 'test:a' }] },
+      payload: {
+        event: 'x',
+        actor: actorNamed('test:a'),
+        batch: [{ event: 'x', actor: actorNamed('test:a') }],
+      },
     });
     assert.equal(both.statusCode, 400, both.body);
+  });
+
+  test('the actor is the Actor object: the old actorId is refused, saying to send actor', async () => {
+    const single = await call(t.app, {
+      method: 'POST',
+      url: '/v1/analytics/events',
+      headers: keyOf(tenant.apiKey),
+      payload: { event: 'Old Shape', actorId: 'test:a' },
+    });
+    assert.equal(single.statusCode, 400, single.body);
+    const refused = single.json<{ message: string; details: { field: string }[] }>();
+    assert.match(refused.message, /actorId .*send `actor`, the Actor object/);
+    assert.equal(refused.details[0]?.field, '/body/actorId');
+    const batch = await ingest(t, keyOf(tenant.apiKey), {
+      batch: [
+        { event: 'Old Shape', actorId: 'test:a' },
+        { event: 'Old Shape', actor: 'test:a' },
+        { event: 'Old Shape', actor: { id: 'test:a' } },
+        { event: 'Old Shape', actor: actorNamed('test:a') },
+      ],
+    });
+    assert.equal(batch.accepted, 1);
+    assert.deepEqual(
+      batch.rejections.map((r) => [r.index, r.reason]),
+      [
+        [0, 'invalid_event'],
+        [1, 'invalid_event'],
+        [2, 'invalid_event'],
+      ],
+    );
+    assert.match(batch.rejections[0]?.message ?? '', /send `actor`/);
+    const { rows } = await t.db.query<{ actor_id: string }>(
+      `select actor_id from analytics_events where tenant_id = $1 and event = 'Old Shape'`,
+      [tenant.tenantId],
+    );
+    assert.deepEqual(
+      rows.map((r) => r.actor_id),
+      ['test:a'],
+    );
   });
 
   test('messageId dedupes in the same batch and in a later one', async () => {
     const first = await ingest(t, keyOf(tenant.apiKey), {
       batch: [
-        { event: 'Deduped', actorId: 'test:a', messageId: 'm-1' },
-        { event: 'Deduped', actorId: 'test:a', messageId: 'm-1' },
-        { event: 'Deduped', actorId: 'test:a', messageId: 'm-2' },
+        { event: 'Deduped', actor: actorNamed('test:a'), messageId: 'm-1' },
+        { event: 'Deduped', actor: actorNamed('test:a'), messageId: 'm-1' },
+        { event: 'Deduped', actor: actorNamed('test:a'), messageId: 'm-2' },
       ],
     });
     assert.deepEqual([first.accepted, first.duplicates], [2, 1]);
     clock.advance(6 * 86_400_000);
     const later = await ingest(t, keyOf(tenant.apiKey), {
       batch: [
-        { event: 'Deduped', actorId: 'test:a', messageId: 'm-2' },
-        { event: 'Deduped', actorId: 'test:a', messageId: 'm-3' },
+        { event: 'Deduped', actor: actorNamed('test:a'), messageId: 'm-2' },
+        { event: 'Deduped', actor: actorNamed('test:a'), messageId: 'm-3' },
       ],
     });
     assert.deepEqual([later.accepted, later.duplicates], [1, 1]);
@@ -154,7 +207,7 @@ describe('analytics ingestion', () => {
     const other = await createTestTenant(t);
     const theirs = await ingest(t, keyOf(other.apiKey), {
       event: 'Deduped',
-      actorId: 'test:a',
+      actor: actorNamed('test:a'),
       messageId: 'm-1',
     });
     assert.equal(theirs.accepted, 1);
@@ -163,7 +216,7 @@ describe('analytics ingestion', () => {
   test('two requests with the same messageIds at once record each event once', async () => {
     const batch = Array.from({ length: 50 }, (_, i) => ({
       event: 'Raced',
-      actorId: 'test:a',
+      actor: actorNamed('test:a'),
       messageId: `race-${i}`,
     }));
     const answers = await Promise.all([1, 2, 3].map(() => ingest(t, keyOf(tenant.apiKey), { batch })));
@@ -183,7 +236,7 @@ describe('analytics ingestion', () => {
     try {
       const batch = Array.from({ length: 100 }, (_, i) => ({
         event: 'Raced Instances',
-        actorId: 'test:a',
+        actor: actorNamed('test:a'),
         messageId: `instances-${i}`,
       }));
       const answers = await Promise.all(
@@ -207,9 +260,17 @@ describe('analytics ingestion', () => {
     const now = clock.now();
     const answer = await ingest(t, keyOf(tenant.apiKey), {
       batch: [
-        { event: 'Clocked', actorId: 'test:a', timestamp: new Date(now + 86_400_000 * 30).toISOString() },
-        { event: 'Clocked', actorId: 'test:a', timestamp: new Date(now - 3_600_000).toISOString() },
-        { event: 'Clocked', actorId: 'test:a', timestamp: new Date(now - 401 * 86_400_000).toISOString() },
+        {
+          event: 'Clocked',
+          actor: actorNamed('test:a'),
+          timestamp: new Date(now + 86_400_000 * 30).toISOString(),
+        },
+        { event: 'Clocked', actor: actorNamed('test:a'), timestamp: new Date(now - 3_600_000).toISOString() },
+        {
+          event: 'Clocked',
+          actor: actorNamed('test:a'),
+          timestamp: new Date(now - 401 * 86_400_000).toISOString(),
+        },
       ],
     });
     assert.equal(answer.accepted, 2);
@@ -235,8 +296,8 @@ describe('analytics ingestion', () => {
     const own = await ingest(t, bearer(session.token), {
       batch: [
         { event: 'By Session' },
-        { event: 'By Session', actorId: 'test:self' },
-        { event: 'By Session', actorId: 'test:someone-else' },
+        { event: 'By Session', actor: actorNamed('test:self') },
+        { event: 'By Session', actor: actorNamed('test:someone-else') },
       ],
     });
     assert.equal(own.accepted, 2);
@@ -248,7 +309,7 @@ describe('analytics ingestion', () => {
       method: 'POST',
       url: '/v1/analytics/events',
       headers: bearer(session.token),
-      payload: { event: 'By Session', actorId: 'test:someone-else' },
+      payload: { event: 'By Session', actor: actorNamed('test:someone-else') },
     });
     assert.equal(single.statusCode, 403, single.body);
     assert.equal(single.json<{ error: string }>().error, 'forbidden');
@@ -314,7 +375,7 @@ describe('analytics ingestion from a browser, with a product key', () => {
       {
         batch: [
           { event: 'Page Viewed', anonymousId: 'b7e0c2', properties: { path: '/shows/1' } },
-          { event: 'Page Viewed', actorId: 'shop:42', anonymousId: 'b7e0c2' },
+          { event: 'Page Viewed', actor: actorNamed('shop:42'), anonymousId: 'b7e0c2' },
         ],
       },
       { origin: 'https://shop.example' },

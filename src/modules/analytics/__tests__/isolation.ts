@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { call } from '../../../../test/helper.ts';
 import { defineIsolation } from '../../../../test/support/isolation-suite.ts';
+import { actorNamed } from './support.ts';
 
 /**
  * Analytics has no route that names a record: it ingests and counts the caller's events. Tenant B's events
@@ -10,8 +11,14 @@ export const isolation = defineIsolation({
   module: 'analytics',
   async setup({ inB, marker }) {
     const batch = [
-      { event: marker, actorId: `b:${marker}`, messageId: marker, roomId: marker, properties: { marker } },
-      { event: 'shared', actorId: 'b:viewer', properties: { marker } },
+      {
+        event: marker,
+        actor: actorNamed(`b:${marker}`),
+        messageId: marker,
+        roomId: marker,
+        properties: { marker },
+      },
+      { event: 'shared', actor: actorNamed('b:viewer'), properties: { marker } },
     ];
     const sent = await inB('/v1/analytics/events', { batch }, { status: 202 });
     assert.equal(sent.json<{ accepted: number }>().accepted, 2, sent.body);
@@ -66,7 +73,7 @@ export const isolation = defineIsolation({
         method: 'POST',
         url: '/v1/analytics/events',
         headers: asA.apiKey(),
-        payload: { event: 'mine', actorId: 'a:viewer', messageId: marker },
+        payload: { event: 'mine', actor: actorNamed('a:viewer'), messageId: marker },
       });
       assert.equal(mine.json<{ accepted: number }>().accepted, 1, "B's messageId is not A's");
     },

@@ -6,7 +6,7 @@ import { ManualClock } from '../../../core/clock.ts';
 import { systemContext } from '../../../core/modules/hooks.ts';
 import { AnalyticsMaintenance } from '../maintenance.ts';
 import { ensurePartitions } from '../postgres-store.ts';
-import { hostOf, ingest, keyOf } from './support.ts';
+import { actorNamed, hostOf, ingest, keyOf } from './support.ts';
 
 const DAY = 86_400_000;
 // Next year's March 10 (the console token, signed on the app's clock, is used before the clock moves there).
@@ -38,7 +38,7 @@ describe('analytics retention and partitions', () => {
       const answer = await ingest(t, keyOf(tenant.apiKey), {
         batch: [10, 29, 31, 100, 399].map((days) => ({
           event: 'Aged',
-          actorId: 'test:a',
+          actor: actorNamed('test:a'),
           timestamp: new Date(NOW - days * DAY).toISOString(),
         })),
       });

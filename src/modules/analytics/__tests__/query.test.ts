@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { createTestTenant, type TestTenant } from '../../../../test/factories.ts';
 import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
 import { ManualClock } from '../../../core/clock.ts';
-import { ingest, keyOf, query } from './support.ts';
+import { actorNamed, ingest, keyOf, query } from './support.ts';
 
 const range = { from: '2026-05-01T00:00:00Z', to: '2026-05-08T00:00:00Z' };
 
@@ -16,7 +16,7 @@ describe('analytics queries: uniques, sums, breakdowns, filters', () => {
     tenant = await createTestTenant(t);
     const bid = (actor: string, day: number, plan: string | undefined, amount: unknown, extra = {}) => ({
       event: 'Bid',
-      actorId: `test:${actor}`,
+      actor: actorNamed(`test:${actor}`),
       timestamp: `2026-05-0${day}T12:00:00Z`,
       properties: { ...(plan === undefined ? {} : { plan }), amount, ...extra },
     });

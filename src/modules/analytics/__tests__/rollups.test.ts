@@ -5,7 +5,7 @@ import { buildTestApp, type TestApp } from '../../../../test/helper.ts';
 import { ManualClock } from '../../../core/clock.ts';
 import { postgresStore } from '../postgres-store.ts';
 import { seriesQuery } from '../query-input.ts';
-import { contextIn, ingest, keyOf } from './support.ts';
+import { actorNamed, contextIn, ingest, keyOf } from './support.ts';
 
 const START = Date.UTC(2026, 8, 1);
 
@@ -29,7 +29,7 @@ describe('analytics hourly rollups', () => {
           const room = next() < 0.15 ? undefined : rooms[Math.floor(next() ** 2 * rooms.length)];
           return {
             event: next() < 0.7 ? 'Watched' : 'Bid',
-            actorId: `test:u${Math.floor(next() * 50)}`,
+            actor: actorNamed(`test:u${Math.floor(next() * 50)}`),
             timestamp: new Date(START + Math.floor(next() * 60 * 86_400) * 1000).toISOString(),
             ...(room === undefined ? {} : { roomId: room }),
           };

@@ -3,6 +3,11 @@ import { call, type TestApp } from '../../../../test/helper.ts';
 
 export const keyOf = (apiKey: string) => ({ 'x-api-key': apiKey });
 
+/** The Actor object an event names, for a provider-qualified id like `test:ann` (an end user). */
+export function actorNamed(id: string): { type: 'end_user'; id: string; identityProvider: string } {
+  return { type: 'end_user', id, identityProvider: id.slice(0, id.indexOf(':')) };
+}
+
 export interface IngestAnswer {
   accepted: number;
   duplicates: number;
@@ -53,7 +58,7 @@ export async function query(t: TestApp, apiKey: string, payload: object): Promis
 
 /** Events at the given ISO times, one per time, for one actor each unless `actor` is given. */
 export function eventsAt(event: string, times: readonly string[], actor?: string): object[] {
-  return times.map((timestamp, i) => ({ event, actorId: actor ?? `test:u${i}`, timestamp }));
+  return times.map((timestamp, i) => ({ event, actor: actorNamed(actor ?? `test:u${i}`), timestamp }));
 }
 
 import type { ServiceContext } from '../../../core/context.ts';

@@ -3,7 +3,7 @@ import type { ServiceContext } from '../../../core/context.ts';
 import { isAppError } from '../../../core/http/errors.ts';
 import { validated } from '../../../core/modules/validate.ts';
 import { newId } from '../ids.ts';
-import { AnalyticsEventInput, LIMITS } from '../schema.ts';
+import { ACTOR_ID_REPLACED, AnalyticsEventInput, LIMITS } from '../schema.ts';
 import type { StoredEvent } from '../store.ts';
 
 type EventInput = Static<typeof AnalyticsEventInput>;
@@ -63,7 +63,10 @@ function checkProperties(properties: Record<string, unknown>): void {
   }
 }
 
-/** Who the event is recorded for, as the credential allows: a session token only as its own actor. */
+/**
+ * Who the event is recorded for, as the credential allows: a session token only as its own actor. The
+ * actor's provider-qualified id is what is stored (and what queries filter and count by).
+ */
 function identity(
   ctx: ServiceContext,
   input: EventInput,
@@ -72,14 +75,14 @@ function identity(
   const anonymousId = input.anonymousId ?? null;
   if (principal?.kind === 'session') {
     const own = principal.actor.externalId;
-    if (input.actorId !== undefined && input.actorId !== own) {
+    if (input.actor !== undefined && input.actor.id !== own) {
       throw new Refused('actor_mismatch', `a session token records events only as its own actor (${own})`);
     }
     return { actorId: own, anonymousId };
   }
-  const actorId = input.actorId ?? null;
+  const actorId = input.actor?.id ?? null;
   if (actorId === null && anonymousId === null) {
-    throw new Refused('missing_identity', 'give actorId or anonymousId');
+    throw new Refused('missing_identity', 'give actor or anonymousId');
   }
   return { actorId, anonymousId };
 }
@@ -94,6 +97,9 @@ export function prepareEvent(
 ): StoredEvent {
   if (Buffer.byteLength(JSON.stringify(item) ?? '', 'utf8') > LIMITS.eventBytes) {
     throw new Refused('event_too_large', `an event is at most ${LIMITS.eventBytes} bytes of JSON`);
+  }
+  if (typeof item === 'object' && item !== null && Object.hasOwn(item, 'actorId')) {
+    throw new Refused('invalid_event', ACTOR_ID_REPLACED);
   }
   let input: EventInput;
   try {
