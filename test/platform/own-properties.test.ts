@@ -36,8 +36,8 @@ function sourceFiles(dir: string): string[] {
  * Anything else is a Map, or an object made by `Object.fromEntries` and read with `Object.hasOwn`.
  */
 const REVIEWED = new Map([
-  ['config.ts AGE_UNITS_MS', 'SVC_RETENTION units, matched by /[mhd]/ first'],
-  ['config.ts ages', 'SVC_RETENTION rule names, matched by /^[a-z]…/ and read with Object.hasOwn'],
+  ['config/retention.ts AGE_UNITS_MS', 'SVC_RETENTION units, matched by /[mhd]/ first'],
+  ['config/retention.ts ages', 'SVC_RETENTION rule names, matched by /^[a-z]…/ and read with Object.hasOwn'],
   ['core/http/validation.ts node', 'keys of the JSON schemas written in src'],
   ['core/retention/worker.ts deleted', 'retention rule names declared by manifests (checkRetentionRule)'],
 ]);
