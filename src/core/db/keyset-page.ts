@@ -12,8 +12,13 @@ export interface KeysetQuery<Row> {
    */
   orderBy: string;
   ascending?: boolean;
-  /** The key is a text column (collated as `"C"`: byte order, as an index on it is read). */
+  /** The key is text: compared and ordered in the column's own collation, the order its index is read in. */
   textKey?: boolean;
+  /**
+   * A text key compared as bytes (`collate "C"`): the same order on every database whatever its default
+   * collation, for a list shown sorted by name (no index serves it; an id column leaves it off).
+   */
+  byteOrder?: boolean;
   /** The row's value of `orderBy`, for the next page's cursor. */
   keyOf(row: Row): number | string;
   /** The list's own conditions, ANDed; `bind` binds a value and returns its placeholder. */
@@ -37,7 +42,7 @@ export async function keysetPage<Row>(
   const after = query.textKey === true ? seq : cursorNumber(seq);
   const params: unknown[] = [limit + 1];
   const bind = (value: unknown) => `$${params.push(value)}`;
-  const key = query.textKey === true ? `${orderBy} collate "C"` : orderBy;
+  const key = query.textKey === true && query.byteOrder === true ? `${orderBy} collate "C"` : orderBy;
   const where: string[] = [];
   if (after !== undefined)
     where.push(

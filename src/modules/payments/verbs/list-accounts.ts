@@ -27,6 +27,7 @@ export async function listAccounts(
                        from ledger_postings group by account, currency) a`,
     orderBy: 'a.key',
     textKey: true,
+    byteOrder: true,
     ascending: true,
     keyOf: (row) => row.key,
     filters: (bind) => [
