@@ -2,15 +2,21 @@ import { type Env, integer } from './parse.ts';
 
 /** `/v1/sync` limits of one instance (docs/sync.md). */
 export interface SyncInstanceConfig {
+  /** Documents held in memory at once on this instance; a connection to one more is refused with 503. */
   maxOpenDocuments: number;
-  /** Always below `maxOpenDocuments`: one tenant never fills the instance. */
+  /** Documents one tenant holds open on this instance (below `maxOpenDocuments`); one more: HTTP 429. */
   maxDocumentsPerTenant: number;
+  /** Sync connections of this instance; one more is refused with 503. */
   maxConnections: number;
-  /** Always below `maxConnections`. */
+  /** Sync connections of one tenant on this instance (below `maxConnections`); one more: HTTP 429. */
   maxConnectionsPerTenant: number;
+  /** Sync connections of one actor (an API key counts as one) on this instance; one more: HTTP 429. */
   maxConnectionsPerActor: number;
+  /** The JSON of one awareness state, in bytes; larger closes the connection with 4413. */
   maxAwarenessStateBytes: number;
+  /** Nesting of one awareness state (objects and arrays); deeper closes the connection with 4413. */
   maxAwarenessDepth: number;
+  /** Awareness client ids one connection may introduce; one more closes it with 4413. */
   maxAwarenessClientsPerConnection: number;
 }
 

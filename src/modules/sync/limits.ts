@@ -1,3 +1,5 @@
+import type { SyncInstanceConfig } from '../../config.ts';
+
 /**
  * Close codes of `/v1/sync/:roomId`, part of its public protocol (docs/sync.md). The stock y-websocket
  * provider (3.x) stops reconnecting on 4400-4499 and emits `closed`; every other code makes it reconnect
@@ -35,26 +37,13 @@ export const SYNC_CLOSE = {
   rateLimited: 4429,
 } as const;
 
-/** Limits of one instance (the tenant's own limits are the module's configuration, `SyncConfig`). */
-export interface SyncLimits {
+/**
+ * Limits of one instance: those set by `SVC_SYNC_*` (`SyncInstanceConfig`) and the protocol's own (the
+ * tenant's own limits are the module's configuration, `SyncConfig`).
+ */
+export interface SyncLimits extends SyncInstanceConfig {
   /** Frames larger than this close the connection with 1009 (at most the WebSocket server's ceiling). */
   maxFrameBytes: number;
-  /** Documents held in memory at once on this instance; a connection to one more is refused with 503. */
-  maxOpenDocuments: number;
-  /** Documents one tenant holds open on this instance (below `maxOpenDocuments`); one more: HTTP 429. */
-  maxDocumentsPerTenant: number;
-  /** Sync connections of this instance; one more is refused with 503. */
-  maxConnections: number;
-  /** Sync connections of one tenant on this instance (below `maxConnections`); one more: HTTP 429. */
-  maxConnectionsPerTenant: number;
-  /** Sync connections of one actor (an API key counts as one) on this instance; one more: HTTP 429. */
-  maxConnectionsPerActor: number;
-  /** The JSON of one awareness state, in bytes; larger closes the connection with 4413. */
-  maxAwarenessStateBytes: number;
-  /** Nesting of one awareness state (objects and arrays); deeper closes the connection with 4413. */
-  maxAwarenessDepth: number;
-  /** Awareness client ids one connection may introduce; one more closes it with 4413. */
-  maxAwarenessClientsPerConnection: number;
   /** Every connection is pinged this often; one that did not answer the previous ping is dropped. */
   pingIntervalMs: number;
   /**
