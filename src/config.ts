@@ -3,6 +3,7 @@ import { mobileBuildRepository } from './config/mobile-build.ts';
 import { ConfigError, type Env, integer, msList, oneOf, text, url } from './config/parse.ts';
 import { retentionAges } from './config/retention.ts';
 import { encryptionKeys, trustedProxies } from './config/security.ts';
+import { type ShutdownConfig, shutdownConfig } from './config/shutdown.ts';
 import { type SyncInstanceConfig, syncLimits } from './config/sync.ts';
 import type { EncryptionKey } from './core/secrets/keys.ts';
 
@@ -10,7 +11,7 @@ export type { SyncInstanceConfig } from './config/sync.ts';
 export { ConfigError };
 
 /** Every setting the service reads, parsed once at boot. Nothing reads process.env after this. */
-export interface Config {
+export interface Config extends ShutdownConfig {
   env: 'development' | 'production' | 'test';
   host: string;
   port: number;
@@ -39,7 +40,6 @@ export interface Config {
   mcpPort: number | undefined;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   bodyLimitBytes: number;
-  shutdownGraceMs: number;
   /** How often each instance looks for revoked credentials (ms). */
   revocationPollMs: number;
   /**
@@ -139,7 +139,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       'info',
     ),
     bodyLimitBytes: integer(env, 'SVC_BODY_LIMIT_BYTES', 1_048_576, 1024, 64 * 1_048_576),
-    shutdownGraceMs: integer(env, 'SVC_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    ...shutdownConfig(env),
     revocationPollMs: integer(env, 'SVC_REVOCATION_POLL_MS', 250, 10, 60_000),
     trustProxy: trustedProxies(env),
     authFailureLimit: integer(env, 'SVC_AUTH_FAILURE_LIMIT', 30, 1, 1_000_000),

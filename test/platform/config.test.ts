@@ -41,7 +41,8 @@ describe('configuration', () => {
     });
     assert.equal(config.logLevel, 'info');
     assert.equal(config.bodyLimitBytes, 1_048_576);
-    assert.equal(config.shutdownGraceMs, 10_000);
+    assert.equal(config.shutdownGraceMs, 30_000);
+    assert.equal(config.drainWindowMs, 10_000);
     assert.deepEqual(config.webhookAllowedHosts, []);
     assert.equal(config.mcpPort, undefined);
     assert.equal(config.revocationPollMs, 250);
@@ -154,6 +155,7 @@ describe('configuration', () => {
     ['LOG_LEVEL', { LOG_LEVEL: 'verbose' }],
     ['SVC_BODY_LIMIT_BYTES', { SVC_BODY_LIMIT_BYTES: '1mb' }],
     ['SVC_SHUTDOWN_GRACE_MS', { SVC_SHUTDOWN_GRACE_MS: '-5' }],
+    ['SVC_DRAIN_WINDOW_MS', { SVC_SHUTDOWN_GRACE_MS: '5000', SVC_DRAIN_WINDOW_MS: '5000' }],
     ['SVC_REVOCATION_POLL_MS', { SVC_REVOCATION_POLL_MS: '1' }],
     ['SVC_AUTH_FAILURE_LIMIT', { SVC_AUTH_FAILURE_LIMIT: '0' }],
     ['SVC_REALTIME_MAX_CONNECTIONS', { SVC_REALTIME_MAX_CONNECTIONS: '0' }],
