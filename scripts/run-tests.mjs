@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm test`: every *.test.ts under test/ and src/, through node's test runner with tsx's loader.
+// `npm test`: every *.test.ts under test/, src/ and packages/*/test/, through node's test runner with tsx's loader.
 // With DATABASE_URL set, migrations are applied once first so test files never race on them.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -17,7 +17,12 @@ function collect(dir) {
   });
 }
 
-let files = [...collect(path.join(root, 'test')), ...collect(path.join(root, 'src'))].sort();
+const packageTests = fs.existsSync(path.join(root, 'packages'))
+  ? fs
+      .readdirSync(path.join(root, 'packages'))
+      .flatMap((name) => collect(path.join(root, 'packages', name, 'test')))
+  : [];
+let files = [...collect(path.join(root, 'test')), ...collect(path.join(root, 'src')), ...packageTests].sort();
 // Multi-instance suites need the PostgreSQL server and Redis; `npm run test:multi` runs them (CI does).
 if (filter.length > 0) files = files.filter((f) => filter.some((part) => f.includes(part)));
 else files = files.filter((f) => !f.includes('multi-instance'));
