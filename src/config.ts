@@ -3,6 +3,7 @@ import { mobileBuildRepository } from './config/mobile-build.ts';
 import { ConfigError, type Env, integer, msList, oneOf, text, url } from './config/parse.ts';
 import { retentionAges } from './config/retention.ts';
 import { encryptionKeys, trustedProxies } from './config/security.ts';
+import { type MetricsConfig, metricsConfig } from './config/metrics.ts';
 import { type ShutdownConfig, shutdownConfig } from './config/shutdown.ts';
 import { type SyncInstanceConfig, syncLimits } from './config/sync.ts';
 import type { EncryptionKey } from './core/secrets/keys.ts';
@@ -11,7 +12,7 @@ export type { SyncInstanceConfig } from './config/sync.ts';
 export { ConfigError };
 
 /** Every setting the service reads, parsed once at boot. Nothing reads process.env after this. */
-export interface Config extends ShutdownConfig {
+export interface Config extends ShutdownConfig, MetricsConfig {
   env: 'development' | 'production' | 'test';
   host: string;
   port: number;
@@ -140,6 +141,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     ),
     bodyLimitBytes: integer(env, 'SVC_BODY_LIMIT_BYTES', 1_048_576, 1024, 64 * 1_048_576),
     ...shutdownConfig(env),
+    ...metricsConfig(env),
     revocationPollMs: integer(env, 'SVC_REVOCATION_POLL_MS', 250, 10, 60_000),
     trustProxy: trustedProxies(env),
     authFailureLimit: integer(env, 'SVC_AUTH_FAILURE_LIMIT', 30, 1, 1_000_000),
