@@ -25,6 +25,7 @@ import { DEFAULT_STREAM_TIMINGS } from '../../core/realtime/ordered-stream.ts';
 import { holderOf } from '../../core/realtime/socket-routes.ts';
 import { CLOSE } from './close-codes.ts';
 import { Connection } from './connection.ts';
+import { closeInBatches } from './drain.ts';
 import { FanOutPacer } from './fan-out-pacer.ts';
 import { membershipIn } from './handlers/room-checks.ts';
 import type { GatewayLimits } from './limits.ts';
@@ -85,7 +86,9 @@ export class Gateway implements RealtimeHost {
   private readonly coalescer = new WriteCoalescer();
   /** The modules' raw socket routes. */
   readonly socketRoutes: readonly RawRoute[];
-  private closing = false;
+  /** Set once the drain began: new connections are refused with 1012 from then on. */
+  private draining: Promise<void> | undefined;
+  private shut = false;
 
   constructor(private readonly deps: GatewayDeps) {
     this.services = deps.services;
@@ -132,6 +135,10 @@ export class Gateway implements RealtimeHost {
       report: this.report,
       pacer: this.pacer,
     });
+  }
+
+  private get closing(): boolean {
+    return this.draining !== undefined;
   }
 
   get modules(): readonly InstalledHooks[] {
@@ -248,12 +255,27 @@ export class Gateway implements RealtimeHost {
   }
 
   /**
-   * Closes every socket with 1012 and waits (bounded) until their rooms were left, then lets each raw
-   * socket route flush what its connections left.
+   * The drain (SIGTERM): new connections are refused with 1012 from now on, and the open ones, the raw
+   * socket routes' included, are closed with 1012 in jittered batches over `windowMs` (drain.ts), so their
+   * clients reconnect to the other instances a few at a time. Resolves when the last batch was closed.
+   */
+  drain(windowMs: number, random?: () => number): Promise<void> {
+    this.draining ??= closeInBatches([...this.open, ...this.socketRoutes.flatMap((r) => [...r.guard.open])], {
+      clock: this.clock,
+      windowMs,
+      ...(random === undefined ? {} : { random }),
+    });
+    return this.draining;
+  }
+
+  /**
+   * Closes every socket still open with 1012 (a drain's later batches too) and waits (bounded) until
+   * their rooms were left, then lets each raw socket route flush what its connections left.
    */
   async shutdown(): Promise<void> {
-    if (this.closing) return;
-    this.closing = true;
+    if (this.shut) return;
+    this.shut = true;
+    void this.drain(0);
     this.guard.stop();
     this.guard.drain();
     for (const route of this.socketRoutes) route.drain();

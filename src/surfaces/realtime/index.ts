@@ -5,6 +5,7 @@ import { WebSocket } from 'ws';
 import type { Identity } from '../../core/auth/identity.ts';
 import type { Services } from '../../core/context.ts';
 import type { InstalledHooks } from '../../core/modules/hooks.ts';
+import type { Drain } from '../../core/ops/drain.ts';
 import type { RealtimeBackplane } from '../../core/realtime/index.ts';
 import { CLOSE } from './close-codes.ts';
 import { describeEndpoint, endpointSchema } from './endpoint.ts';
@@ -23,6 +24,8 @@ export interface RealtimeGatewayOptions {
   /** Every module's hooks: their `realtime` parts are the frames, join parts and relays of modules. */
   modules: readonly InstalledHooks[];
   limits?: Partial<GatewayLimits>;
+  /** The instance's drain: the gateway's sockets are closed in batches over `SVC_DRAIN_WINDOW_MS`. */
+  drain?: Drain;
 }
 
 /**
@@ -91,6 +94,7 @@ async function realtimeGatewayPlugin(app: FastifyInstance, options: RealtimeGate
   closeRefusedUpgrades(app);
   for (const route of gateway.socketRoutes) route.register(app);
   gateway.start();
+  options.drain?.add(() => gateway.drain(config.drainWindowMs));
   app.addHook('preClose', () => gateway.shutdown());
   app.route({
     method: 'GET',

@@ -3,7 +3,7 @@ import type { RawData, WebSocket } from 'ws';
 import type { Identity } from '../../core/auth/identity.ts';
 import type { Principal } from '../../core/auth/principal.ts';
 import type { Clock } from '../../core/clock.ts';
-import { AppError, ServiceUnavailable } from '../../core/http/errors.ts';
+import { AppError } from '../../core/http/errors.ts';
 import type { ModuleEnablement } from '../../core/modules/enablement.ts';
 import { type AdmittedSocket, holderOf, type SocketRoute } from '../../core/realtime/socket-routes.ts';
 import { CLOSE } from './close-codes.ts';
@@ -102,8 +102,8 @@ export class RawRoute {
   /** The HTTP phase: the module's checks, then (upgrades only) the caps and the module's admission. */
   private async admit(request: FastifyRequest): Promise<void> {
     await this.route.check?.(request);
-    if (!request.ws) return;
-    if (this.deps.closing()) throw new ServiceUnavailable('this instance is shutting down; reconnect');
+    // Draining: the upgrade goes ahead and `accept` closes it with 1012, the reconnect code.
+    if (!request.ws || this.deps.closing()) return;
     const principal = request.principal;
     const token = presentedToken(request);
     const tenantId = principal?.tenantId;
@@ -125,6 +125,10 @@ export class RawRoute {
   }
 
   private accept(socket: WebSocket, request: FastifyRequest): void {
+    if (this.deps.closing()) {
+      socket.close(CLOSE.restart, 'server restarting');
+      return;
+    }
     const admission = this.admitted.get(request);
     if (admission === undefined) {
       socket.close(CLOSE.unauthorized, 'a credential is required');
@@ -146,10 +150,6 @@ export class RawRoute {
         stillAuthorized: (c) => guard.stillAuthorized(c),
       },
     );
-    if (this.deps.closing()) {
-      connection.close(CLOSE.restart, 'server restarting');
-      return;
-    }
     guard.add(connection);
     const session = admission.socket.open(connection);
     const { maxFrameBytes } = route.limits;
