@@ -26,6 +26,7 @@ import { buildModuleHooks, installModules } from './core/modules/install.ts';
 import type { ModuleManifest } from './core/modules/manifest.ts';
 import { ModuleRegistry } from './core/modules/registry.ts';
 import { moduleRoutes } from './core/modules/routes.ts';
+import { Drain } from './core/ops/drain.ts';
 import { healthRoutes } from './core/ops/health.ts';
 import { createRealtimeBackplane, type RealtimeBackplane } from './core/realtime/index.ts';
 import { activeRetention, retentionRules } from './core/retention/rules.ts';
@@ -79,6 +80,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     identity: Identity;
     services: Services;
+    /** Begun on SIGTERM, before the app closes (svc start; docs/operations.md, graceful shutdown). */
+    drain: Drain;
   }
 }
 
@@ -190,6 +193,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   started.catch(() => {}); // awaited below
   app.decorate('identity', identity);
   app.decorate('services', services);
+  const drain = new Drain();
+  app.decorate('drain', drain);
+  // Workers stop taking work at once and hand what they hold back (released leases) within the window.
+  drain.add(() => services.workers.stop({ graceMs: config.drainWindowMs }));
   app.addHook('onClose', async () => {
     await identity.stop();
     await bus.close();
@@ -204,7 +211,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   checkActionRoutes(app, services.registry);
   installIdempotency(app, db, clock);
   installConsoleGuard(app, db);
-  await app.register(healthRoutes, { db, migrations: appMigrations(modules), realtime: backplane });
+  await app.register(healthRoutes, { db, migrations: appMigrations(modules), realtime: backplane, drain });
   await app.register(identityRoutes, { db, identity, clock });
   await app.register(runtimeRoutes, { ...services, identity });
   await app.register(moduleRoutes, services);
@@ -237,6 +244,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     backplane,
     modules: hooks,
     limits: deps.realtime?.limits,
+    drain,
   });
   await app.register(mcpSurface, services);
 
