@@ -33,6 +33,9 @@ Commands:
 
 Configuration is read from environment variables; see docs/configuration.md.`;
 
+/** Before the deadline, connections still open are cut: what they left is closed in this time. */
+const DEADLINE_MARGIN_MS = 1000;
+
 async function start(
   config: Config,
   opening: Promise<Database> | undefined,
@@ -52,20 +55,38 @@ async function start(
     if (stopping) reply.header('connection', 'close');
     done(null, payload);
   });
+  // SIGTERM: readiness answers 503 at once, new WebSocket connections are refused with 1012, open ones
+  // close in batches over the drain window, workers hand their leases back; then the app closes (in-flight
+  // requests finish) and the database last. The whole stop fits in SVC_SHUTDOWN_GRACE_MS, or the process
+  // exits 1 when it passes (docs/operations.md, graceful shutdown).
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    app.log.info({ signal }, 'stopping: finishing in-flight requests');
+    const { drainWindowMs, shutdownGraceMs } = config;
+    const began = performance.now();
+    const elapsedMs = () => Math.round(performance.now() - began);
+    const drained = app.drain.begin();
+    app.log.info({ signal, drainWindowMs, shutdownGraceMs }, 'draining: readiness answers 503');
+    const cut = setTimeout(
+      () => {
+        app.log.warn({ elapsedMs: elapsedMs() }, 'shutdown deadline near: closing open connections');
+        app.server.closeAllConnections();
+      },
+      Math.max(0, shutdownGraceMs - DEADLINE_MARGIN_MS),
+    );
     const deadline = setTimeout(() => {
-      app.log.warn('shutdown deadline passed: closing open connections');
-      app.server.closeAllConnections();
-    }, config.shutdownGraceMs);
+      app.log.error({ elapsedMs: elapsedMs() }, 'shutdown deadline passed: exiting');
+      process.exit(1);
+    }, shutdownGraceMs);
     try {
+      await drained;
+      app.log.info({ elapsedMs: elapsedMs() }, 'drained: finishing in-flight requests');
       await runtime.close();
     } finally {
+      clearTimeout(cut);
       clearTimeout(deadline);
     }
-    app.log.info('stopped');
+    app.log.info({ elapsedMs: elapsedMs() }, 'stopped');
   };
   const closed = new Promise<void>((resolve) => {
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {

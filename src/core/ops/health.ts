@@ -27,7 +27,18 @@ export interface ReadinessCheck {
 
 export async function healthRoutes(
   app: FastifyInstance,
-  { db, migrations, realtime }: { db: Database; migrations: readonly Migration[]; realtime: ReadinessCheck },
+  {
+    db,
+    migrations,
+    realtime,
+    drain,
+  }: {
+    db: Database;
+    migrations: readonly Migration[];
+    realtime: ReadinessCheck;
+    /** Once it began (SIGTERM), readiness answers 503 at once, before asking anything. */
+    drain?: { readonly draining: boolean };
+  },
 ): Promise<void> {
   app.get(
     '/healthz',
@@ -47,12 +58,16 @@ export async function healthRoutes(
     {
       schema: {
         operationId: 'getReadiness',
-        summary: 'Readiness: the database and Redis (when configured) answer, and every migration is applied',
+        summary:
+          'Readiness: the instance is not draining, the database and Redis (when configured) answer, and every migration is applied',
         tags: ['operations'],
         response: { 200: Ready, 503: errorRef('Not ready') },
       },
     },
     async () => {
+      if (drain?.draining === true) {
+        throw new ServiceUnavailable('this instance is draining (shutting down): send traffic elsewhere');
+      }
       const [database, backplane] = await Promise.allSettled([
         pendingMigrations(db, migrations),
         realtime.ready(),
