@@ -46,7 +46,17 @@ export interface Database extends Queryable {
    * lock is held within this database object. fn may use any connection; the lock is held on its own.
    */
   tryWithAdvisoryLock<T>(key: number, fn: () => Promise<T>): Promise<LockAttempt<T>>;
+  /** Its pools' connections now: PostgreSQL's; undefined on PGlite (one in-process connection). */
+  poolStats?(): PoolStats | undefined;
   close(): Promise<void>;
+}
+
+/** Connections of a database's pools (the workers' dedicated pools not counted). */
+export interface PoolStats {
+  total: number;
+  idle: number;
+  /** Callers waiting for a connection. */
+  waiting: number;
 }
 
 export type LockAttempt<T> = { acquired: true; result: T } | { acquired: false };

@@ -27,6 +27,7 @@ export function openingDatabase(kind: Database['kind'], opening: Promise<Databas
     dedicated: (options) => on((db) => db.dedicated(options)),
     withAdvisoryLock: (key, fn) => on((db) => db.withAdvisoryLock(key, fn)),
     tryWithAdvisoryLock: (key, fn) => on((db) => db.tryWithAdvisoryLock(key, fn)),
+    poolStats: () => open?.poolStats?.(),
     close: async () => {
       const db = await ready.catch(() => undefined);
       await db?.close();

@@ -124,6 +124,7 @@ function tenantReadPool(connectionString: string, max: number) {
         client.release(broken);
       }
     },
+    pool,
     close: () => pool.end(),
   };
 }
@@ -184,6 +185,11 @@ export async function openPostgres(
         }
       }),
     tenantQuery: (tenantId, sql, params) => reads.query(tenantId, sql, params),
+    poolStats: () => ({
+      total: pool.totalCount + reads.pool.totalCount,
+      idle: pool.idleCount + reads.pool.idleCount,
+      waiting: pool.waitingCount + reads.pool.waitingCount,
+    }),
     dedicated: (dedicatedOptions) => openPostgres(connectionString, dedicatedOptions),
     withAdvisoryLock: (key, fn) =>
       onClient(async (client) => {
