@@ -33,7 +33,11 @@ export class GroupCommitQueue<Item, Result> {
   /** Groups formed and the items they carried, since start (for benches and operators). */
   readonly written = { groups: 0, items: 0 };
 
-  constructor(private readonly writer: GroupWriter<Item, Result>) {}
+  constructor(
+    private readonly writer: GroupWriter<Item, Result>,
+    /** Told each group's size as it forms (the app's metrics). */
+    private readonly onGroup?: (size: number) => void,
+  ) {}
 
   /** Queues `item` behind the key's writes in flight; settles with its own result or error. */
   submit(key: string, item: Item): Promise<Result> {
@@ -63,6 +67,7 @@ export class GroupCommitQueue<Item, Result> {
         const group = queue.splice(0, max);
         this.written.groups += 1;
         this.written.items += group.length;
+        this.onGroup?.(group.length);
         if (group.length > 1 && (await this.writeTogether(group))) continue;
         for (const pending of group)
           await this.writeAlone(pending.item).then(pending.resolve, pending.reject);
@@ -104,11 +109,18 @@ export class GroupCommitQueue<Item, Result> {
 export class GroupCommits {
   private readonly queues = new Map<string, GroupCommitQueue<never, unknown>>();
 
+  /** `onGroup`: told each group's queue name and size as it forms (the app's metrics). */
+  constructor(private readonly onGroup?: (queue: string, size: number) => void) {}
+
   /** The queue named `name`, made with `writer` on first use. */
   queue<Item, Result>(name: string, writer: GroupWriter<Item, Result>): GroupCommitQueue<Item, Result> {
     let queue = this.queues.get(name);
     if (queue === undefined) {
-      queue = new GroupCommitQueue(writer) as unknown as GroupCommitQueue<never, unknown>;
+      const onGroup = this.onGroup;
+      queue = new GroupCommitQueue(
+        writer,
+        onGroup === undefined ? undefined : (size) => onGroup(name, size),
+      ) as unknown as GroupCommitQueue<never, unknown>;
       this.queues.set(name, queue);
     }
     return queue as unknown as GroupCommitQueue<Item, Result>;
