@@ -1,90 +1,13 @@
-import type { FastifyBaseLogger } from 'fastify';
-import type { Config } from '../config.ts';
 import type { Principal } from './auth/principal.ts';
-import type { Clock } from './clock.ts';
-import type { Database, Queryable } from './db/database.ts';
-import type { GroupCommits } from './db/group-commit.ts';
+import type { Queryable } from './db/database.ts';
 import { tenantRead, tenantTx } from './db/tenant-tx.ts';
-import { EventBatch, type EventStore, type OwnStatement } from './events/store.ts';
+import { EventBatch, type OwnStatement } from './events/store.ts';
 import type { TenantEvent, TraceActor, TraceMetadata } from './events/types.ts';
-import type { TraceContext } from './http/request-id.ts';
-import type { ModuleEnablement } from './modules/enablement.ts';
-import type { Workers } from './modules/hooks.ts';
-import type { ModuleRegistry } from './modules/registry.ts';
-import type { RealtimeBackplane } from './realtime/index.ts';
-import type { SecretEncryption } from './secrets/encryption.ts';
+import type { ServiceContext } from './services.ts';
 import { actorView } from './tenancy/actors.ts';
 
-/** Long-lived services the app is built from; passed down explicitly, never read from globals. */
-export interface Services {
-  config: Config;
-  db: Database;
-  clock: Clock;
-  events: EventStore;
-  registry: ModuleRegistry;
-  enablement: ModuleEnablement;
-  /** Pub/sub and presence across instances; absent only where an app is built without realtime. */
-  realtime?: RealtimeBackplane;
-  /** This instance's background workers, by module: `workers.wake(name)` after committing work for one. */
-  workers: Workers;
-  /** Keyed write queues (group commit) for hot keys: a room's messages, an auction's bids. */
-  groupCommit: GroupCommits;
-  /**
-   * Encryption of secrets the service stores and must read back (`SVC_ENCRYPTION_KEY`); a module that
-   * stores one declares its column in `encryptedColumns` and uses `secretContext` for each value.
-   */
-  encryption: SecretEncryption;
-}
-
-/** What core's tenant-scoped verbs (keys, team) need of a context: a `ServiceContext` fits as it is. */
-export type TenantContext = Pick<ServiceContext, 'db' | 'tenantId' | 'clock'>;
-
-/** What core's verbs outside any tenant (creating a tenant, resolving a console user) need. */
-export type SystemContext = Pick<ServiceContext, 'db' | 'clock'>;
-
-export type Origin = 'api' | 'console' | 'realtime' | 'mcp' | 'system';
-
-/** One call of a verb: who, for which tenant, from where. */
-export interface ServiceContext extends Services {
-  log: FastifyBaseLogger;
-  tenantId: string;
-  principal: Principal | undefined;
-  requestId: string;
-  trace: TraceContext;
-  origin: Origin;
-}
-
-/** What a verb is called for, beside the app's services: who, for which tenant, from where. */
-export type CallParts = Omit<ServiceContext, keyof Services>;
-
-/**
- * A verb's context: the app's services, listed field by field, with the call's parts (and another clock
- * when given). Not `{ ...services, log, tenantId, ... }`: on Node 20 (V8 11.3), properties added after a
- * spread leave V8's fast path, and such a context cost ~6 µs to build, ~0.03 µs this way; one is built
- * for every request, socket frame and worker task. (The type below makes a new service a compile error
- * here until it is listed.)
- */
-export function serviceContext(services: Services, call: CallParts, clock = services.clock): ServiceContext {
-  const context: { [K in keyof Required<ServiceContext>]: ServiceContext[K] } = {
-    config: services.config,
-    db: services.db,
-    clock,
-    events: services.events,
-    registry: services.registry,
-    enablement: services.enablement,
-    realtime: services.realtime,
-    workers: services.workers,
-    groupCommit: services.groupCommit,
-    encryption: services.encryption,
-    log: call.log,
-    tenantId: call.tenantId,
-    principal: call.principal,
-    requestId: call.requestId,
-    trace: call.trace,
-    origin: call.origin,
-  };
-  return context;
-}
+export type { Origin, SystemContext, TenantContext } from './contexts.ts';
+export { type CallParts, type ServiceContext, type Services, serviceContext } from './services.ts';
 
 export type Emit = (type: string, data: Record<string, unknown>) => Promise<TenantEvent | undefined>;
 

@@ -1,4 +1,4 @@
-import type { Origin } from '../context.ts';
+import type { Origin } from '../contexts.ts';
 import type { JsonObject, PubSub, Unsubscribe } from '../realtime/index.ts';
 import { decodeJsonObject, isJsonObject } from '../realtime/json.ts';
 import type { TenantEvent } from './types.ts';

@@ -1,4 +1,4 @@
-import type { Origin } from '../context.ts';
+import type { Origin } from '../contexts.ts';
 import type { Actor } from '../tenancy/actors.ts';
 
 /**

@@ -1,15 +1,8 @@
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import type { ActionCredential } from './manifest.ts';
-import type { ModuleRegistry } from './registry.ts';
+import type { ModuleRegistry, RouteAccess } from './registry.ts';
 
-/** What a route asks of its callers, as the REST guard reads it from the route's config. */
-export interface RouteAccess {
-  module: string | undefined;
-  scope: string | undefined;
-  credentials: readonly string[];
-  /** Whether the route's path names a room (`:roomId`): the one place the REST guard reads a room from. */
-  roomInPath: boolean;
-}
+export type { RouteAccess } from './registry.ts';
 
 /** The credentials actions and MCP tools take; an action accepts those of them its route accepts. */
 const ACTION_CREDENTIALS: readonly ActionCredential[] = ['api_key', 'session'];

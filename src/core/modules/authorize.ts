@@ -1,6 +1,6 @@
 import { hasScope, type Principal, type PrincipalKind } from '../auth/principal.ts';
-import type { ServiceContext, Services } from '../context.ts';
 import { AppError, Forbidden, NotFound } from '../http/errors.ts';
+import type { ServiceContext, Services } from '../services.ts';
 import type { WorkspaceType } from '../tenancy/roles.ts';
 import { getTenant } from '../tenancy/tenants.ts';
 

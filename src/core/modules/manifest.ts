@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { TSchema } from 'typebox';
-import type { ServiceContext, Services } from '../context.ts';
 import { checkIdPrefixes } from '../ids.ts';
 import type { EncryptedColumn } from '../secrets/stored-secrets.ts';
+import type { ServiceContext, Services } from '../services.ts';
 import type { WorkspaceType } from '../tenancy/roles.ts';
 import type { ModuleHooks, ModuleHost } from './hooks.ts';
 

@@ -1,6 +1,22 @@
 import { PLATFORM_SCOPES } from '../auth/scopes.ts';
-import type { RouteAccess } from './action-routes.ts';
 import { type ActionDefinition, checkManifest, type ModuleManifest } from './manifest.ts';
+
+// Every app's services carry the registry (see `Services`): declared from here, where it is defined.
+declare module '../services.ts' {
+  interface Services {
+    /** The modules this app runs, from the one list in app.ts. */
+    registry: ModuleRegistry;
+  }
+}
+
+/** What a route asks of its callers, as the REST guard reads it from the route's config. */
+export interface RouteAccess {
+  module: string | undefined;
+  scope: string | undefined;
+  credentials: readonly string[];
+  /** Whether the route's path names a room (`:roomId`): the one place the REST guard reads a room from. */
+  roomInPath: boolean;
+}
 
 /** The modules this service runs, from the one explicit list in app.ts; everything else derives from it. */
 export class ModuleRegistry {

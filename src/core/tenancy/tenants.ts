@@ -1,4 +1,4 @@
-import type { SystemContext } from '../context.ts';
+import type { SystemContext } from '../contexts.ts';
 import type { Database } from '../db/database.ts';
 import { systemTx, tenantRead, tenantTx } from '../db/tenant-tx.ts';
 import { newId } from '../ids.ts';
