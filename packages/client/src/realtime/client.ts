@@ -206,8 +206,6 @@ export class Realtime extends Emitter<RealtimeEvents> {
     this.lastHeardAt = this.timers.now();
     this.setStatus('connected');
     this.outbox.attach(socket);
-    // Its pong says the server took the token and reads frames: the backoff starts over.
-    this.send({ type: 'ping', ref: 'hello' });
     for (const room of this.rooms.values()) room.connected();
     this.scheduleHeartbeat();
   }
@@ -223,11 +221,15 @@ export class Realtime extends Emitter<RealtimeEvents> {
       this.emit('error', new Error('the server sent a frame that is not JSON'));
       return;
     }
-    if (frame.type === 'pong' || frame.type === 'joined') this.healthy();
+    if (frame.type === 'joined') this.healthy();
     if (frame.type === 'error') this.refused(frame);
     else if ('room' in frame && typeof frame.room === 'string') this.rooms.get(frame.room)?.receive(frame);
   }
 
+  /**
+   * The connection did something useful (a room joined, or it stayed open past the first heartbeat): the
+   * backoff starts over. A pong is no such sign: the server answers pings even for a revoked token.
+   */
   private healthy(): void {
     this.attempt = 0;
     this.authFailures = 0;
@@ -295,6 +297,7 @@ export class Realtime extends Emitter<RealtimeEvents> {
         return this.closed(socket, 1006, 'no answer from the server');
       }
       if (silentMs >= everyMs) this.send({ type: 'ping' });
+      this.healthy();
       for (const room of this.rooms.values()) room.tick();
       this.scheduleHeartbeat();
     }, everyMs / 2);
