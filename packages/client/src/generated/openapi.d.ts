@@ -27,7 +27,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the database and Redis (when configured) answer, and every migration is applied */
+        /** Readiness: the instance is not draining, the database and Redis (when configured) answer, and every migration is applied */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
