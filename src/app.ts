@@ -28,6 +28,7 @@ import { ModuleRegistry } from './core/modules/registry.ts';
 import { moduleRoutes } from './core/modules/routes.ts';
 import { Drain } from './core/ops/drain.ts';
 import { healthRoutes } from './core/ops/health.ts';
+import { instrumentApp, type ServiceMetrics } from './core/ops/metrics/index.ts';
 import { createRealtimeBackplane, type RealtimeBackplane } from './core/realtime/index.ts';
 import { activeRetention, retentionRules } from './core/retention/rules.ts';
 import { RETENTION_WORKER, RetentionWorker } from './core/retention/worker.ts';
@@ -103,6 +104,8 @@ export interface AppDeps {
    * routes register meanwhile; the first statement of the app's own waits for it.
    */
   prepared?: Promise<unknown>;
+  /** This app's metrics, served by the internal listener (runtime.ts); undefined: nothing is timed. */
+  metrics?: ServiceMetrics;
 }
 
 /** The whole service as one Fastify instance: core first, then surfaces, then each module. */
@@ -144,7 +147,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       instanceId: backplane.instanceId,
       report: (err, context) => app.log.error({ err }, context),
     }),
-    groupCommit: new GroupCommits(),
+    groupCommit: new GroupCommits(deps.metrics?.observeGroup),
     encryption,
   };
   const redisCounts =
@@ -193,6 +196,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   started.catch(() => {}); // awaited below
   app.decorate('identity', identity);
   app.decorate('services', services);
+  if (deps.metrics !== undefined) instrumentApp(app, deps.metrics, { db, clock, bus, backplane });
   const drain = new Drain();
   app.decorate('drain', drain);
   // Workers stop taking work at once and hand what they hold back (released leases) within the window.
