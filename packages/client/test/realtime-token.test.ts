@@ -6,7 +6,13 @@ import { eventually } from '../../../test/support/eventually.ts';
 import type { ChatMessage } from '../src/realtime/types.ts';
 import type { Realtime } from '../src/realtime.ts';
 import { TcpProxy } from './support/realtime-proxy.ts';
-import { nodeRealtime, postMessage, type RealtimeService, startService } from './support/realtime-service.ts';
+import {
+  nodeRealtime,
+  postMessage,
+  type RealtimeService,
+  sleep,
+  startService,
+} from './support/realtime-service.ts';
 
 /**
  * Session tokens expire (SVC_SESSION_TTL_SECONDS); the client asks `getToken` before every connect, so a
@@ -88,7 +94,12 @@ describe('token expiry', () => {
     const received: ChatMessage[] = [];
     room.on('message', (m) => received.push(m));
     const callsBefore = tokens();
-    clock.advance(pastExpiry());
+    // In steps, with real time between them for the server's pings to be answered: one jump would find
+    // the socket silent for minutes and drop it before its token's expiry closes it.
+    for (let moved = 0; moved < pastExpiry() && !closes.includes(4401); moved += 10_000) {
+      clock.advance(10_000);
+      await sleep(30);
+    }
     await eventually('the 4401 close', () => closes.includes(4401) || undefined);
     for (let i = 0; i < 3; i++) await postMessage(svc, roomId, `after expiry ${i}`);
     await eventually('the messages after the expiry', () => received.length === 3 || undefined, {
