@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
-import { createTestTenant } from '../../../test/factories.ts';
+import { connectSession, createTestTenant } from '../../../test/factories.ts';
 import { buildTestApp } from '../../../test/helper.ts';
 import { suiteFixture } from '../../../test/support/suite.ts';
 import { createClient, type ErrorCode, IDEMPOTENCY_KEY_HEADER, SvcError } from '../src/index.ts';
@@ -256,5 +256,40 @@ describe('@svc/client REST against the service', () => {
     const refused = await anonymous.GET('/v1/rooms');
     assert.equal(refused.response.status, 401);
     assert.equal(refused.error?.error, 'unauthorized');
+  });
+  test("a session token (the browser example's calls): post with a clientId, read history and an auction", async () => {
+    const server = client();
+    const room = await server.POST('/v1/rooms', { body: { name: 'browser' } });
+    const roomId = room.data?.id ?? '';
+    const auction = await server.POST('/v1/auctions', {
+      body: { roomId, title: 'Poster', currency: 'EUR', startingPrice: 500, durationSeconds: 600 },
+    });
+    const { token } = await connectSession(service().t, service().tenant.apiKey, {
+      modules: ['rooms', 'chat', 'auctions'],
+      roomId,
+    });
+    const browser = createClient({ baseUrl: service().baseUrl, getToken: () => token });
+    const clientId = crypto.randomUUID();
+    const first = await browser.POST('/v1/rooms/{roomId}/messages', {
+      params: { path: { roomId } },
+      body: { text: 'from the page', clientId },
+    });
+    assert.equal(first.error, undefined, JSON.stringify(first.error));
+    const again = await browser.POST('/v1/rooms/{roomId}/messages', {
+      params: { path: { roomId } },
+      body: { text: 'from the page', clientId },
+    });
+    assert.equal(again.data?.id, first.data?.id, 'a send retried with its clientId is stored once');
+    const history = await browser.GET('/v1/rooms/{roomId}/messages', {
+      params: { path: { roomId }, query: { limit: 50 } },
+    });
+    assert.deepEqual(
+      history.data?.data.map((m) => m.text),
+      ['from the page'],
+    );
+    const seen = await browser.GET('/v1/auctions/{auctionId}', {
+      params: { path: { auctionId: auction.data?.id ?? '' } },
+    });
+    assert.equal(seen.data?.title, 'Poster', JSON.stringify(seen.error));
   });
 });

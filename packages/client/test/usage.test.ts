@@ -26,10 +26,12 @@ async function typecheck(tsconfig: string): Promise<{ code: number; output: stri
   }
 }
 
-describe('the typed client in an app (packages/client/test/fixtures/usage.ts, the Node example of docs/client.md)', () => {
+describe("the typed client in an app: the fixtures that are docs/client.md's examples", () => {
   test('compiles against the OpenAPI document, and its wrong body is a compile error', async () => {
     // The fixture itself: tsc also fails here if the `@ts-expect-error` line stopped being an error.
     const compiled = typecheck(path.join(FIXTURES, 'tsconfig.json'));
+    // The browser snippet, with the DOM's types and none of Node's.
+    const browser = typecheck(path.join(FIXTURES, 'tsconfig.browser.json'));
     // The same file without the `@ts-expect-error`: the wrong body must be reported on that line.
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-client-usage-'));
     try {
@@ -46,8 +48,13 @@ describe('the typed client in an app (packages/client/test/fixtures/usage.ts, th
           files: [path.join(dir, 'usage.ts')],
         }),
       );
-      const [ok, wrong] = await Promise.all([compiled, typecheck(path.join(dir, 'tsconfig.json'))]);
+      const [ok, inBrowser, wrong] = await Promise.all([
+        compiled,
+        browser,
+        typecheck(path.join(dir, 'tsconfig.json')),
+      ]);
       assert.equal(ok.code, 0, ok.output);
+      assert.equal(inBrowser.code, 0, inBrowser.output);
       assert.notEqual(wrong.code, 0);
       assert.match(
         wrong.output,
@@ -56,6 +63,17 @@ describe('the typed client in an app (packages/client/test/fixtures/usage.ts, th
       );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('docs/client.md shows the fixtures as they are compiled', () => {
+    const doc = fs.readFileSync(path.join(ROOT, 'docs/client.md'), 'utf8');
+    for (const name of ['usage.ts', 'browser.ts']) {
+      const source = fs.readFileSync(path.join(FIXTURES, name), 'utf8').trimEnd();
+      assert.ok(
+        doc.includes(`\`\`\`ts\n${source}\n\`\`\``),
+        `docs/client.md differs from test/fixtures/${name}: copy it over`,
+      );
     }
   });
 
