@@ -6,6 +6,7 @@ import type { Database } from './core/db/database.ts';
 import { type Migration, migrate, pendingMigrations } from './core/db/migrations.ts';
 import { openingDatabase } from './core/db/opening.ts';
 import type { ModuleManifest } from './core/modules/manifest.ts';
+import { type MetricsListener, ServiceMetrics, startMetricsListener } from './core/ops/metrics/index.ts';
 import { openDatabase } from './open-database.ts';
 
 export { openDatabase };
@@ -13,6 +14,8 @@ export { openDatabase };
 export interface Runtime {
   app: FastifyInstance;
   db: Database;
+  /** The internal metrics listener, when SVC_METRICS_PORT is set. */
+  metrics: MetricsListener | undefined;
   close(): Promise<void>;
 }
 
@@ -52,6 +55,8 @@ export async function createRuntime(
           ...(options.progress === undefined ? {} : { progress: options.progress }),
         }),
     );
+  // Per app, never prom-client's global registry: two runtimes in one process keep their own series.
+  const metrics = config.metrics === undefined ? undefined : new ServiceMetrics();
   try {
     const prepared =
       options.progress === undefined
@@ -64,16 +69,25 @@ export async function createRuntime(
       clock: options.clock ?? systemClock,
       modules,
       ...(options.workers === undefined ? {} : { workers: options.workers }),
+      ...(metrics === undefined ? {} : { metrics }),
     });
+    const listener =
+      config.metrics === undefined || metrics === undefined
+        ? undefined
+        : await startMetricsListener(app, metrics, config.metrics).catch(async (error: unknown) => {
+            await app.close();
+            throw error;
+          });
     // The database closes after the app, so onClose hooks (e.g. flushing usage) can still write.
     const close = async () => {
       try {
+        await listener?.close();
         await app.close();
       } finally {
         if (options.db === undefined) await db.close();
       }
     };
-    return { app, db, close };
+    return { app, db, metrics: listener, close };
   } catch (error) {
     if (options.db === undefined) await db.close();
     throw error;
