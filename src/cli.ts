@@ -80,7 +80,7 @@ async function start(
     }, shutdownGraceMs);
     try {
       await drained;
-      app.log.info({ elapsedMs: elapsedMs() }, 'drained: finishing in-flight requests');
+      app.log.info({ elapsedMs: elapsedMs() }, 'stopping: finishing in-flight requests');
       await runtime.close();
     } finally {
       clearTimeout(cut);
