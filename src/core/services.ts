@@ -9,6 +9,7 @@ import type { EventStore } from './events/store.ts';
 import type { TraceContext } from './http/request-id.ts';
 import type { ModuleEnablement } from './modules/enablement.ts';
 import type { Workers } from './modules/workers.ts';
+import type { ServiceMetrics } from './ops/metrics/service-metrics.ts';
 import type { RealtimeBackplane } from './realtime/index.ts';
 import type { SecretEncryption } from './secrets/encryption.ts';
 
@@ -36,6 +37,8 @@ export interface Services {
    * stores one declares its column in `encryptedColumns` and uses `secretContext` for each value.
    */
   encryption: SecretEncryption;
+  /** This app's metrics when they are on (SVC_METRICS_PORT): `ctx.metrics?.bids.inc(...)`. */
+  metrics?: ServiceMetrics;
 }
 
 /** One call of a verb: who, for which tenant, from where. */
@@ -70,6 +73,7 @@ export function serviceContext(services: Services, call: CallParts, clock = serv
     workers: services.workers,
     groupCommit: services.groupCommit,
     encryption: services.encryption,
+    metrics: services.metrics,
     log: call.log,
     tenantId: call.tenantId,
     principal: call.principal,
