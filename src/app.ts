@@ -149,6 +149,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }),
     groupCommit: new GroupCommits(deps.metrics?.observeGroup),
     encryption,
+    metrics: deps.metrics,
   };
   const redisCounts =
     config.redisUrl === undefined
