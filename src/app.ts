@@ -27,6 +27,7 @@ import type { ModuleManifest } from './core/modules/manifest.ts';
 import { ModuleRegistry } from './core/modules/registry.ts';
 import { moduleRoutes } from './core/modules/routes.ts';
 import { Drain } from './core/ops/drain.ts';
+import { handOverWork } from './core/ops/hand-over.ts';
 import { healthRoutes } from './core/ops/health.ts';
 import { instrumentApp, type ServiceMetrics } from './core/ops/metrics/index.ts';
 import { createRealtimeBackplane, type RealtimeBackplane } from './core/realtime/index.ts';
@@ -201,7 +202,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const drain = new Drain();
   app.decorate('drain', drain);
   // Workers stop taking work at once and hand what they hold back (released leases) within the window.
-  drain.add(() => services.workers.stop({ graceMs: config.drainWindowMs }));
+  drain.add(() => handOverWork(services.workers, services.registry.names, config.drainWindowMs));
   app.addHook('onClose', async () => {
     await identity.stop();
     await bus.close();
