@@ -1,13 +1,8 @@
 import type { Redis } from 'ioredis';
-import { decodeJsonObject, type JsonObject } from './json.ts';
-import { callSafely, type ErrorReporter, ignoreErrors, ListenerSet } from './listeners.ts';
-import {
-  ChannelHandlers,
-  type MessageHandler,
-  type PubSub,
-  PubSubClosedError,
-  type Unsubscribe,
-} from './pubsub.ts';
+import type { JsonObject } from './json.ts';
+import { type ErrorReporter, ignoreErrors } from './listeners.ts';
+import { LocalFanout } from './local-fanout.ts';
+import type { MessageHandler, Unsubscribe } from './pubsub.ts';
 import {
   closeRedis,
   openRedis,
@@ -36,21 +31,16 @@ export interface RedisPubSubOptions {
  * one channel's messages in the same order (Redis's), even with concurrent publishers on several
  * instances. The cost is one Redis hop for local receivers too (well under a millisecond on a LAN).
  */
-export class RedisPubSub implements PubSub {
+export class RedisPubSub extends LocalFanout {
   private readonly publisher: Redis;
   private readonly subscriber: Redis;
-  private readonly handlers = new ChannelHandlers();
-  private readonly gapListeners: ListenerSet<[]>;
   private readonly prefix: string;
-  private readonly report: ErrorReporter;
   private wasReady = false;
   private connectionLost = false;
-  private closed = false;
 
   constructor(options: RedisPubSubOptions) {
+    super(options.report ?? ignoreErrors);
     this.prefix = options.prefix;
-    this.report = options.report ?? ignoreErrors;
-    this.gapListeners = new ListenerSet(this.report, 'pubsub delivery-gap listener');
     this.publisher = openRedis(options.url, `${options.instanceId}:pub`, this.report);
     this.subscriber = openRedis(options.url, `${options.instanceId}:sub`, this.report, {
       // We resubscribe from our own handler table: it is the truth about what is wanted now, and doing it
@@ -70,7 +60,7 @@ export class RedisPubSub implements PubSub {
   }
 
   async publish(channel: string, message: JsonObject): Promise<void> {
-    if (this.closed) throw new PubSubClosedError();
+    this.checkOpen();
     // One connection, commands in call order: Redis sees one publisher's messages in the order sent.
     try {
       await this.publisher.publish(this.prefix + channel, JSON.stringify(message));
@@ -80,9 +70,8 @@ export class RedisPubSub implements PubSub {
   }
 
   async subscribe(channel: string, handler: MessageHandler): Promise<Unsubscribe> {
-    if (this.closed) throw new PubSubClosedError();
-    const registration: MessageHandler = (message, from) => handler(message, from);
-    this.handlers.add(channel, registration);
+    this.checkOpen();
+    const registration = this.register(channel, handler);
     const unsubscribe = () => {
       // A connection that is down has no subscriptions; it resubscribes only the wanted channels.
       if (this.handlers.remove(channel, registration) && !this.closed && redisConnected(this.subscriber)) {
@@ -115,15 +104,9 @@ export class RedisPubSub implements PubSub {
     return pingRedis(this.publisher);
   }
 
-  onDeliveryGap(listener: () => unknown): () => void {
-    return this.gapListeners.add(listener);
-  }
-
   async close(): Promise<void> {
     if (this.closed) return;
-    this.closed = true;
-    this.handlers.clear();
-    this.gapListeners.clear();
+    this.closeHandlers();
     await Promise.all([closeRedis(this.publisher), closeRedis(this.subscriber)]);
   }
 
@@ -162,19 +145,7 @@ export class RedisPubSub implements PubSub {
 
   private receive(wireChannel: string, payload: string): void {
     if (!wireChannel.startsWith(this.prefix)) return;
-    const channel = wireChannel.slice(this.prefix.length);
-    const handlers = this.handlers.of(channel);
-    if (handlers.length === 0) return;
-    let message: JsonObject;
-    try {
-      message = decodeJsonObject(payload);
-    } catch (error) {
-      this.report(error, `pubsub payload on ${channel}`);
-      return;
-    }
-    for (const handler of handlers) {
-      callSafely(handler, [message, channel], this.report, `pubsub handler on ${channel}`);
-    }
+    this.deliver(wireChannel.slice(this.prefix.length), payload);
   }
 
   private onSubscriberReady(): void {

@@ -49,18 +49,21 @@ export async function issueConfirmation(
     await tx.query(
       `insert into mcp_confirmations (id, tenant_id, caller, tool, arguments_hash, created_at, expires_at)
        values ($1, $2, $3, $4, $5, $6, $7)`,
-      [
-        sha256(token),
-        binding.tenantId,
-        binding.subject,
-        binding.tool,
-        sha256(canonicalJson(binding.arguments)),
-        new Date(now),
-        expiresAt,
-      ],
+      [...bindingColumns(token, binding), new Date(now), expiresAt],
     );
   });
   return { token, expiresAt: expiresAt.toISOString() };
+}
+
+/** A token's row as stored and looked up: its hash, and what it was issued for (the arguments hashed). */
+function bindingColumns(token: string, binding: ConfirmationBinding): unknown[] {
+  return [
+    sha256(token),
+    binding.tenantId,
+    binding.subject,
+    binding.tool,
+    sha256(canonicalJson(binding.arguments)),
+  ];
 }
 
 /**
@@ -79,14 +82,7 @@ export async function consumeConfirmation(
       `update mcp_confirmations set used_at = $6
         where id = $1 and tenant_id = $2 and caller = $3 and tool = $4 and arguments_hash = $5
           and used_at is null and expires_at > $6`,
-      [
-        sha256(token),
-        binding.tenantId,
-        binding.subject,
-        binding.tool,
-        sha256(canonicalJson(binding.arguments)),
-        new Date(now),
-      ],
+      [...bindingColumns(token, binding), new Date(now)],
     ),
   );
   return rowCount === 1;
