@@ -5,6 +5,7 @@ import { WebSocket } from 'ws';
 import type { Principal } from '../../core/auth/principal.ts';
 import { hasScope } from '../../core/auth/principal.ts';
 import type { Clock, Timer } from '../../core/clock.ts';
+import type { SocketCounts } from '../../core/ops/metrics/socket-counts.ts';
 import type { EncodedFrame, RealtimeConnection, RealtimeSession } from '../../core/realtime/contributions.ts';
 import { CLOSE, type CloseCode } from './close-codes.ts';
 import type { GatewayLimits } from './limits.ts';
@@ -46,6 +47,8 @@ export class Connection implements RealtimeConnection, GuardedSocket {
     private readonly limits: GatewayLimits,
     private readonly clock: Clock,
     private readonly coalescer: WriteCoalescer,
+    /** The app's `/v1/realtime` counts, when metrics are on. */
+    private readonly counts?: SocketCounts,
   ) {
     this.lastHeardAt = clock.now();
     const { principal } = session;
@@ -96,6 +99,7 @@ export class Connection implements RealtimeConnection, GuardedSocket {
     if (this.corked !== undefined && this.socket.extensions === '')
       this.corked.write(this.coalescer.forms.of(frame));
     else this.socket.send(frame, AS_TEXT);
+    if (this.counts !== undefined) this.counts.framesOut += 1;
     return true;
   }
 
@@ -118,6 +122,7 @@ export class Connection implements RealtimeConnection, GuardedSocket {
   close(code: CloseCode, reason: string): void {
     if (this.closing) return;
     this.closing = true;
+    if (code === CLOSE.slowConsumer && this.counts !== undefined) this.counts.slowConsumerDrops += 1;
     try {
       this.socket.close(code, reason);
       // The close frame follows this turn's frames; let them all go now.

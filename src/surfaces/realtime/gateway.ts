@@ -116,6 +116,7 @@ export class Gateway implements RealtimeHost {
             log: deps.log.child({ module }),
             closeGraceMs: deps.limits.closeGraceMs,
             closing: () => this.closing,
+            counts: deps.services.metrics?.rawSocketCounts(module),
           }),
       ),
     );
@@ -212,7 +213,15 @@ export class Gateway implements RealtimeHost {
       socket.close(CLOSE.unauthorized, 'a session token is required');
       return;
     }
-    const connection = new Connection(socket, session, request.log, this.limits, this.clock, this.coalescer);
+    const connection = new Connection(
+      socket,
+      session,
+      request.log,
+      this.limits,
+      this.clock,
+      this.coalescer,
+      this.services.metrics?.sockets.realtime,
+    );
     if (this.closing) {
       connection.close(CLOSE.restart, 'server restarting');
       return;

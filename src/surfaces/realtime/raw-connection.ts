@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { WebSocket } from 'ws';
 import type { Principal } from '../../core/auth/principal.ts';
 import type { Clock, Timer } from '../../core/clock.ts';
+import type { SocketCounts } from '../../core/ops/metrics/socket-counts.ts';
 import { holderOf, type RawSocketConnection } from '../../core/realtime/socket-routes.ts';
 import type { GuardedSocket } from './socket-guard.ts';
 
@@ -14,6 +15,8 @@ export interface RawConnectionOptions {
   clock: Clock;
   /** The guard's check of the credential (closes with 4401 when it fails). */
   stillAuthorized: (connection: RawConnection) => Promise<boolean>;
+  /** The route's counts, when metrics are on. */
+  counts?: SocketCounts | undefined;
 }
 
 /**
@@ -50,11 +53,14 @@ export class RawConnection implements RawSocketConnection, GuardedSocket {
       return;
     }
     this.socket.send(message);
+    if (this.options.counts !== undefined) this.options.counts.framesOut += 1;
   }
 
   close(code: number, reason: string): void {
     if (this.closing) return;
     this.closing = true;
+    const { counts } = this.options;
+    if (code === this.options.slowReaderClose && counts !== undefined) counts.slowConsumerDrops += 1;
     const { readyState } = this.socket;
     if (readyState !== WebSocket.OPEN && readyState !== WebSocket.CONNECTING) return;
     this.socket.close(code, reason);

@@ -5,6 +5,7 @@ import type { Principal } from '../../core/auth/principal.ts';
 import type { Clock } from '../../core/clock.ts';
 import { AppError } from '../../core/http/errors.ts';
 import type { ModuleEnablement } from '../../core/modules/enablement.ts';
+import type { SocketCounts } from '../../core/ops/metrics/socket-counts.ts';
 import { type AdmittedSocket, holderOf, type SocketRoute } from '../../core/realtime/socket-routes.ts';
 import { CLOSE } from './close-codes.ts';
 import { RawConnection } from './raw-connection.ts';
@@ -21,6 +22,8 @@ export interface RawRouteDeps {
   /** The gateway is shutting down: upgrades are refused. */
   closing: () => boolean;
   report: (error: unknown, context: string) => void;
+  /** The route's counts, when metrics are on. */
+  counts?: SocketCounts | undefined;
 }
 
 function frameBytes(data: RawData): Uint8Array {
@@ -148,6 +151,7 @@ export class RawRoute {
         closeGraceMs: this.deps.closeGraceMs,
         clock: this.deps.clock,
         stillAuthorized: (c) => guard.stillAuthorized(c),
+        counts: this.deps.counts,
       },
     );
     guard.add(connection);

@@ -139,6 +139,11 @@ export class ServiceMetrics {
     });
   }
 
+  /** The counts of a module's raw socket route: sync's; undefined for a route no family counts. */
+  rawSocketCounts(module: string): SocketCounts | undefined {
+    return module === 'sync' ? this.sockets.sync : undefined;
+  }
+
   /** The sync module's hub tells how many documents it holds open. */
   watchOpenDocuments(read: () => number): void {
     this.openDocuments = read;
