@@ -144,6 +144,13 @@ export class ServiceMetrics {
     return module === 'sync' ? this.sockets.sync : undefined;
   }
 
+  /** One ingest call's answer (analytics): its accepted, duplicate and rejected events. */
+  analyticsIngested(accepted: number, duplicates: number, rejected: number): void {
+    this.analyticsEvents.inc({ result: 'accepted' }, accepted);
+    this.analyticsEvents.inc({ result: 'duplicate' }, duplicates);
+    this.analyticsEvents.inc({ result: 'rejected' }, rejected);
+  }
+
   /** The sync module's hub tells how many documents it holds open. */
   watchOpenDocuments(read: () => number): void {
     this.openDocuments = read;
