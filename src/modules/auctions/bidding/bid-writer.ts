@@ -36,7 +36,10 @@ export async function submitBid(
   const outcome = await ctx.groupCommit
     .queue(BID_QUEUE, new BidWriter())
     .submit(`${ctx.tenantId}/${input.auctionId}`, { ctx, kind, input });
-  if (!outcome.ok) throw outcome.error;
+  if (!outcome.ok) {
+    ctx.metrics?.bids.inc({ outcome: 'refused' });
+    throw outcome.error;
+  }
   const { auction, bid } = outcome.placed;
   // A moved or reached end (a seq after the bid's own) changes when the scheduler must look next.
   if (auction.seq !== bid.seq) ctx.workers.wake('auctions');
