@@ -57,6 +57,7 @@ export async function ingestEvents(ctx: ServiceContext, body: Static<typeof Inge
     throw new InvalidRequest(only.message, [{ field: '/body', message: only.message, code: only.reason }]);
   }
   const duplicates = rows.length === 0 ? new Set<number>() : await storeEvents(ctx, rows);
+  ctx.metrics?.analyticsIngested(rows.length - duplicates.size, duplicates.size, rejections.length);
   return {
     accepted: rows.length - duplicates.size,
     duplicates: duplicates.size,
