@@ -35,6 +35,7 @@ export function syncModuleWith(
       const limits: SyncLimits = { ...DEFAULT_SYNC_LIMITS, ...host.config.sync, ...overrides };
       const hub = new SyncHub({ services: host, limits, log: host.log });
       observe?.(hub);
+      host.metrics?.watchOpenDocuments(() => hub.stats.openDocuments);
       return {
         outbox: roomDeletionOutbox((keys) => {
           hub.documentsDeleted(keys).catch((error: unknown) => {

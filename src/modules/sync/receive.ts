@@ -129,6 +129,7 @@ export class SyncReceiver {
       return;
     }
     document.approxBytes += update.byteLength;
+    session.ctx.metrics?.syncUpdateBytes.inc(update.byteLength);
     document.logRows += 1;
     const appended = appendUpdate({
       ctx: session.ctx,
