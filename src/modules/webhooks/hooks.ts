@@ -15,6 +15,7 @@ export function webhookHooks(host: ModuleHost): ModuleHooks {
     config: host.config,
     clock: host.clock,
     log: host.log,
+    onRecorded: (outcome) => host.metrics?.webhookDeliveries.inc({ outcome }),
     // Dead-lettering records a tenant event in the worker's tenant-scoped transaction; the outbox leaves
     // out the endpoint that failed. Whichever instance's worker gave up, the event is broadcast to the
     // subscribers of every instance.

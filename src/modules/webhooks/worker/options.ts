@@ -4,6 +4,7 @@ import type { Database } from '../../../core/db/database.ts';
 import type { SecretEncryption } from '../../../core/secrets/encryption.ts';
 import type { EmitTenantEvent } from '../types.ts';
 import type { Resolver } from './lookup.ts';
+import type { RecordResult } from './record.ts';
 
 export interface WorkerLog {
   error(obj: object, msg: string): void;
@@ -56,6 +57,8 @@ export interface WebhookWorkerOptions {
    * (`Workers.wake`); this poll finds what a lost wake or a crashed instance left behind.
    */
   maxPollMs?: number;
+  /** Told each attempt's recorded result (the app's metrics). */
+  onRecorded?: (result: RecordResult) => void;
   /** DNS, injectable for tests; the address policy applies to whatever it answers. */
   resolve?: Resolver;
   /** Serve only these tenants (dedicated workers, test isolation); default every tenant. */

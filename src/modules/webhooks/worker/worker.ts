@@ -276,7 +276,8 @@ export class WebhookWorker {
     this.answered.add(delivery.id);
     this.wake();
     try {
-      await this.recorder.record({ claimed: delivery, outcome, now: clock.now() });
+      const recorded = await this.recorder.record({ claimed: delivery, outcome, now: clock.now() });
+      this.options.onRecorded?.(recorded);
     } finally {
       this.answered.delete(delivery.id);
     }
