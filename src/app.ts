@@ -202,7 +202,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const drain = new Drain();
   app.decorate('drain', drain);
   // Workers stop taking work at once and hand what they hold back (released leases) within the window.
-  drain.add(() => handOverWork(services.workers, services.registry.names, config.drainWindowMs));
+  drain.add('workers', () => handOverWork(services.workers, services.registry.names, config.drainWindowMs));
   app.addHook('onClose', async () => {
     await identity.stop();
     await bus.close();

@@ -17,6 +17,8 @@ const GRACE_MS = 15_000;
 /** Each client posts a message about this often while the restarts go on. */
 const SEND_EVERY_MS = 2000;
 const READINESS_FLIP_LIMIT_MS = 100;
+/** The last batch's timer may fire this late on a busy machine and still count as inside the window. */
+const WINDOW_SLACK_MS = 1000;
 /** The whole run, after which it fails rather than hang. */
 const RUN_LIMIT_MS = 10 * 60_000;
 
@@ -40,7 +42,10 @@ process.once('exit', () => {
 interface Restart {
   name: string;
   readinessFlipMs: number;
-  drainedMs: number;
+  /** From SIGTERM to the last batch of sockets closed. */
+  socketsDrainedMs: number;
+  /** From SIGTERM to the workers stopped with their leases released. */
+  workersDrainedMs: number;
   exitMs: number;
   exitCode: number | null;
 }
@@ -108,23 +113,30 @@ async function restart(instance: Instance): Promise<{ figures: Restart; next: In
   const readyz = `http://127.0.0.1:${instance.port}/readyz`;
   const began = performance.now();
   instance.child.kill('SIGTERM');
-  // Asked back to back (no pause): the first 503 is when readiness flipped, to within one round trip.
-  let readinessFlipMs = Number.NaN;
-  while (performance.now() - began < 5000) {
-    const status = await fetch(readyz)
-      .then((r) => r.status)
-      .catch(() => 0);
-    if (status === 503) {
-      readinessFlipMs = performance.now() - began;
-      break;
-    }
+  // A probe every 5 ms, none waiting for the one before (a probe in flight when the signal came may take
+  // long to answer on a busy machine): the flip is when the first probe answered 503 was sent, and no probe
+  // sent after it may answer 200.
+  const probes: Promise<{ sentMs: number; status: number }>[] = [];
+  while (performance.now() - began < 1000) {
+    const sentMs = performance.now() - began;
+    probes.push(
+      fetch(readyz, { signal: AbortSignal.timeout(10_000) })
+        .then((r) => ({ sentMs, status: r.status }))
+        .catch(() => ({ sentMs, status: 0 })),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 5));
   }
+  const answers = (await Promise.all(probes)).filter((p) => p.status !== 0);
+  const firstRefusal = answers.find((p) => p.status === 503);
+  const lateReady = answers.filter((p) => p.status === 200 && p.sentMs > (firstRefusal?.sentMs ?? 0));
+  const readinessFlipMs =
+    firstRefusal === undefined || lateReady.length > 0 ? Number.NaN : firstRefusal.sentMs;
   const exitCode = await instance.exited;
   const exitMs = performance.now() - began;
   const drained = instance.lines
     .map((line) => {
       try {
-        return JSON.parse(line) as { msg?: string; elapsedMs?: number };
+        return JSON.parse(line) as { msg?: string; drainMs?: { sockets?: number; workers?: number } };
       } catch {
         return {};
       }
@@ -135,7 +147,8 @@ async function restart(instance: Instance): Promise<{ figures: Restart; next: In
     figures: {
       name: instance.name,
       readinessFlipMs,
-      drainedMs: drained?.elapsedMs ?? Number.NaN,
+      socketsDrainedMs: drained?.drainMs?.sockets ?? Number.NaN,
+      workersDrainedMs: drained?.drainMs?.workers ?? Number.NaN,
       exitMs,
       exitCode,
     },
@@ -275,7 +288,7 @@ async function main(): Promise<void> {
     restarts.push(figures);
     instances = instances.map((old, j) => (j === i ? next : old));
     process.stdout.write(
-      `${figures.name}: readiness 503 after ${figures.readinessFlipMs.toFixed(1)} ms, drained after ${figures.drainedMs} ms, exit ${figures.exitCode} after ${figures.exitMs.toFixed(0)} ms\n`,
+      `${figures.name}: readiness 503 after ${figures.readinessFlipMs.toFixed(1)} ms, sockets drained after ${figures.socketsDrainedMs} ms, workers after ${figures.workersDrainedMs} ms, exit ${figures.exitCode} after ${figures.exitMs.toFixed(0)} ms\n`,
     );
     // Back in HAProxy (two good checks) before the next one goes.
     await new Promise((resolve) => setTimeout(resolve, 2000));
@@ -285,11 +298,14 @@ async function main(): Promise<void> {
   for (const timer of senders) clearInterval(timer);
 
   // Everything sent is seen back by its sender; then every client of a room holds every message of it.
-  await cluster.until(
-    () => clients.every((c) => c.unconfirmed === 0),
-    60_000,
-    () => 'every message to be seen back',
-  );
+  await cluster
+    .until(
+      () => clients.every((c) => c.unconfirmed === 0),
+      60_000,
+      () => 'every message to be seen back',
+    )
+    .catch(() => {});
+  const unconfirmed = clients.reduce((n, c) => n + c.unconfirmed, 0);
   const byRoom = new Map<string, Set<string>>();
   for (const room of rooms) byRoom.set(room, await roomMessageIds(base, apiKey, room));
   const messages = [...byRoom.values()].reduce((n, ids) => n + ids.size, 0);
@@ -326,6 +342,7 @@ async function main(): Promise<void> {
     messagesSent: sent,
     messagesStored: messages,
     frameDeliveriesExpected: clients.reduce((n, c) => n + (byRoom.get(c.room)?.size ?? 0), 0),
+    unconfirmed,
     lost,
     duplicated,
     reconnects,
@@ -337,11 +354,14 @@ async function main(): Promise<void> {
     startRetries,
     drainWindowMs: DRAIN_WINDOW_MS,
     graceMs: GRACE_MS,
-    drainedMs: restarts.map((r) => r.drainedMs),
+    socketsDrainedMs: restarts.map((r) => r.socketsDrainedMs),
+    workersDrainedMs: restarts.map((r) => r.workersDrainedMs),
     exitMs: restarts.map((r) => Math.round(r.exitMs)),
     readinessFlipMs: restarts.map((r) => Number(r.readinessFlipMs.toFixed(1))),
   };
   process.stdout.write(`\ntest:deploy figures\n${JSON.stringify(figures, null, 2)}\n`);
+  if (errors.length > 0)
+    process.stdout.write(`client errors (first 10):\n${errors.slice(0, 10).join('\n')}\n`);
   for (const client of clients) client.close();
   receiver.close();
 
@@ -349,13 +369,14 @@ async function main(): Promise<void> {
     lost > 0 && `${lost} messages lost at clients`,
     duplicated > 0 && `${duplicated} messages duplicated at clients`,
     messages !== sent && `${sent} messages sent, ${messages} stored`,
+    unconfirmed > 0 && `${unconfirmed} messages sent were never seen back by their sender`,
     webhooksLost > 0 && `${webhooksLost} webhooks lost`,
     errors.length > 0 && `client errors other than reconnects: ${errors.slice(0, 5).join('; ')}`,
     reconnects === 0 && 'no client was told to reconnect: the restarts did not reach the sockets',
     ...restarts.flatMap((r) => [
       r.exitCode !== 0 && `${r.name} exited ${r.exitCode}`,
-      !(r.drainedMs <= DRAIN_WINDOW_MS + 1000) &&
-        `${r.name} drained after ${r.drainedMs} ms (window ${DRAIN_WINDOW_MS} ms)`,
+      !(r.socketsDrainedMs <= DRAIN_WINDOW_MS + WINDOW_SLACK_MS) &&
+        `${r.name} closed its sockets over ${r.socketsDrainedMs} ms (window ${DRAIN_WINDOW_MS} ms)`,
       !(r.exitMs < GRACE_MS) && `${r.name} exited after ${r.exitMs} ms (grace ${GRACE_MS} ms)`,
       !(r.readinessFlipMs <= READINESS_FLIP_LIMIT_MS) &&
         `${r.name} readiness answered 503 only after ${r.readinessFlipMs} ms`,

@@ -94,7 +94,7 @@ async function realtimeGatewayPlugin(app: FastifyInstance, options: RealtimeGate
   closeRefusedUpgrades(app);
   for (const route of gateway.socketRoutes) route.register(app);
   gateway.start();
-  options.drain?.add(() => gateway.drain(config.drainWindowMs));
+  options.drain?.add('sockets', () => gateway.drain(config.drainWindowMs));
   app.addHook('preClose', () => gateway.shutdown());
   app.route({
     method: 'GET',
