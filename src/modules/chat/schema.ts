@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { ROOM_ID_PATTERN } from '../../core/auth/room-id.ts';
+import { closedInput, dateTime, resource } from '../../core/http/named-schemas.ts';
 import { PAGE_QUERY, Page } from '../../core/http/pagination.ts';
 import { Actor } from '../../core/tenancy/actors.ts';
 import { idPattern } from './ids.ts';
@@ -41,12 +42,14 @@ export const ClientId = Type.String({
  */
 export const ActorInput = Actor;
 
-export const Reaction = Type.Object(
-  { emoji: Type.String(), count: Type.Integer({ minimum: 1 }) },
-  { title: 'Reaction', description: 'One emoji on a message and how many actors reacted with it' },
-);
+export const Reaction = resource('Reaction', 'One emoji on a message and how many actors reacted with it', {
+  emoji: Type.String(),
+  count: Type.Integer({ minimum: 1 }),
+});
 
-export const Message = Type.Object(
+export const Message = resource(
+  'ChatMessage',
+  'A message of a room, numbered by `seq`; a deleted one is a tombstone (empty text)',
   {
     id: Type.String(),
     roomId: Type.String(),
@@ -57,13 +60,9 @@ export const Message = Type.Object(
     clientId: Type.Union([Type.String(), Type.Null()]),
     reactions: Type.Array(Reaction),
     revision: Type.Integer({ minimum: 0, description: 'Grows with every change; keep the highest you saw' }),
-    createdAt: Type.String({ format: 'date-time' }),
-    editedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-    deletedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  },
-  {
-    title: 'ChatMessage',
-    description: 'A message of a room, numbered by `seq`; a deleted one is a tombstone (empty text)',
+    createdAt: dateTime(),
+    editedAt: Type.Union([dateTime(), Type.Null()]),
+    deletedAt: Type.Union([dateTime(), Type.Null()]),
   },
 );
 
@@ -73,7 +72,9 @@ export const MessagePage = Page(
   'A page of a room’s messages, oldest first within the page: the newest page first, older ones by `cursor`; with `after`, the messages past it',
 );
 
-export const SendMessageInput = Type.Object(
+export const SendMessageInput = closedInput(
+  'SendMessageActionInput',
+  'A message to post to a room; with an API key, `actor` names who it is from',
   {
     roomId: RoomId,
     text: MessageText,
@@ -81,14 +82,11 @@ export const SendMessageInput = Type.Object(
     clientId: Type.Optional(ClientId),
     actor: Type.Optional(ActorInput),
   },
-  {
-    title: 'SendMessageActionInput',
-    description: 'A message to post to a room; with an API key, `actor` names who it is from',
-    additionalProperties: false,
-  },
 );
 
-export const ListMessagesInput = Type.Object(
+export const ListMessagesInput = closedInput(
+  'ListMessagesActionInput',
+  'Which messages of a room to page through',
   {
     roomId: RoomId,
     ...PAGE_QUERY,
@@ -97,17 +95,12 @@ export const ListMessagesInput = Type.Object(
       Type.Integer({ minimum: 0, description: 'Only messages with a higher seq, read forward' }),
     ),
   },
-  {
-    title: 'ListMessagesActionInput',
-    description: 'Which messages of a room to page through',
-    additionalProperties: false,
-  },
 );
 
-export const MessageRef = Type.Object(
-  { roomId: RoomId, messageId: MessageId },
-  { title: 'ChatMessageRef', description: 'One message of a room', additionalProperties: false },
-);
+export const MessageRef = closedInput('ChatMessageRef', 'One message of a room', {
+  roomId: RoomId,
+  messageId: MessageId,
+});
 
 export const EditMessageInput = Type.Object(
   {
@@ -124,7 +117,9 @@ export const ReactionInput = Type.Object(
   { additionalProperties: false },
 );
 
-export const ChatConfig = Type.Object(
+export const ChatConfig = closedInput(
+  'ChatConfig',
+  'A tenant’s chat settings: the longest text, and the words it refuses',
   {
     maxLength: Type.Integer({
       minimum: 1,
@@ -137,10 +132,5 @@ export const ChatConfig = Type.Object(
       default: [],
       description: 'Messages containing one of these words (whole word, any case) are refused',
     }),
-  },
-  {
-    title: 'ChatConfig',
-    description: 'A tenant’s chat settings: the longest text, and the words it refuses',
-    additionalProperties: false,
   },
 );

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { ROOM_ID_PATTERN } from '../../core/auth/room-id.ts';
+import { closedInput, dateTime, resource } from '../../core/http/named-schemas.ts';
 import { PAGE_QUERY, Page } from '../../core/http/pagination.ts';
 import { Actor } from '../../core/tenancy/actors.ts';
 
@@ -13,17 +14,15 @@ export const PresenceState = Type.Object(
   { additionalProperties: true, description: `Any JSON object, <= ${MAX_STATE_BYTES} bytes as JSON` },
 );
 
-export const Member = Type.Object(
+export const Member = resource(
+  'PresenceMember',
+  'One actor present in a room, however many tabs it has open, with its shared state',
   {
     actor: Actor,
     state: PresenceState,
     connections: Type.Integer({ minimum: 1, description: 'Open connections (tabs, devices) of this actor' }),
-    joinedAt: Type.String({ format: 'date-time' }),
-    updatedAt: Type.String({ format: 'date-time' }),
-  },
-  {
-    title: 'PresenceMember',
-    description: 'One actor present in a room, however many tabs it has open, with its shared state',
+    joinedAt: dateTime(),
+    updatedAt: dateTime(),
   },
 );
 
@@ -33,16 +32,10 @@ export const MemberList = Page(
   'A page of the members of a room now, in order of joining',
 );
 
-export const PresenceRef = Type.Object(
+export const PresenceRef = closedInput(
+  'ListPresenceActionInput',
+  'The room whose members to list, a page at a time',
   { roomId: RoomId, ...PAGE_QUERY },
-  {
-    title: 'ListPresenceActionInput',
-    description: 'The room whose members to list, a page at a time',
-    additionalProperties: false,
-  },
 );
 
-export const PresenceConfig = Type.Object(
-  {},
-  { title: 'PresenceConfig', description: 'Presence has no settings', additionalProperties: false },
-);
+export const PresenceConfig = closedInput('PresenceConfig', 'Presence has no settings', {});

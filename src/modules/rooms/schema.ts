@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { ROOM_ID_PATTERN } from '../../core/auth/room-id.ts';
+import { closedInput, dateTime, resource } from '../../core/http/named-schemas.ts';
 import { PAGE_QUERY, Page } from '../../core/http/pagination.ts';
 
 export const METADATA_LIMITS = { keys: 50, keyLength: 40, stringLength: 256 } as const;
@@ -36,27 +37,21 @@ export const RoomId = Type.String({
   description: 'room_... or your own URL-safe id (<= 128)',
 });
 
-export const Room = Type.Object(
-  {
-    id: Type.String(),
-    name: Type.Union([Type.String(), Type.Null()]),
-    metadata: Type.Object({}, { additionalProperties: true }),
-    createdAt: Type.String({ format: 'date-time' }),
-    updatedAt: Type.String({ format: 'date-time' }),
-  },
-  { title: 'Room', description: 'A named space people and agents join, with its metadata' },
-);
+export const Room = resource('Room', 'A named space people and agents join, with its metadata', {
+  id: Type.String(),
+  name: Type.Union([Type.String(), Type.Null()]),
+  metadata: Type.Object({}, { additionalProperties: true }),
+  createdAt: dateTime(),
+  updatedAt: dateTime(),
+});
 
-export const CreateRoomInput = Type.Object(
+export const CreateRoomInput = closedInput(
+  'CreateRoomInput',
+  'A new room: its id (generated when left out), name and metadata',
   {
     id: Type.Optional(RoomId),
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     metadata: Type.Optional(Metadata),
-  },
-  {
-    title: 'CreateRoomInput',
-    description: 'A new room: its id (generated when left out), name and metadata',
-    additionalProperties: false,
   },
 );
 
@@ -66,32 +61,28 @@ const roomChanges = {
 };
 
 /** PATCH /v1/rooms/{roomId}: the fields to change. */
-export const UpdateRoomInput = Type.Object(roomChanges, {
-  title: 'UpdateRoomInput',
-  description: 'A new name (null clears it) and metadata to merge (a null value removes a key)',
-  additionalProperties: false,
-});
+export const UpdateRoomInput = closedInput(
+  'UpdateRoomInput',
+  'A new name (null clears it) and metadata to merge (a null value removes a key)',
+  roomChanges,
+);
 
 /** The update_room action: the room and its changes in one object. */
-export const UpdateRoomArguments = Type.Object(
+export const UpdateRoomArguments = closedInput(
+  'UpdateRoomArguments',
+  'The room to change, a new name and metadata to merge',
   { roomId: RoomId, ...roomChanges },
-  {
-    title: 'UpdateRoomArguments',
-    description: 'The room to change, a new name and metadata to merge',
-    additionalProperties: false,
-  },
 );
 
-export const RoomRef = Type.Object(
-  { roomId: RoomId },
-  { title: 'RoomRef', description: 'A room by its id', additionalProperties: false },
-);
+export const RoomRef = closedInput('RoomRef', 'A room by its id', { roomId: RoomId });
 
 /** `metadata.<key>=<value>` query parameters, as the REST route documents them. */
 export const METADATA_QUERY_PATTERN = `^metadata\\.[A-Za-z0-9_.:-]{1,${METADATA_LIMITS.keyLength}}$`;
 export const MAX_METADATA_FILTERS = 10;
 
-export const ListRoomsInput = Type.Object(
+export const ListRoomsInput = closedInput(
+  'ListRoomsInput',
+  'A page of rooms, optionally only those with the given metadata',
   {
     metadata: Type.Optional(
       Type.Object(
@@ -106,31 +97,19 @@ export const ListRoomsInput = Type.Object(
     ),
     ...PAGE_QUERY,
   },
-  {
-    title: 'ListRoomsInput',
-    description: 'A page of rooms, optionally only those with the given metadata',
-    additionalProperties: false,
-  },
 );
 
 export const RoomPage = Page(Room, 'RoomPage', 'A page of rooms, newest first');
-export const Deleted = Type.Object(
-  { id: Type.String(), deleted: Type.Literal(true) },
-  { title: 'DeletedRoom', description: 'The room is deleted' },
-);
+export const Deleted = resource('DeletedRoom', 'The room is deleted', {
+  id: Type.String(),
+  deleted: Type.Literal(true),
+});
 
-export const RoomsConfig = Type.Object(
-  {
-    maxRooms: Type.Integer({
-      minimum: 1,
-      maximum: 10_000_000,
-      default: 100_000,
-      description: 'Rooms a tenant may hold',
-    }),
-  },
-  {
-    title: 'RoomsConfig',
-    description: "The rooms module's settings for a tenant",
-    additionalProperties: false,
-  },
-);
+export const RoomsConfig = closedInput('RoomsConfig', "The rooms module's settings for a tenant", {
+  maxRooms: Type.Integer({
+    minimum: 1,
+    maximum: 10_000_000,
+    default: 100_000,
+    description: 'Rooms a tenant may hold',
+  }),
+});

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { closedInput, dateTime, resource } from '../../core/http/named-schemas.ts';
 import { Page } from '../../core/http/pagination.ts';
 import { oneOf } from '../../core/http/schemas.ts';
 import { Nullable } from '../../surfaces/console/schemas.ts';
@@ -11,20 +12,19 @@ export const PLATFORMS = ['android', 'ios'] as const;
 export type Platform = (typeof PLATFORMS)[number];
 export const BUILD_STATUSES = ['dev_mode', 'queued', 'failed', 'succeeded'] as const;
 
-export const MobileBuildBody = Type.Object(
+export const MobileBuildBody = closedInput(
+  'RequestMobileBuildInput',
+  'Which platform to build, and whether to submit the build to its store',
   {
     platform: oneOf(PLATFORMS, { description: 'android or ios' }),
     submitToStores: Type.Optional(Type.Boolean({ default: false, description: 'Default false' })),
   },
-  {
-    title: 'RequestMobileBuildInput',
-    description: 'Which platform to build, and whether to submit the build to its store',
-    additionalProperties: false,
-  },
 );
 export type MobileBuildInput = Static<typeof MobileBuildBody>;
 
-export const MobileBuild = Type.Object(
+export const MobileBuild = resource(
+  'MobileBuild',
+  "A white-label build of an operator's app and its status",
   {
     id: Type.String(),
     operatorId: Type.String(),
@@ -34,21 +34,17 @@ export const MobileBuild = Type.Object(
     status: oneOf(BUILD_STATUSES),
     error: Nullable(Type.String()),
     buildUrl: Nullable(Type.String()),
-    createdAt: Type.String({ format: 'date-time' }),
-    updatedAt: Type.String({ format: 'date-time' }),
-    completedAt: Nullable(Type.String({ format: 'date-time' })),
+    createdAt: dateTime(),
+    updatedAt: dateTime(),
+    completedAt: Nullable(dateTime()),
   },
-  { title: 'MobileBuild', description: "A white-label build of an operator's app and its status" },
 );
 export type MobileBuildView = Static<typeof MobileBuild>;
 
-export const MobileBuildAnswer = Type.Object(
+export const MobileBuildAnswer = resource(
+  'MobileBuildRequest',
+  'The build asked for, and whether it was dispatched (queued) or the server is in development mode',
   { queued: Type.Boolean(), devMode: Type.Boolean(), build: MobileBuild },
-  {
-    title: 'MobileBuildRequest',
-    description:
-      'The build asked for, and whether it was dispatched (queued) or the server is in development mode',
-  },
 );
 export const MobileBuildPage = Page(
   MobileBuild,
@@ -56,16 +52,13 @@ export const MobileBuildPage = Page(
   "A page of the operator's mobile builds, newest first",
 );
 
-export const BuildCallbackBody = Type.Object(
+export const BuildCallbackBody = closedInput(
+  'MobileBuildCallbackInput',
+  "The build pipeline's report of a build's outcome",
   {
     status: oneOf(['succeeded', 'failed'] as const),
     buildUrl: Type.Optional(HttpsUrl),
     error: Type.Optional(Type.String({ maxLength: 1000 })),
-  },
-  {
-    title: 'MobileBuildCallbackInput',
-    description: "The build pipeline's report of a build's outcome",
-    additionalProperties: false,
   },
 );
 export type BuildCallbackInput = Static<typeof BuildCallbackBody>;

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { closedInput, dateTime } from '../../core/http/named-schemas.ts';
 import { MAX_PAGE_LIMIT, PAGE_QUERY, Page } from '../../core/http/pagination.ts';
 import { oneOf } from '../../core/http/schemas.ts';
 import { Nullable } from '../../surfaces/console/schemas.ts';
@@ -6,7 +7,9 @@ import { BrandColors, BrandLink, RoomId } from './schema.ts';
 
 /** What `/api/public/*` answers: the field allowlist the tests check. */
 
-export const PublicBrand = Type.Object(
+export const PublicBrand = closedInput(
+  'PublicBrand',
+  "A storefront's public brand, its operator's over the tenant's, with locale and currency",
   {
     name: Type.String(),
     slogan: Nullable(Type.String()),
@@ -19,17 +22,14 @@ export const PublicBrand = Type.Object(
     defaultCurrency: Type.String(),
     operator: Nullable(Type.Object({ id: Type.String(), name: Type.String(), slug: Type.String() })),
   },
-  {
-    title: 'PublicBrand',
-    description: "A storefront's public brand, its operator's over the tenant's, with locale and currency",
-    additionalProperties: false,
-  },
 );
 export type PublicBrandView = Static<typeof PublicBrand>;
 
 const Money = Type.Integer({ description: 'Minor units of the currency' });
 export const PUBLIC_STATUSES = ['live', 'scheduled', 'ended'] as const;
-export const PublicAuction = Type.Object(
+export const PublicAuction = closedInput(
+  'PublicAuction',
+  'A published auction as a storefront shows it: price, bids, timing and outcome, no private field',
   {
     id: Type.String(),
     roomId: Type.String(),
@@ -46,18 +46,12 @@ export const PublicAuction = Type.Object(
     bidCount: Type.Integer({ minimum: 0 }),
     hasReserve: Type.Boolean(),
     reserveMet: Type.Boolean({ description: 'Whether the reserve is met (its amount is never shown)' }),
-    startsAt: Nullable(Type.String({ format: 'date-time' })),
-    endsAt: Nullable(Type.String({ format: 'date-time' })),
-    endedAt: Nullable(Type.String({ format: 'date-time' })),
+    startsAt: Nullable(dateTime()),
+    endsAt: Nullable(dateTime()),
+    endedAt: Nullable(dateTime()),
     outcome: Nullable(oneOf(['sold', 'unsold', 'bought_now'] as const)),
     finalPrice: Nullable(Money),
-    updatedAt: Type.String({ format: 'date-time' }),
-  },
-  {
-    title: 'PublicAuction',
-    description:
-      'A published auction as a storefront shows it: price, bids, timing and outcome, no private field',
-    additionalProperties: false,
+    updatedAt: dateTime(),
   },
 );
 export const PublicAuctionPage = Page(

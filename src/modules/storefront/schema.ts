@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { closedInput, dateTime, resource } from '../../core/http/named-schemas.ts';
 import { Page } from '../../core/http/pagination.ts';
 import { AllowedOriginsSchema, Nullable, RateLimitSchema } from '../../surfaces/console/schemas.ts';
 import { idPattern } from './ids.ts';
@@ -27,7 +28,9 @@ export const BrandLink = Type.Object(
 );
 
 /** Every brand field is optional: the tenant sets what it has, an operator only what differs. */
-export const Brand = Type.Object(
+export const Brand = closedInput(
+  'Brand',
+  "A storefront's brand: name, texts, images, colors and links (every field optional)",
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     slogan: Type.Optional(Type.String({ maxLength: 160 })),
@@ -36,11 +39,6 @@ export const Brand = Type.Object(
     coverImageUrl: Type.Optional(HttpsUrl),
     colors: Type.Optional(BrandColors),
     links: Type.Optional(Type.Array(BrandLink, { maxItems: 10 })),
-  },
-  {
-    title: 'Brand',
-    description: "A storefront's brand: name, texts, images, colors and links (every field optional)",
-    additionalProperties: false,
   },
 );
 export type BrandValue = Static<typeof Brand>;
@@ -69,7 +67,9 @@ const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217, e.
 
 // ---- Storefront configuration ---------------------------------------------------------------------------
 
-export const StorefrontBody = Type.Object(
+export const StorefrontBody = closedInput(
+  'PutStorefrontInput',
+  "The tenant's whole storefront configuration (fields left out take their defaults)",
   {
     brand: Type.Optional(Brand),
     allowedOrigins: Type.Optional(AllowedOriginsSchema),
@@ -77,28 +77,21 @@ export const StorefrontBody = Type.Object(
     defaultLocale: Type.Optional(Locale),
     defaultCurrency: Type.Optional(Currency),
   },
-  {
-    title: 'PutStorefrontInput',
-    description: "The tenant's whole storefront configuration (fields left out take their defaults)",
-    additionalProperties: false,
-  },
 );
 export type StorefrontInput = Static<typeof StorefrontBody>;
 
 const ListingView = Type.Object({ roomIds: Nullable(Type.Array(Type.String())) });
 
-export const Storefront = Type.Object(
+export const Storefront = resource(
+  'Storefront',
+  "The tenant's storefront: brand, allowed origins, listing, default locale and currency",
   {
     brand: Brand,
     allowedOrigins: Type.Array(Type.String()),
     listing: ListingView,
     defaultLocale: Type.String(),
     defaultCurrency: Type.String(),
-    updatedAt: Nullable(Type.String({ format: 'date-time' })),
-  },
-  {
-    title: 'Storefront',
-    description: "The tenant's storefront: brand, allowed origins, listing, default locale and currency",
+    updatedAt: Nullable(dateTime()),
   },
 );
 export type StorefrontView = Static<typeof Storefront>;
@@ -112,7 +105,9 @@ const Slug = Type.String({
   pattern: '^[a-z0-9]+(-[a-z0-9]+)*$',
   description: 'Lower-case letters, digits and single hyphens',
 });
-export const OperatorApp = Type.Object(
+export const OperatorApp = closedInput(
+  'OperatorApp',
+  "An operator's white-label app: its name, store identifiers and store listing",
   {
     appName: Type.Optional(Type.String({ minLength: 1, maxLength: 30 })),
     androidPackage: Type.Optional(
@@ -143,26 +138,18 @@ export const OperatorApp = Type.Object(
       ),
     ),
   },
-  {
-    title: 'OperatorApp',
-    description: "An operator's white-label app: its name, store identifiers and store listing",
-    additionalProperties: false,
-  },
 );
 export type OperatorAppValue = Static<typeof OperatorApp>;
 
-export const CreateOperatorBody = Type.Object(
+export const CreateOperatorBody = closedInput(
+  'CreateOperatorInput',
+  'A new operator: its name, slug, brand overrides, app identifiers and listing',
   {
     name: Type.String({ minLength: 1, maxLength: 100 }),
     slug: Slug,
     brand: Type.Optional(Brand),
     app: Type.Optional(OperatorApp),
     listing: Type.Optional(Listing),
-  },
-  {
-    title: 'CreateOperatorInput',
-    description: 'A new operator: its name, slug, brand overrides, app identifiers and listing',
-    additionalProperties: false,
   },
 );
 export type CreateOperatorInput = Static<typeof CreateOperatorBody>;
@@ -184,7 +171,9 @@ export const UpdateOperatorBody = Type.Object(
 );
 export type UpdateOperatorInput = Static<typeof UpdateOperatorBody>;
 
-export const Operator = Type.Object(
+export const Operator = resource(
+  'Operator',
+  'A business (op_...) the tenant runs a white-label app for, with its brand overrides',
   {
     id: Type.String(),
     name: Type.String(),
@@ -192,24 +181,18 @@ export const Operator = Type.Object(
     brand: Brand,
     app: OperatorApp,
     listing: ListingView,
-    createdAt: Type.String({ format: 'date-time' }),
-    updatedAt: Type.String({ format: 'date-time' }),
-  },
-  {
-    title: 'Operator',
-    description: 'A business (op_...) the tenant runs a white-label app for, with its brand overrides',
+    createdAt: dateTime(),
+    updatedAt: dateTime(),
   },
 );
 export type OperatorView = Static<typeof Operator>;
 
 export const OperatorPage = Page(Operator, 'OperatorPage', "A page of the tenant's operators, newest first");
 
-export const OperatorStorefront = Type.Object(
+export const OperatorStorefront = resource(
+  'OperatorStorefront',
+  "An operator's brand overrides and listing, and the brand its storefront shows",
   { operatorId: Type.String(), brand: Brand, listing: ListingView, resolvedBrand: Brand },
-  {
-    title: 'OperatorStorefront',
-    description: "An operator's brand overrides and listing, and the brand its storefront shows",
-  },
 );
 export const OperatorStorefrontBody = Type.Object(
   { brand: Type.Optional(Brand), listing: Type.Optional(Listing) },
@@ -221,16 +204,13 @@ export const OperatorStorefrontBody = Type.Object(
   },
 );
 
-export const OperatorKeyBody = Type.Object(
+export const OperatorKeyBody = closedInput(
+  'CreateOperatorProductKeyInput',
+  'A new product key that speaks for the operator: its name, allowed origins and rate limit',
   {
     name: Type.String({ minLength: 1, maxLength: 100 }),
     allowedOrigins: Type.Optional(AllowedOriginsSchema),
     rateLimitPerMinute: Type.Optional(RateLimitSchema),
-  },
-  {
-    title: 'CreateOperatorProductKeyInput',
-    description: 'A new product key that speaks for the operator: its name, allowed origins and rate limit',
-    additionalProperties: false,
   },
 );
 
@@ -241,11 +221,4 @@ export const TenantOperatorParams = Type.Object({
   operatorId: OperatorId,
 });
 
-export const StorefrontConfig = Type.Object(
-  {},
-  {
-    title: 'StorefrontConfig',
-    description: 'The storefront module has no settings',
-    additionalProperties: false,
-  },
-);
+export const StorefrontConfig = closedInput('StorefrontConfig', 'The storefront module has no settings', {});

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { ROOM_ID_PATTERN } from '../../core/auth/room-id.ts';
+import { resource } from '../../core/http/named-schemas.ts';
 
 export const DEFAULT_DOC_NAME = 'default';
 export const DOC_NAME_PATTERN = '^[A-Za-z0-9_.-]{1,64}$';
@@ -70,7 +71,9 @@ export const BinaryQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const DocumentJson = Type.Object(
+export const DocumentJson = resource(
+  'SyncDocument',
+  "A room's document as JSON, read from its stored state",
   {
     roomId: Type.String(),
     docName: Type.String(),
@@ -79,7 +82,6 @@ export const DocumentJson = Type.Object(
         'Each root type by name as JSON: Y.Map as an object, Y.Array as an array, Y.Text and Y.XmlFragment as a string',
     }),
   },
-  { title: 'SyncDocument', description: "A room's document as JSON, read from its stored state" },
 );
 
 export const ApplyUpdateInput = Type.Object(
@@ -94,11 +96,8 @@ export const ApplyUpdateInput = Type.Object(
   { additionalProperties: false },
 );
 
-export const Applied = Type.Object(
-  {
-    roomId: Type.String(),
-    docName: Type.String(),
-    bytes: Type.Integer({ description: 'Size of the update applied' }),
-  },
-  { title: 'SyncUpdateApplied', description: 'A Yjs update applied to a document' },
-);
+export const Applied = resource('SyncUpdateApplied', 'A Yjs update applied to a document', {
+  roomId: Type.String(),
+  docName: Type.String(),
+  bytes: Type.Integer({ description: 'Size of the update applied' }),
+});
