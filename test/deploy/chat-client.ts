@@ -6,6 +6,7 @@ const RESTART = 1012;
 
 interface ChatFrame {
   type: string;
+  ref?: unknown;
   changeSeq?: number;
   message?: { id: string; clientId?: string | null };
 }
@@ -122,6 +123,22 @@ export class ResumingClient {
       this.last = frame.changeSeq;
       return;
     }
-    if (frame.type === 'error') this.errors.push(`error frame: ${JSON.stringify(frame)}`);
+    if (frame.type === 'error') {
+      // Counted (the run fails on it), then done again after a pause as docs/realtime.md says: the join
+      // when it was the join that failed, else the message (same clientId, so it is never posted twice).
+      this.errors.push(`error frame: ${JSON.stringify(frame)}`);
+      const socket = this.socket;
+      setTimeout(() => {
+        if (this.socket !== socket || socket?.readyState !== WebSocket.OPEN) return;
+        if (!this.joined) {
+          const resume = this.last === undefined ? {} : { changeSeq: this.last };
+          socket.send(JSON.stringify({ type: 'join', room: this.room, ...resume }));
+          return;
+        }
+        const clientId = typeof frame.ref === 'string' ? frame.ref : undefined;
+        const text = clientId === undefined ? undefined : this.pending.get(clientId);
+        if (clientId !== undefined && text !== undefined) this.post(clientId, text);
+      }, 500);
+    }
   }
 }
