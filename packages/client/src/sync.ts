@@ -11,7 +11,7 @@ import type * as Y from 'yjs';
 type ProviderOptions = NonNullable<ConstructorParameters<typeof WebsocketProvider>[3]>;
 type PolyfillClass = NonNullable<ProviderOptions['WebSocketPolyfill']>;
 
-/** The WebSocket the provider drives: browsers', React Native's, Node 22's, or `ws`'s. */
+/** What the provider needs of a socket (it sets the handlers, sends, closes). */
 interface SocketLike {
   binaryType: string;
   readonly readyState: number;
@@ -23,7 +23,22 @@ interface SocketLike {
   close(code?: number, reason?: string): void;
 }
 
-export type SyncWebSocketConstructor = new (url: string, protocols?: string | string[]) => SocketLike;
+/**
+ * The WebSocket class to open (browsers', React Native's, Node 22's, or `ws`'s, as they are): only its
+ * handlers are set, so their types are left open.
+ */
+interface BaseSocket {
+  binaryType: unknown;
+  readonly readyState: number;
+  onopen: unknown;
+  onmessage: unknown;
+  onclose: unknown;
+  onerror: unknown;
+  send(data: unknown): void;
+  close(code?: number, reason?: string): void;
+}
+
+export type SyncWebSocketConstructor = new (url: string, protocols?: string | string[]) => BaseSocket;
 
 export interface SyncProviderOptions {
   /** The service's address, `https://api.example.com`. */
@@ -68,7 +83,7 @@ function tokenSocket(getToken: () => string | Promise<string>, Base: SyncWebSock
     onmessage: SocketLike['onmessage'] = null;
     onclose: SocketLike['onclose'] = null;
     onerror: SocketLike['onerror'] = null;
-    private inner: SocketLike | undefined;
+    private inner: BaseSocket | undefined;
     private closedEarly = false;
 
     constructor(url: string, protocols?: string | string[]) {
@@ -101,10 +116,10 @@ function tokenSocket(getToken: () => string | Promise<string>, Base: SyncWebSock
       if (this.closedEarly) return;
       const socket = protocols === undefined ? new Base(url) : new Base(url, protocols);
       socket.binaryType = this.binaryType;
-      socket.onopen = (event) => this.onopen?.(event);
-      socket.onmessage = (event) => this.onmessage?.(event);
-      socket.onclose = (event) => this.onclose?.(event);
-      socket.onerror = (event) => this.onerror?.(event);
+      socket.onopen = (event: unknown) => this.onopen?.(event);
+      socket.onmessage = (event: unknown) => this.onmessage?.(event);
+      socket.onclose = (event: { code: number; reason: string }) => this.onclose?.(event);
+      socket.onerror = (event: unknown) => this.onerror?.(event);
       this.inner = socket;
     }
   };

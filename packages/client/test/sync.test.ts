@@ -4,7 +4,7 @@ import WebSocket from 'ws';
 import type { WebsocketProvider } from 'y-websocket';
 import * as Y from 'yjs';
 import { eventually } from '../../../test/support/eventually.ts';
-import { createSyncProvider, type SyncWebSocketConstructor } from '../src/sync.ts';
+import { createSyncProvider } from '../src/sync.ts';
 import { TcpProxy } from './support/realtime-proxy.ts';
 import { type RealtimeService, startService } from './support/realtime-service.ts';
 
@@ -42,7 +42,7 @@ function provider(roomId: string, actor: string, docName?: string) {
     roomId,
     ...(docName === undefined ? {} : { docName }),
     doc: new Y.Doc(),
-    WebSocket: WebSocket as unknown as SyncWebSocketConstructor,
+    WebSocket,
     // Two providers in one process would otherwise talk over a BroadcastChannel, not the service.
     provider: { disableBc: true, maxBackoffTime: 500 },
   });

@@ -195,8 +195,9 @@ export class Realtime extends Emitter<RealtimeEvents> {
     }
     this.socket = socket;
     socket.onopen = () => this.opened(socket);
-    socket.onmessage = (event) => this.received(socket, event.data);
-    socket.onclose = (event) => this.closed(socket, event.code, event.reason);
+    socket.onmessage = (event: { data: unknown }) => this.received(socket, event.data);
+    socket.onclose = (event: { code: number; reason: string }) =>
+      this.closed(socket, event.code, event.reason);
     // The close that follows an error says what happened.
     socket.onerror = () => {};
   }

@@ -71,13 +71,16 @@ export type ServerFrame =
 /** A frame the client sends. */
 export type ClientFrame = { type: string; ref?: string; [field: string]: unknown };
 
-/** The part of the WHATWG WebSocket the client uses: browsers', React Native's, Node 22's, and `ws`. */
+/**
+ * The part of the WHATWG WebSocket the client uses: browsers', React Native's, Node 22's, and `ws`'s
+ * class fit it as they are. The client only sets the handlers, so their types are left open.
+ */
 export interface WebSocketLike {
   readonly readyState: number;
-  onopen: ((event: unknown) => void) | null;
-  onmessage: ((event: { data: unknown }) => void) | null;
-  onclose: ((event: { code: number; reason: string }) => void) | null;
-  onerror: ((event: unknown) => void) | null;
+  onopen: unknown;
+  onmessage: unknown;
+  onclose: unknown;
+  onerror: unknown;
   send(data: string): void;
   close(code?: number, reason?: string): void;
 }

@@ -57,10 +57,10 @@ export function seededRandom(seed: number): () => number {
 
 export class FakeSocket implements WebSocketLike {
   readyState = 0;
-  onopen: WebSocketLike['onopen'] = null;
-  onmessage: WebSocketLike['onmessage'] = null;
-  onclose: WebSocketLike['onclose'] = null;
-  onerror: WebSocketLike['onerror'] = null;
+  onopen: ((event: unknown) => void) | null = null;
+  onmessage: ((event: { data: unknown }) => void) | null = null;
+  onclose: ((event: { code: number; reason: string }) => void) | null = null;
+  onerror: ((event: unknown) => void) | null = null;
   readonly sent: string[] = [];
 
   constructor(

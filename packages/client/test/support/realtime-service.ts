@@ -76,7 +76,7 @@ export function nodeRealtime(
       calls += 1;
       return getToken();
     },
-    WebSocket: WebSocket as unknown as RealtimeOptions['WebSocket'] & {},
+    WebSocket,
     ...options,
   });
   return { rt, tokens: () => calls };
