@@ -1,7 +1,10 @@
 import { Type } from 'typebox';
+import { closedInput } from '../../../core/http/named-schemas.ts';
 import { MAX_AMOUNT, PROVIDERS } from './common.ts';
 
-export const PaymentsConfig = Type.Object(
+export const PaymentsConfig = closedInput(
+  'PaymentsConfig',
+  'A tenant’s payments settings: provider, platform fee, auction settlement',
   {
     provider: Type.Unsafe<(typeof PROVIDERS)[number]>(
       Type.Union(
@@ -25,10 +28,5 @@ export const PaymentsConfig = Type.Object(
       default: true,
       description: 'Create a payment for the winner of a sold auction',
     }),
-  },
-  {
-    title: 'PaymentsConfig',
-    description: 'A tenant’s payments settings: provider, platform fee, auction settlement',
-    additionalProperties: false,
   },
 );

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { closed, closedInput, dateTime, nullable, resource } from '../../../core/http/named-schemas.ts';
 import { PAGE_QUERY, Page } from '../../../core/http/pagination.ts';
 import { Currency, PaymentId } from './common.ts';
 
@@ -7,15 +8,12 @@ export const AccountName = Type.String({
   maxLength: 300,
   description: 'world, customer:<actor id>, seller:<id>:payable, platform:fees, platform:sales',
 });
-export const Account = Type.Object(
-  {
-    account: Type.String(),
-    currency: Currency,
-    balance: Type.Integer({ description: 'Sum of the account’s postings, minor units' }),
-    postings: Type.Integer({ minimum: 0 }),
-  },
-  { title: 'LedgerAccount', description: 'A ledger account’s balance in one currency' },
-);
+export const Account = resource('LedgerAccount', 'A ledger account’s balance in one currency', {
+  account: Type.String(),
+  currency: Currency,
+  balance: Type.Integer({ description: 'Sum of the account’s postings, minor units' }),
+  postings: Type.Integer({ minimum: 0 }),
+});
 export const AccountPage = Page(
   Account,
   'LedgerAccountPage',
@@ -30,17 +28,15 @@ export const ListAccountsInput = Type.Object(
   { additionalProperties: false },
 );
 
-export const Posting = Type.Object(
+export const Posting = resource(
+  'LedgerPosting',
+  'One line of a ledger transaction: an amount into or out of an account',
   {
     transactionId: Type.String(),
     account: Type.String(),
     amount: Type.Integer({ description: 'Positive: into the account; negative: out of it' }),
     currency: Currency,
-    createdAt: Type.String({ format: 'date-time' }),
-  },
-  {
-    title: 'LedgerPosting',
-    description: 'One line of a ledger transaction: an amount into or out of an account',
+    createdAt: dateTime(),
   },
 );
 export const PostingPage = Page(
@@ -48,23 +44,18 @@ export const PostingPage = Page(
   'LedgerPostingPage',
   'A page of an account’s postings, newest first',
 );
-export const ListPostingsInput = Type.Object(
-  { account: AccountName, ...PAGE_QUERY },
-  { additionalProperties: false },
-);
+export const ListPostingsInput = closed({ account: AccountName, ...PAGE_QUERY });
 
-export const LedgerTransaction = Type.Object(
+export const LedgerTransaction = resource(
+  'LedgerTransaction',
+  'A balanced ledger transaction (its postings sum to zero per currency)',
   {
     id: Type.String(),
     kind: Type.String({ description: 'capture, refund' }),
-    paymentId: Type.Union([Type.String(), Type.Null()]),
-    refundId: Type.Union([Type.String(), Type.Null()]),
+    paymentId: nullable(Type.String()),
+    refundId: nullable(Type.String()),
     postings: Type.Array(Type.Object({ account: Type.String(), amount: Type.Integer(), currency: Currency })),
-    createdAt: Type.String({ format: 'date-time' }),
-  },
-  {
-    title: 'LedgerTransaction',
-    description: 'A balanced ledger transaction (its postings sum to zero per currency)',
+    createdAt: dateTime(),
   },
 );
 export const TransactionPage = Page(
@@ -72,37 +63,25 @@ export const TransactionPage = Page(
   'LedgerTransactionPage',
   'A page of ledger transactions with their postings, newest first',
 );
-export const ListTransactionsInput = Type.Object(
-  { paymentId: Type.Optional(PaymentId), ...PAGE_QUERY },
-  { additionalProperties: false },
-);
+export const ListTransactionsInput = closed({ paymentId: Type.Optional(PaymentId), ...PAGE_QUERY });
 
-export const GetBalanceInput = Type.Object(
+export const GetBalanceInput = closedInput(
+  'GetBalanceActionInput',
+  'The ledger account (and currency) whose balance to read',
   { account: AccountName, currency: Type.Optional(Currency) },
-  {
-    title: 'GetBalanceActionInput',
-    description: 'The ledger account (and currency) whose balance to read',
-    additionalProperties: false,
-  },
 );
-export const Balance = Type.Object(
-  {
-    account: Type.String(),
-    balances: Type.Array(Type.Object({ currency: Currency, balance: Type.Integer() })),
-  },
-  { title: 'LedgerBalance', description: 'A ledger account’s balance per currency' },
-);
-export const LedgerCheck = Type.Object(
+export const Balance = resource('LedgerBalance', 'A ledger account’s balance per currency', {
+  account: Type.String(),
+  balances: Type.Array(Type.Object({ currency: Currency, balance: Type.Integer() })),
+});
+export const LedgerCheck = resource(
+  'LedgerCheck',
+  'The proof of a tenant’s books: every transaction balances, every payment matches its postings',
   {
     ok: Type.Boolean(),
     transactions: Type.Integer({ minimum: 0 }),
     postings: Type.Integer({ minimum: 0 }),
     unbalancedTransactions: Type.Array(Type.String()),
     mismatchedAccounts: Type.Array(Type.String()),
-  },
-  {
-    title: 'LedgerCheck',
-    description:
-      'The proof of a tenant’s books: every transaction balances, every payment matches its postings',
   },
 );

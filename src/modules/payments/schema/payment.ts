@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { closed, closedInput, dateTime, nullable, resource } from '../../../core/http/named-schemas.ts';
 import { PAGE_QUERY, Page } from '../../../core/http/pagination.ts';
 import { oneOf } from '../../../core/http/schemas.ts';
 import { Actor } from '../../../core/tenancy/actors.ts';
@@ -31,21 +32,19 @@ const Metadata = Type.Object(
   },
 );
 
-export const LastError = Type.Object(
-  {
-    code: Type.String({ description: 'card_declined, ...' }),
-    declineCode: Type.Union([Type.String(), Type.Null()]),
-    message: Type.String(),
-  },
-  { title: 'PaymentLastError', description: 'Why the last confirmation of a payment failed' },
-);
+export const LastError = resource('PaymentLastError', 'Why the last confirmation of a payment failed', {
+  code: Type.String({ description: 'card_declined, ...' }),
+  declineCode: nullable(Type.String()),
+  message: Type.String(),
+});
 
-export const NextAction = Type.Object(
-  { type: Type.String({ description: 'What the customer must do, e.g. use_stripe_sdk or redirect_to_url' }) },
-  { title: 'PaymentNextAction', description: 'What a payment in requires_action waits for' },
-);
+export const NextAction = resource('PaymentNextAction', 'What a payment in requires_action waits for', {
+  type: Type.String({ description: 'What the customer must do, e.g. use_stripe_sdk or redirect_to_url' }),
+});
 
-export const Payment = Type.Object(
+export const Payment = resource(
+  'Payment',
+  'A payment intent: an amount a customer pays through a provider, and where it stands',
   {
     id: Type.String(),
     object: Type.Literal('payment'),
@@ -53,35 +52,33 @@ export const Payment = Type.Object(
     currency: Currency,
     captureMethod: oneOf(CAPTURE_METHODS),
     status: oneOf(PAYMENT_STATUSES),
-    customer: Type.Union([Actor, Type.Null()], {
+    customer: nullable(Actor, {
       description: 'The paying actor (ledger account customer:<actor id>); null: nobody named',
     }),
-    seller: Type.Union([Type.String(), Type.Null()]),
-    description: Type.Union([Type.String(), Type.Null()]),
+    seller: nullable(Type.String()),
+    description: nullable(Type.String()),
     metadata: Type.Object({}, { additionalProperties: true }),
-    auctionId: Type.Union([Type.String(), Type.Null()]),
+    auctionId: nullable(Type.String()),
     provider: oneOf(PROVIDERS),
-    providerRef: Type.Union([Type.String(), Type.Null()], { description: 'The provider’s id, e.g. pi_...' }),
-    paymentMethod: Type.Union([Type.String(), Type.Null()]),
+    providerRef: nullable(Type.String(), { description: 'The provider’s id, e.g. pi_...' }),
+    paymentMethod: nullable(Type.String()),
     livemode: Type.Boolean(),
     amountCapturable: Type.Integer({ minimum: 0 }),
     amountCaptured: Type.Integer({ minimum: 0 }),
     amountRefunded: Type.Integer({ minimum: 0 }),
     applicationFee: Type.Integer({ minimum: 0, description: 'The platform fee taken at capture' }),
-    lastError: Type.Union([LastError, Type.Null()]),
-    nextAction: Type.Union([NextAction, Type.Null()]),
-    createdAt: Type.String({ format: 'date-time' }),
-    updatedAt: Type.String({ format: 'date-time' }),
-  },
-  {
-    title: 'Payment',
-    description: 'A payment intent: an amount a customer pays through a provider, and where it stands',
+    lastError: nullable(LastError),
+    nextAction: nullable(NextAction),
+    createdAt: dateTime(),
+    updatedAt: dateTime(),
   },
 );
 
 export const PaymentPage = Page(Payment, 'PaymentPage', 'A page of payments, newest first');
 
-export const CreatePaymentInput = Type.Object(
+export const CreatePaymentInput = closedInput(
+  'CreatePaymentInput',
+  'A new payment: amount, currency, who is owed (seller) and who pays (customer: an Actor, created on first use; omitted with a session token, which pays as its own actor)',
   {
     amount: PositiveMoney,
     currency: Currency,
@@ -92,25 +89,16 @@ export const CreatePaymentInput = Type.Object(
     metadata: Type.Optional(Metadata),
     paymentMethod: Type.Optional(PaymentMethodRef),
   },
-  {
-    title: 'CreatePaymentInput',
-    description:
-      'A new payment: amount, currency, who is owed (seller) and who pays (customer: an Actor, created on first use; omitted with a session token, which pays as its own actor)',
-    additionalProperties: false,
-  },
 );
 
-export const PaymentRef = Type.Object(
-  { paymentId: PaymentId },
-  { title: 'PaymentRef', description: 'One payment, by id', additionalProperties: false },
-);
+export const PaymentRef = closedInput('PaymentRef', 'One payment, by id', { paymentId: PaymentId });
 
 const confirmFields = { paymentMethod: Type.Optional(PaymentMethodRef) };
-export const ConfirmBody = Type.Object(confirmFields, {
-  title: 'ConfirmPaymentInput',
-  description: 'The payment method to confirm with (default: the one attached)',
-  additionalProperties: false,
-});
+export const ConfirmBody = closedInput(
+  'ConfirmPaymentInput',
+  'The payment method to confirm with (default: the one attached)',
+  confirmFields,
+);
 
 const captureFields = {
   amountToCapture: Type.Optional(
@@ -121,49 +109,35 @@ const captureFields = {
     }),
   ),
 };
-export const CaptureBody = Type.Object(captureFields, {
-  title: 'CapturePaymentInput',
-  description: 'How much of an authorized payment to capture',
-  additionalProperties: false,
-});
+export const CaptureBody = closedInput(
+  'CapturePaymentInput',
+  'How much of an authorized payment to capture',
+  captureFields,
+);
 
 export const CANCEL_REASONS = ['duplicate', 'fraudulent', 'requested_by_customer', 'abandoned'] as const;
 const cancelFields = { reason: Type.Optional(oneOf(CANCEL_REASONS)) };
-export const CancelBody = Type.Object(cancelFields, {
-  title: 'CancelPaymentInput',
-  description: 'Why the payment is canceled',
-  additionalProperties: false,
-});
+export const CancelBody = closedInput('CancelPaymentInput', 'Why the payment is canceled', cancelFields);
 
 export const SIMULATED_OUTCOMES = ['succeeded', 'failed'] as const;
-export const SimulateBody = Type.Object(
+export const SimulateBody = closedInput(
+  'SimulatePaymentInput',
+  'The outcome the test provider reports, as its webhook would',
   {
     outcome: oneOf(SIMULATED_OUTCOMES, {
       description: 'What the test provider reports for a processing payment',
     }),
   },
-  {
-    title: 'SimulatePaymentInput',
-    description: 'The outcome the test provider reports, as its webhook would',
-    additionalProperties: false,
-  },
 );
 
 /** What the change verbs take: the payment's id with the route's body. */
-export const ConfirmInput = Type.Object(
-  { paymentId: PaymentId, ...confirmFields },
-  { additionalProperties: false },
-);
-export const CaptureInput = Type.Object(
-  { paymentId: PaymentId, ...captureFields },
-  { additionalProperties: false },
-);
-export const CancelInput = Type.Object(
-  { paymentId: PaymentId, ...cancelFields },
-  { additionalProperties: false },
-);
+export const ConfirmInput = closed({ paymentId: PaymentId, ...confirmFields });
+export const CaptureInput = closed({ paymentId: PaymentId, ...captureFields });
+export const CancelInput = closed({ paymentId: PaymentId, ...cancelFields });
 
-export const ListPaymentsInput = Type.Object(
+export const ListPaymentsInput = closedInput(
+  'ListPaymentsActionInput',
+  'Which payments to list: filters by status, customer and auction, and the page',
   {
     status: Type.Optional(oneOf(PAYMENT_STATUSES)),
     customer: Type.Optional(
@@ -174,10 +148,5 @@ export const ListPaymentsInput = Type.Object(
     ),
     auctionId: Type.Optional(Type.String({ pattern: auctionsIds.idPattern('auction') })),
     ...PAGE_QUERY,
-  },
-  {
-    title: 'ListPaymentsActionInput',
-    description: 'Which payments to list: filters by status, customer and auction, and the page',
-    additionalProperties: false,
   },
 );

@@ -6,18 +6,26 @@ import type { ProviderOutcome } from '../providers/provider.ts';
 import type { PaymentSettings } from '../settings.ts';
 import { eventOfStatus, type PaymentStatus, transition } from '../states.ts';
 
+/** Where a provider's answer is applied: the tenant's transaction, its events, its payments settings. */
+export interface ApplyScope {
+  ctx: ServiceContext;
+  tx: Queryable;
+  emit: Emit;
+  settings: PaymentSettings;
+}
+
+/** More to save with an outcome; `captured`: the amount a capture took (default: the whole amount). */
+export type OutcomeExtra = PaymentChange & { captured?: number };
+
 /**
  * Moves a locked payment to where the provider says it is, through the transition table, with its
  * event; a capture (automatic, or `captured` given) posts the sale to the ledger in the same transaction.
  */
 export async function applyOutcome(
-  ctx: ServiceContext,
-  tx: Queryable,
-  emit: Emit,
+  { ctx, tx, emit, settings }: ApplyScope,
   row: PaymentRow,
   outcome: ProviderOutcome,
-  settings: PaymentSettings,
-  extra: PaymentChange & { captured?: number } = {},
+  extra: OutcomeExtra = {},
 ): Promise<PaymentRow> {
   const now = ctx.clock.now();
   const { captured, ...more } = extra;

@@ -1,5 +1,4 @@
-import { type Emit, inTenant, type ServiceContext } from '../../../core/context.ts';
-import type { Queryable } from '../../../core/db/database.ts';
+import { inTenant, type ServiceContext } from '../../../core/context.ts';
 import { Conflict } from '../../../core/http/errors.ts';
 import {
   lockPayment,
@@ -12,9 +11,8 @@ import {
   toPayment,
 } from '../payment-row.ts';
 import type { PaymentProvider, ProviderOutcome } from '../providers/provider.ts';
-import type { PaymentSettings } from '../settings.ts';
 import { canTransition, type PaymentStatus } from '../states.ts';
-import { applyOutcome } from './apply-outcome.ts';
+import { type ApplyScope, applyOutcome, type OutcomeExtra } from './apply-outcome.ts';
 import type { Prepared } from './prepare.ts';
 import { CLEAR_STEP, outcomeUnknown } from './step-keys.ts';
 
@@ -66,7 +64,7 @@ export async function callAndApply(
     throw error;
   }
   const applied = await inTenant(ctx, (tx, emit) =>
-    applyStep(ctx, tx, emit, row, key, result, prepared.settings),
+    applyStep({ ctx, tx, emit, settings: prepared.settings }, row, key, result),
   );
   if (applied.overtaken) {
     // The step is cleared (committed); the payment stays where a provider report moved it meanwhile.
@@ -122,14 +120,12 @@ async function callProvider(
  * resuming it) is applied once; a payment a webhook moved on meanwhile keeps where it is.
  */
 async function applyStep(
-  ctx: ServiceContext,
-  tx: Queryable,
-  emit: Emit,
+  scope: ApplyScope,
   before: PaymentRow,
   key: string,
   result: StepResult,
-  settings: PaymentSettings,
 ): Promise<{ row: PaymentRow; overtaken: boolean }> {
+  const { ctx, tx, emit } = scope;
   const { rows } = await tx.query<PaymentRow>(
     `update payments set ${CLEAR_STEP} where id = $1 and step_key = $2 returning ${PAYMENT_COLUMNS}`,
     [before.id, key],
@@ -158,16 +154,26 @@ async function applyStep(
           now,
         );
       }
-      return applyIfLegal(ctx, tx, emit, current, result.outcome, settings);
+      return applyIfLegal(scope, current, result.outcome);
     }
     case 'capture':
-      return applyIfLegal(ctx, tx, emit, row, { status: 'succeeded' }, settings, {
-        captured: args.amount ?? Number(row.amount_capturable),
-      });
+      return applyIfLegal(
+        scope,
+        row,
+        { status: 'succeeded' },
+        {
+          captured: args.amount ?? Number(row.amount_capturable),
+        },
+      );
     case 'cancel':
-      return applyIfLegal(ctx, tx, emit, row, { status: 'canceled' }, settings, {
-        cancellation_reason: args.reason ?? null,
-      });
+      return applyIfLegal(
+        scope,
+        row,
+        { status: 'canceled' },
+        {
+          cancellation_reason: args.reason ?? null,
+        },
+      );
   }
 }
 
@@ -176,15 +182,12 @@ async function applyStep(
  * where the outcome cannot follow (the payment stays there).
  */
 async function applyIfLegal(
-  ctx: ServiceContext,
-  tx: Queryable,
-  emit: Emit,
+  scope: ApplyScope,
   row: PaymentRow,
   outcome: ProviderOutcome,
-  settings: PaymentSettings,
-  extra: Parameters<typeof applyOutcome>[6] = {},
+  extra: OutcomeExtra = {},
 ): Promise<{ row: PaymentRow; overtaken: boolean }> {
   const to: PaymentStatus = outcome.status === 'failed' ? 'requires_payment_method' : outcome.status;
   if (to !== row.status && !canTransition(row.status, to)) return { row, overtaken: true };
-  return { row: await applyOutcome(ctx, tx, emit, row, outcome, settings, extra), overtaken: false };
+  return { row: await applyOutcome(scope, row, outcome, extra), overtaken: false };
 }

@@ -5,9 +5,12 @@ import {
   lockPayment,
   PAYMENT_COLUMNS,
   type PaymentRow,
+  type PaymentView,
   type StepArgs,
   type StepKind,
+  toPayment,
 } from '../payment-row.ts';
+import { assertOperation } from '../states.ts';
 import { callAndApply } from './call-and-apply.ts';
 import { prepare } from './prepare.ts';
 import { leaseEnd, outcomeUnknown, stepKey } from './step-keys.ts';
@@ -57,17 +60,18 @@ function runningConflict(row: PaymentRow): Conflict {
 }
 
 /**
- * Runs one change of a payment through a provider call. `plan` sees the payment locked (with no open
- * step) and answers the step's arguments, or throws (409 for a status that does not allow it, 400 for bad
- * input). An open step found first is resumed: when it is of the same kind (a retry after a timeout) its
- * outcome answers this request, otherwise this request is planned again on the payment it left.
+ * Runs one change of a payment through a provider call, as the verbs make it, and answers the payment.
+ * On the payment locked (with no open step) the status is checked for the change (409 naming what it
+ * needs), then `plan` answers the step's arguments or throws (400 for bad input). An open step found
+ * first is resumed: when it is of the same kind (a retry after a timeout) its outcome answers this
+ * request, otherwise this request is planned again on the payment it left.
  */
-export async function runStep(
+export async function changePayment(
   ctx: ServiceContext,
   paymentId: string,
   kind: Exclude<StepKind, 'create'>,
   plan: (row: PaymentRow) => StepArgs,
-): Promise<PaymentRow> {
+): Promise<PaymentView> {
   const prepared = await prepare(ctx, paymentId);
   for (;;) {
     const begun = await inTenant(ctx, async (tx) => {
@@ -77,6 +81,7 @@ export async function runStep(
         if (!resumable(row, now)) throw runningConflict(row);
         return { resumed: true, row: await claimStep(tx, row, now) };
       }
+      assertOperation(row.id, row.status, kind);
       return { resumed: false, row: await recordStep(tx, row, kind, plan(row), now) };
     });
     const ran = begun.row.step;
@@ -89,7 +94,7 @@ export async function runStep(
       if (!begun.resumed || ran === kind || ran === 'create' || outcomeUnknown(error)) throw error;
       continue;
     }
-    if (!begun.resumed || ran === kind) return done;
+    if (!begun.resumed || ran === kind) return toPayment(done);
   }
 }
 

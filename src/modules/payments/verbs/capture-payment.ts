@@ -1,18 +1,16 @@
 import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
 import { InvalidRequest } from '../../../core/http/errors.ts';
-import { type PaymentView, toPayment } from '../payment-row.ts';
+import type { PaymentView } from '../payment-row.ts';
 import type { CaptureInput } from '../schema/payment.ts';
-import { assertOperation } from '../states.ts';
-import { runStep } from '../steps/run-step.ts';
+import { changePayment } from '../steps/run-step.ts';
 
 /** Captures an authorized payment, in whole or in part (the rest is released), and posts the sale. */
-export async function capturePayment(
+export function capturePayment(
   ctx: ServiceContext,
   input: Static<typeof CaptureInput>,
 ): Promise<PaymentView> {
-  const saved = await runStep(ctx, input.paymentId, 'capture', (row) => {
-    assertOperation(row.id, row.status, 'capture');
+  return changePayment(ctx, input.paymentId, 'capture', (row) => {
     const capturable = Number(row.amount_capturable);
     const amount = input.amountToCapture ?? capturable;
     if (amount > capturable) {
@@ -22,5 +20,4 @@ export async function capturePayment(
     }
     return { amount };
   });
-  return toPayment(saved);
 }

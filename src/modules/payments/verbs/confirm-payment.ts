@@ -1,10 +1,9 @@
 import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
 import { InvalidRequest } from '../../../core/http/errors.ts';
-import { type PaymentView, toPayment } from '../payment-row.ts';
+import type { PaymentView } from '../payment-row.ts';
 import type { ConfirmInput } from '../schema/payment.ts';
-import { assertOperation } from '../states.ts';
-import { runStep } from '../steps/run-step.ts';
+import { changePayment } from '../steps/run-step.ts';
 
 /**
  * Confirms a payment with a payment method (attached now or at creation), or completes the action a
@@ -12,12 +11,11 @@ import { runStep } from '../steps/run-step.ts';
  * `requires_payment_method` with `lastError`. The provider is asked outside the payment's transaction
  * (steps.ts); a new payment method is attached with the answer.
  */
-export async function confirmPayment(
+export function confirmPayment(
   ctx: ServiceContext,
   input: Static<typeof ConfirmInput>,
 ): Promise<PaymentView> {
-  const saved = await runStep(ctx, input.paymentId, 'confirm', (row) => {
-    assertOperation(row.id, row.status, 'confirm');
+  return changePayment(ctx, input.paymentId, 'confirm', (row) => {
     const paymentMethod = input.paymentMethod ?? row.payment_method;
     if (paymentMethod === null) {
       throw new InvalidRequest('confirm needs a payment method: send paymentMethod', [
@@ -30,5 +28,4 @@ export async function confirmPayment(
     }
     return { paymentMethod };
   });
-  return toPayment(saved);
 }

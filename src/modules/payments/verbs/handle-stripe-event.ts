@@ -59,7 +59,7 @@ export async function handleStripeEvent(
     if (to === row.status || !canTransition(row.status, to)) {
       return { received: true, result: 'ignored', paymentId: row.id };
     }
-    await applyOutcome(ctx, tx, emit, row, outcome, settings, {
+    await applyOutcome({ ctx, tx, emit, settings }, row, outcome, {
       ...(outcome.status === 'succeeded' ? { captured: news.amountCaptured ?? Number(row.amount) } : {}),
     });
     return { received: true, result: 'applied', paymentId: row.id };

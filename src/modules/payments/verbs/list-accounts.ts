@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
-import { keysetPage } from '../../../core/db/keyset-page.ts';
+import { listPage } from '../../../core/http/list-page.ts';
 import type { AccountPage, ListAccountsInput } from '../schema/ledger.ts';
 
 interface AccountRow {
@@ -16,11 +16,11 @@ interface AccountRow {
  * name (byte order) then currency: one row per account and currency, paged by the pair (`<account>
  * <currency>`: a space sorts before every character an account name may hold).
  */
-export async function listAccounts(
+export function listAccounts(
   ctx: ServiceContext,
   input: Static<typeof ListAccountsInput>,
 ): Promise<Static<typeof AccountPage>> {
-  const { page, nextCursor } = await keysetPage<AccountRow>(ctx.db, ctx.tenantId, input, {
+  return listPage(ctx, input, {
     select: `select account, currency, balance, postings, key
                from (select account, currency, sum(amount)::text as balance, count(*)::text as postings,
                             account || ' ' || currency as key
@@ -34,14 +34,11 @@ export async function listAccounts(
       ...(input.prefix === undefined ? [] : [`starts_with(a.account, ${bind(input.prefix)})`]),
       ...(input.currency === undefined ? [] : [`a.currency = ${bind(input.currency)}`]),
     ],
-  });
-  return {
-    data: page.map((r) => ({
+    view: (r: AccountRow) => ({
       account: r.account,
       currency: r.currency,
       balance: Number(r.balance),
       postings: Number(r.postings),
-    })),
-    nextCursor,
-  };
+    }),
+  });
 }

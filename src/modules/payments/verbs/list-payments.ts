@@ -1,16 +1,16 @@
 import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
-import { keysetPage } from '../../../core/db/keyset-page.ts';
+import { listPage } from '../../../core/http/list-page.ts';
 import { customerLimit } from '../customers.ts';
 import { PAYMENT_COLUMNS, type PaymentRow, toPayment } from '../payment-row.ts';
 import type { ListPaymentsInput, PaymentPage } from '../schema/payment.ts';
 
 /** Newest first, filtered by status, customer (its Actor id) and auction. */
-export async function listPayments(
+export function listPayments(
   ctx: ServiceContext,
   input: Static<typeof ListPaymentsInput>,
 ): Promise<Static<typeof PaymentPage>> {
-  const { page, nextCursor } = await keysetPage<PaymentRow>(ctx.db, ctx.tenantId, input, {
+  return listPage(ctx, input, {
     select: `select ${PAYMENT_COLUMNS} from payments`,
     orderBy: 'payments.seq',
     keyOf: (row) => row.seq,
@@ -26,6 +26,6 @@ export async function listPayments(
       if (input.auctionId !== undefined) where.push(`payments.auction_id = ${bind(input.auctionId)}`);
       return where;
     },
+    view: (row: PaymentRow) => toPayment(row),
   });
-  return { data: page.map(toPayment), nextCursor };
 }

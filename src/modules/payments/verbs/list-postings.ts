@@ -1,9 +1,9 @@
 import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
 import { isoTime } from '../../../core/db/database.ts';
-import { keysetPage } from '../../../core/db/keyset-page.ts';
 import { tenantRead } from '../../../core/db/tenant-tx.ts';
 import { NotFound } from '../../../core/http/errors.ts';
+import { listPage } from '../../../core/http/list-page.ts';
 import type { ListPostingsInput, PostingPage } from '../schema/ledger.ts';
 
 interface PostingRow {
@@ -20,14 +20,21 @@ export async function listPostings(
   ctx: ServiceContext,
   input: Static<typeof ListPostingsInput>,
 ): Promise<Static<typeof PostingPage>> {
-  const { page, nextCursor } = await keysetPage<PostingRow>(ctx.db, ctx.tenantId, input, {
+  const listed = await listPage(ctx, input, {
     select: `select seq, transaction_id, account, amount, currency, ${isoTime('created_at')} as created_at
                from ledger_postings p`,
     orderBy: 'p.seq',
     keyOf: (row) => row.seq,
     filters: (bind) => [`p.account = ${bind(input.account)}`],
+    view: (r: PostingRow) => ({
+      transactionId: r.transaction_id,
+      account: r.account,
+      amount: Number(r.amount),
+      currency: r.currency,
+      createdAt: r.created_at,
+    }),
   });
-  if (page.length === 0 && input.cursor === undefined) {
+  if (listed.data.length === 0 && input.cursor === undefined) {
     const { rows } = await tenantRead(
       ctx.db,
       { tenantId: ctx.tenantId },
@@ -36,14 +43,5 @@ export async function listPostings(
     );
     if (rows.length === 0) throw new NotFound('ledger account', input.account);
   }
-  return {
-    data: page.map((r) => ({
-      transactionId: r.transaction_id,
-      account: r.account,
-      amount: Number(r.amount),
-      currency: r.currency,
-      createdAt: r.created_at,
-    })),
-    nextCursor,
-  };
+  return listed;
 }

@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
-import { keysetPage } from '../../../core/db/keyset-page.ts';
+import { listPage } from '../../../core/http/list-page.ts';
 import type { PageInput } from '../../../core/http/pagination.ts';
 import { REFUND_COLUMNS, type RefundRow, toRefund } from '../payment-row.ts';
 import type { PaymentRef } from '../schema/payment.ts';
@@ -13,12 +13,12 @@ export async function listRefunds(
   input: Static<typeof PaymentRef> & PageInput,
 ): Promise<Static<typeof RefundPage>> {
   await getPayment(ctx, input);
-  const { page, nextCursor } = await keysetPage<RefundRow & { seq: string }>(ctx.db, ctx.tenantId, input, {
+  return listPage(ctx, input, {
     select: `select seq, ${REFUND_COLUMNS} from payment_refunds r`,
     orderBy: 'r.seq',
     ascending: true,
     keyOf: (row) => row.seq,
     filters: (bind) => [`r.payment_id = ${bind(input.paymentId)}`],
+    view: (row: RefundRow & { seq: string }) => toRefund(row),
   });
-  return { data: page.map(toRefund), nextCursor };
 }

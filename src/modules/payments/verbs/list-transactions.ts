@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
 import { isoTime } from '../../../core/db/database.ts';
-import { keysetPage } from '../../../core/db/keyset-page.ts';
+import { listPage } from '../../../core/http/list-page.ts';
 import type { ListTransactionsInput, TransactionPage } from '../schema/ledger.ts';
 
 interface TransactionRow {
@@ -15,11 +15,11 @@ interface TransactionRow {
 }
 
 /** Ledger transactions with their postings, newest first. */
-export async function listTransactions(
+export function listTransactions(
   ctx: ServiceContext,
   input: Static<typeof ListTransactionsInput>,
 ): Promise<Static<typeof TransactionPage>> {
-  const { page, nextCursor } = await keysetPage<TransactionRow>(ctx.db, ctx.tenantId, input, {
+  return listPage(ctx, input, {
     select: `select t.seq, t.id, t.kind, t.payment_id, t.refund_id, ${isoTime('t.created_at')} as created_at,
                     (select jsonb_agg(jsonb_build_object('account', p.account, 'amount', p.amount, 'currency', p.currency)
                                       order by p.idx)
@@ -28,9 +28,7 @@ export async function listTransactions(
     orderBy: 't.seq',
     keyOf: (row) => row.seq,
     filters: (bind) => (input.paymentId === undefined ? [] : [`t.payment_id = ${bind(input.paymentId)}`]),
-  });
-  return {
-    data: page.map((r) => ({
+    view: (r: TransactionRow) => ({
       id: r.id,
       kind: r.kind,
       paymentId: r.payment_id,
@@ -41,7 +39,6 @@ export async function listTransactions(
         currency: p.currency,
       })),
       createdAt: r.created_at,
-    })),
-    nextCursor,
-  };
+    }),
+  });
 }

@@ -32,6 +32,6 @@ export async function simulateWebhook(
       outcome: input.outcome,
     });
     if (outcome === undefined) throw new Error('a simulated webhook always has an outcome');
-    return toPayment(await applyOutcome(ctx, tx, emit, row, outcome, settings));
+    return toPayment(await applyOutcome({ ctx, tx, emit, settings }, row, outcome));
   });
 }
