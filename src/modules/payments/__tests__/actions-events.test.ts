@@ -1,62 +1,34 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
-import { bearer, createApiKey, createTestTenant, type TestTenant } from '../../../../test/factories.ts';
-import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
+import { bearer, createApiKey, createTestTenant } from '../../../../test/factories.ts';
+import { call } from '../../../../test/helper.ts';
 import { connect, mcpUrl, toolError, toolNames } from '../../../../test/mcp/support.ts';
 import { eventually } from '../../../../test/support/eventually.ts';
-import { act, createPayment, customerActor, type PaymentView, paidPayment, refund } from './support.ts';
+import { suiteFixture } from '../../../../test/support/suite.ts';
+import { customerActor, type PaymentView, paymentsSuite } from './support.ts';
 
 /** The names issue #15 gives; the module may add more (`payment.amount_capturable_updated`). */
 const ISSUE_EVENTS = [
-  'payment.created',
-  'payment.requires_action',
-  'payment.processing',
-  'payment.succeeded',
-  'payment.failed',
-  'payment.canceled',
-  'refund.created',
-  'refund.succeeded',
-  'refund.failed',
+  ...['created', 'requires_action', 'processing', 'succeeded', 'failed', 'canceled'].map(
+    (e) => `payment.${e}`,
+  ),
+  ...['created', 'succeeded', 'failed'].map((e) => `refund.${e}`),
 ];
 
 describe('payments: the catalog, its actions and the events of cancel and refund', () => {
-  let t: TestApp;
-  let tenant: TestTenant;
-  let key: string;
   const clients: Client[] = [];
+  // Registered first: the MCP clients close before the app does.
+  after(() => Promise.all(clients.map((c) => c.close())));
+  const s = paymentsSuite();
 
-  before(async () => {
-    t = await buildTestApp();
-    tenant = await createTestTenant(t);
-    key = tenant.apiKey;
-  });
-  after(async () => {
-    await Promise.all(clients.map((c) => c.close()));
-    await t.close();
-  });
-
-  const eventsOf = async (id: string): Promise<string[]> => {
-    const res = await call(t.app, { method: 'GET', url: '/v1/events?limit=100', headers: bearer(key) });
-    assert.equal(res.statusCode, 200, res.body);
-    return res
-      .json<{ data: { type: string; data: { paymentId?: string } }[] }>()
-      .data.filter((e) => e.data.paymentId === id)
-      .map((e) => e.type)
-      .reverse();
-  };
-  const action = (name: string, args: Record<string, unknown>, apiKey = key) =>
-    call(t.app, {
-      method: 'POST',
-      url: `/v1/actions/${name}`,
-      headers: bearer(apiKey),
-      payload: { arguments: args },
-    });
+  const action = (name: string, args: Record<string, unknown>, apiKey = s.key) =>
+    s.as(apiKey).post(`/v1/actions/${name}`, { arguments: args });
 
   test('the catalog names every event, scope and action of the issue', async () => {
-    const res = await call(t.app, { method: 'GET', url: '/v1/modules/catalog' });
+    const res = await call(s.t.app, { method: 'GET', url: '/v1/modules/catalog' });
     const payments = res
       .json<{ data: { name: string; eventTypes: string[]; scopes: string[]; actions: string[] }[] }>()
       .data.find((m) => m.name === 'payments');
@@ -70,7 +42,7 @@ describe('payments: the catalog, its actions and the events of cancel and refund
       'list_payments',
       'refund_payment',
     ]);
-    const listed = await call(t.app, { method: 'GET', url: '/v1/actions', headers: bearer(key) });
+    const listed = await s.get('/v1/actions');
     const refundAction = listed
       .json<{ data: { name: string; access: string; confirmation: string; scope: string }[] }>()
       .data.find((a) => a.name === 'refund_payment');
@@ -81,17 +53,17 @@ describe('payments: the catalog, its actions and the events of cancel and refund
   });
 
   test('cancel emits payment.canceled; a refund emits refund.created then refund.succeeded', async () => {
-    const held = await paidPayment(t, key, { captureMethod: 'manual' });
-    const canceled = await act(t, key, held.id, 'cancel', { reason: 'abandoned' });
+    const held = await s.paidPayment({ captureMethod: 'manual' });
+    const canceled = await s.act(held.id, 'cancel', { reason: 'abandoned' });
     assert.equal(canceled.json<PaymentView>().status, 'canceled', canceled.body);
-    assert.deepEqual(await eventsOf(held.id), [
+    assert.deepEqual(await s.eventsOf(held.id), [
       'payment.created',
       'payment.amount_capturable_updated',
       'payment.canceled',
     ]);
-    const paid = await paidPayment(t, key, { amount: 3000 });
-    assert.equal((await refund(t, key, paid.id, { amount: 1000 })).statusCode, 201);
-    assert.deepEqual(await eventsOf(paid.id), [
+    const paid = await s.paidPayment({ amount: 3000 });
+    assert.equal((await s.refund(paid.id, { amount: 1000 })).statusCode, 201);
+    assert.deepEqual(await s.eventsOf(paid.id), [
       'payment.created',
       'payment.succeeded',
       'refund.created',
@@ -116,7 +88,7 @@ describe('payments: the catalog, its actions and the events of cancel and refund
       [payment.id],
       listed.body,
     );
-    await act(t, key, payment.id, 'confirm', { paymentMethod: 'pm_card_visa' });
+    await s.act(payment.id, 'confirm', { paymentMethod: 'pm_card_visa' });
     const refunded = await action('refund_payment', { paymentId: payment.id, amount: 200 });
     assert.equal(refunded.statusCode, 200, refunded.body);
     assert.equal(refunded.json<{ result: { status: string } }>().result.status, 'succeeded');
@@ -124,26 +96,26 @@ describe('payments: the catalog, its actions and the events of cancel and refund
     assert.equal(balance.statusCode, 200, balance.body);
     assert.match(balance.body, /"balance":-500\b/);
 
-    const writer = await createApiKey(t, tenant.tenantId, ['payments:read', 'payments:write']);
+    const writer = await createApiKey(s.t, s.tenant.tenantId, ['payments:read', 'payments:write']);
     const noRefund = await action('refund_payment', { paymentId: payment.id, amount: 1 }, writer);
     assert.equal(noRefund.statusCode, 403, noRefund.body);
     assert.equal(noRefund.json<{ error: string }>().error, 'insufficient_scope');
-    const reader = await createApiKey(t, tenant.tenantId, ['payments:read']);
+    const reader = await createApiKey(s.t, s.tenant.tenantId, ['payments:read']);
     const noWrite = await action('create_payment', { amount: 1, currency: 'EUR' }, reader);
     assert.equal(noWrite.statusCode, 403, noWrite.body);
   });
 
   test('MCP: refund_payment always needs a human, even when the tenant confirms only what modules require', async () => {
-    const url = await mcpUrl(t);
-    const own = await createTestTenant(t);
-    const policy = await call(t.app, {
+    const url = await mcpUrl(s.t);
+    const own = await createTestTenant(s.t);
+    const policy = await call(s.t.app, {
       method: 'PUT',
       url: `/api/console/tenants/${own.tenantId}/mcp-policy`,
       headers: bearer(own.ownerToken),
       payload: { confirm: 'required_only' },
     });
     assert.equal(policy.statusCode, 200, policy.body);
-    const apiKey = await createApiKey(t, own.tenantId, [
+    const apiKey = await createApiKey(s.t, own.tenantId, [
       'payments:read',
       'payments:write',
       'payments:refund',
@@ -153,7 +125,7 @@ describe('payments: the catalog, its actions and the events of cancel and refund
     const names = await toolNames(client);
     assert.ok(names.includes('create_payment'), names.join());
     assert.ok(!names.includes('refund_payment'), 'hidden from a key that cannot ask a human');
-    const payment = await createPayment(t, apiKey);
+    const payment = await s.as(apiKey).createPayment();
     const refused = toolError(
       await client.callTool({ name: 'refund_payment', arguments: { paymentId: payment.id } }),
     );
@@ -161,11 +133,11 @@ describe('payments: the catalog, its actions and the events of cancel and refund
     assert.match(refused.message, /refund_payment/);
     const unattended = await connect(
       url,
-      await createApiKey(t, own.tenantId, ['payments:read', 'payments:refund', 'mcp:unattended']),
+      await createApiKey(s.t, own.tenantId, ['payments:read', 'payments:refund', 'mcp:unattended']),
     );
     clients.push(unattended);
     assert.ok((await toolNames(unattended)).includes('refund_payment'), 'a key allowed to act unattended');
-    const paid = await paidPayment(t, apiKey, { amount: 900 });
+    const paid = await s.as(apiKey).paidPayment({ amount: 900 });
     const done = await unattended.callTool({ name: 'refund_payment', arguments: { paymentId: paid.id } });
     assert.equal((done.structuredContent as { status?: string } | undefined)?.status, 'succeeded');
   });
@@ -193,42 +165,29 @@ async function startReceiver(): Promise<{
 }
 
 describe('payments events reach a webhook endpoint (outbox -> webhooks)', () => {
-  let t: TestApp;
-  let tenant: TestTenant;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
-
-  before(async () => {
-    t = await buildTestApp({
-      config: { webhookRetryScheduleMs: [20, 40], webhookTimeoutMs: 2000 },
-      webhookWorker: true,
-    });
-    tenant = await createTestTenant(t);
-    receiver = await startReceiver();
+  const s = paymentsSuite({
+    config: { webhookRetryScheduleMs: [20, 40], webhookTimeoutMs: 2000 },
+    webhookWorker: true,
   });
-  after(async () => {
-    await t.close();
-    await new Promise((resolve) => receiver.server.close(resolve));
-  });
+  const receiver = suiteFixture(
+    'the webhook receiver',
+    startReceiver,
+    ({ server }) => new Promise((resolve) => server.close(resolve)),
+  );
 
   test('payment.* and refund.* subscribed: created, succeeded, refund created and succeeded delivered', async () => {
-    const key = tenant.apiKey;
-    const endpoint = await call(t.app, {
-      method: 'POST',
-      url: '/v1/webhooks',
-      headers: bearer(key),
-      payload: {
-        url: receiver.url,
-        secret: 'whsec-payments-0123456789',
-        eventTypes: ['payment.*', 'refund.*'],
-      },
+    const endpoint = await s.post('/v1/webhooks', {
+      url: receiver().url,
+      secret: 'whsec-payments-0123456789',
+      eventTypes: ['payment.*', 'refund.*'],
     });
     assert.equal(endpoint.statusCode, 201, endpoint.body);
-    const paid = await paidPayment(t, key, { amount: 2000 });
-    assert.equal((await refund(t, key, paid.id, { amount: 500 })).statusCode, 201);
+    const paid = await s.paidPayment({ amount: 2000 });
+    assert.equal((await s.refund(paid.id, { amount: 500 })).statusCode, 201);
     const expected = ['payment.created', 'payment.succeeded', 'refund.created', 'refund.succeeded'];
     const types = await eventually('the four deliveries', () => {
-      const got = receiver.received
-        .filter((r) => (r.data as { paymentId?: string }).paymentId === paid.id)
+      const got = receiver()
+        .received.filter((r) => (r.data as { paymentId?: string }).paymentId === paid.id)
         .map((r) => String(r.type));
       return expected.every((type) => got.includes(type)) ? got : undefined;
     });

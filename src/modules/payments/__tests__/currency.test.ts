@@ -1,19 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { bearer, createTestTenant, type TestTenant } from '../../../../test/factories.ts';
-import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
+import { describe, test } from 'node:test';
 import { CURRENCY_CODES, isCurrency, minorUnit } from '../../../core/currencies.ts';
-import { type ErrorBody, type PaymentView, post } from './support.ts';
+import { type ErrorBody, type PaymentView, paymentsSuite } from './support.ts';
 
 describe('payments take active ISO 4217 currencies only', () => {
-  let t: TestApp;
-  let tenant: TestTenant;
-
-  before(async () => {
-    t = await buildTestApp();
-    tenant = await createTestTenant(t);
-  });
-  after(() => t.close());
+  const s = paymentsSuite();
 
   const assertUnknownCurrency = (res: { statusCode: number; body: string }, code: string) => {
     assert.equal(res.statusCode, 400, res.body);
@@ -26,30 +17,21 @@ describe('payments take active ISO 4217 currencies only', () => {
 
   test('a code that is no currency, or no longer one, is refused with 400 naming the field', async () => {
     for (const code of ['ZZZ', 'XXX', 'XTS', 'XAU', 'HRK', 'BGN']) {
-      const res = await post(t, tenant.apiKey, '/v1/payments', { amount: 100, currency: code });
+      const res = await s.post('/v1/payments', { amount: 100, currency: code });
       assertUnknownCurrency(res, code);
     }
-    const listed = await call(t.app, {
-      method: 'GET',
-      url: '/v1/payments?limit=100',
-      headers: bearer(tenant.apiKey),
-    });
+    const listed = await s.get('/v1/payments?limit=100');
     assert.deepEqual(listed.json<{ data: PaymentView[] }>().data, [], 'nothing was created');
   });
 
   test('the create_payment action (and so the MCP tool) refuses it the same way', async () => {
-    const res = await call(t.app, {
-      method: 'POST',
-      url: '/v1/actions/create_payment',
-      headers: bearer(tenant.apiKey),
-      payload: { arguments: { amount: 100, currency: 'ZZZ' } },
-    });
+    const res = await s.post('/v1/actions/create_payment', { arguments: { amount: 100, currency: 'ZZZ' } });
     assertUnknownCurrency(res, 'ZZZ');
   });
 
   test('currencies of every minor unit are accepted, amounts in that unit', async () => {
     for (const code of ['EUR', 'USD', 'JPY', 'KWD', 'XOF', 'CHF']) {
-      const res = await post(t, tenant.apiKey, '/v1/payments', { amount: 2500, currency: code });
+      const res = await s.post('/v1/payments', { amount: 2500, currency: code });
       assert.equal(res.statusCode, 201, `${code}: ${res.body}`);
       assert.equal(res.json<PaymentView>().currency, code);
       assert.equal(res.json<PaymentView>().amount, 2500);

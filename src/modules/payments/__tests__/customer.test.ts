@@ -1,28 +1,15 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
-import { bearer, connectSession } from '../../../../test/factories.ts';
-import { call, type TestApp } from '../../../../test/helper.ts';
-import {
-  createPayment,
-  customerActor,
-  type ErrorBody,
-  get,
-  type PaymentView,
-  paidPayment,
-  post,
-  tenantApp,
-} from './support.ts';
+import { describe, test } from 'node:test';
+import { connectSession } from '../../../../test/factories.ts';
+import { customerActor, type ErrorBody, type PaymentView, paymentsSuite } from './support.ts';
 
 describe('payments: the customer is the API’s one Actor object', () => {
-  let t: TestApp;
-  let key: string;
-  before(async () => ({ t, key } = await tenantApp()));
-  after(() => t.close());
+  const s = paymentsSuite();
 
   test('the old bare-string customer: 400 naming /body/customer, nothing created', async () => {
     const id = `test:bare-${randomUUID()}`;
-    const res = await post(t, key, '/v1/payments', { amount: 100, currency: 'EUR', customer: id });
+    const res = await s.post('/v1/payments', { amount: 100, currency: 'EUR', customer: id });
     assert.equal(res.statusCode, 400, res.body);
     const body = res.json<ErrorBody>();
     assert.equal(body.error, 'invalid_request');
@@ -30,10 +17,10 @@ describe('payments: the customer is the API’s one Actor object', () => {
       body.details?.some((d) => d.field === '/body/customer'),
       `the field is named: ${res.body}`,
     );
-    const listed = await get(t, key, `/v1/payments?customer=${encodeURIComponent(id)}`);
+    const listed = await s.get(`/v1/payments?customer=${encodeURIComponent(id)}`);
     assert.deepEqual(listed.json<{ data: PaymentView[] }>().data, []);
     // An Actor without its identity provider is not one either.
-    const partial = await post(t, key, '/v1/payments', {
+    const partial = await s.post('/v1/payments', {
       amount: 100,
       currency: 'EUR',
       customer: { type: 'end_user', id },
@@ -48,23 +35,23 @@ describe('payments: the customer is the API’s one Actor object', () => {
       id: `acme-oidc:bot-${randomUUID()}`,
       identityProvider: 'acme-oidc',
     } as const;
-    const payment = await paidPayment(t, key, { amount: 900, customer: actor });
+    const payment = await s.paidPayment({ amount: 900, customer: actor });
     assert.deepEqual(payment.customer, actor);
-    assert.deepEqual((await get(t, key, `/v1/payments/${payment.id}`)).json<PaymentView>().customer, actor);
-    const listed = await get(t, key, `/v1/payments?customer=${encodeURIComponent(actor.id)}`);
+    assert.deepEqual((await s.get(`/v1/payments/${payment.id}`)).json<PaymentView>().customer, actor);
+    const listed = await s.get(`/v1/payments?customer=${encodeURIComponent(actor.id)}`);
     assert.deepEqual(
       listed.json<{ data: PaymentView[] }>().data.map((p) => [p.id, p.customer]),
       [[payment.id, actor]],
     );
     // The same actor again is the same actor: its payments are listed together.
-    const second = await createPayment(t, key, { amount: 100, customer: actor });
-    const both = await get(t, key, `/v1/payments?customer=${encodeURIComponent(actor.id)}`);
+    const second = await s.createPayment({ amount: 100, customer: actor });
+    const both = await s.get(`/v1/payments?customer=${encodeURIComponent(actor.id)}`);
     assert.deepEqual(
       both.json<{ data: PaymentView[] }>().data.map((p) => p.id),
       [second.id, payment.id],
     );
     // Events (and so webhooks) carry the same object; no internal id anywhere.
-    const events = await call(t.app, { method: 'GET', url: '/v1/events?limit=100', headers: bearer(key) });
+    const events = await s.get('/v1/events?limit=100');
     const ofPayment = events
       .json<{ data: { type: string; data: { paymentId?: string; payment?: PaymentView } }[] }>()
       .data.filter((e) => e.data.paymentId === payment.id);
@@ -72,11 +59,7 @@ describe('payments: the customer is the API’s one Actor object', () => {
     for (const event of ofPayment) assert.deepEqual(event.data.payment?.customer, actor, event.type);
     assert.doesNotMatch(events.body, /"customer":"/);
     // The ledger names the paying account by the Actor's id, as before.
-    const accounts = await get(
-      t,
-      key,
-      `/v1/ledger/accounts?prefix=${encodeURIComponent(`customer:${actor.id}`)}`,
-    );
+    const accounts = await s.get(`/v1/ledger/accounts?prefix=${encodeURIComponent(`customer:${actor.id}`)}`);
     assert.deepEqual(accounts.json<{ data: unknown[] }>().data, [
       { account: `customer:${actor.id}`, currency: 'EUR', balance: -900, postings: 1 },
     ]);
@@ -84,20 +67,17 @@ describe('payments: the customer is the API’s one Actor object', () => {
 
   test('a session token sees only the payments its own actor pays', async () => {
     const own = `test:${randomUUID()}`;
-    const session = await connectSession(t, key, { modules: ['payments'], actorId: own });
-    const mine = await createPayment(t, key, { customer: customerActor(own) });
-    const theirs = await createPayment(t, key, { customer: customerActor(`test:${randomUUID()}`) });
-    const listed = await call(t.app, { method: 'GET', url: '/v1/payments', headers: bearer(session.token) });
+    const session = await connectSession(s.t, s.key, { modules: ['payments'], actorId: own });
+    const mine = await s.createPayment({ customer: customerActor(own) });
+    const theirs = await s.createPayment({ customer: customerActor(`test:${randomUUID()}`) });
+    const asSession = s.as(session.token);
+    const listed = await asSession.get('/v1/payments');
     assert.equal(listed.statusCode, 200, listed.body);
     assert.deepEqual(
       listed.json<{ data: PaymentView[] }>().data.map((p) => [p.id, p.customer?.id]),
       [[mine.id, own]],
     );
-    const other = await call(t.app, {
-      method: 'GET',
-      url: `/v1/payments/${theirs.id}`,
-      headers: bearer(session.token),
-    });
+    const other = await asSession.get(`/v1/payments/${theirs.id}`);
     assert.equal(other.statusCode, 404, other.body);
   });
 });

@@ -6,14 +6,9 @@ import { buildTestApp, call, type Response, type TestApp } from '../../../../tes
 import { eventually } from '../../../../test/support/eventually.ts';
 import { ManualClock } from '../../../core/clock.ts';
 import { type FakeRequest, StripeFake } from './stripe-fake.ts';
-import {
-  customerActor,
-  type ErrorBody,
-  type PaymentView,
-  paidPayment,
-  payThroughStripe,
-  type RefundView,
-} from './support.ts';
+import { payThroughStripe } from './stripe-suite.ts';
+import type { ErrorBody, PaymentView, RefundView } from './support.ts';
+import { customerActor, paymentsClient } from './support.ts';
 
 const SECRET_KEY = 'sk_test_51IdemCrashStandIn';
 const WEBHOOK_SECRET = 'whsec_idemCrashSecret0123456789';
@@ -155,7 +150,7 @@ describe('Idempotency-Key through a crash between the effect and the stored resp
   });
 
   test('a refund made before the crash is answered to the retry after 310 s, not made again', async () => {
-    const payment = await paidPayment(survivor, plain.apiKey, {
+    const payment = await paymentsClient(survivor, plain.apiKey).paidPayment({
       amount: 1000,
       metadata: { order: 'crash-refund' },
     });

@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { bearer } from '../../../../test/factories.ts';
 import { call } from '../../../../test/helper.ts';
-import { defineIsolation, type IsolationWorld } from '../../../../test/support/isolation-suite.ts';
+import {
+  defineIsolation,
+  type IsolationRequest,
+  type IsolationWorld,
+} from '../../../../test/support/isolation-suite.ts';
+import { paymentsClient } from './support.ts';
 
 const payer = { type: 'end_user', id: 'b:payer', identityProvider: 'b' };
 
@@ -15,6 +20,15 @@ async function books({ t }: IsolationWorld, headers: Record<string, string>) {
     listed: txs.json<{ data: { paymentId: string | null }[] }>().data.map((tx) => tx.paymentId),
   };
 }
+
+/** A's request to one of B's payments: `<method> /v1/payments/<B's payment><path>`, with `payload` if given. */
+const onPayment =
+  (method: 'GET' | 'POST', path: string, payload?: Record<string, unknown>) =>
+  (r: { paymentId: string }): IsolationRequest => ({
+    method,
+    url: `/v1/payments/${r.paymentId}${path}`,
+    ...(payload === undefined ? {} : { payload }),
+  });
 
 /** Tenant B's succeeded payment (its description the marker) and B's seller account. */
 export const isolation = defineIsolation({
@@ -33,36 +47,15 @@ export const isolation = defineIsolation({
   },
   cases: {
     apiKey: {
-      'GET /v1/payments/:paymentId': (r) => ({ method: 'GET', url: `/v1/payments/${r.paymentId}` }),
-      'POST /v1/payments/:paymentId/confirm': (r) => ({
-        method: 'POST',
-        url: `/v1/payments/${r.paymentId}/confirm`,
-        payload: { paymentMethod: 'pm_card_visa' },
+      'GET /v1/payments/:paymentId': onPayment('GET', ''),
+      'POST /v1/payments/:paymentId/confirm': onPayment('POST', '/confirm', {
+        paymentMethod: 'pm_card_visa',
       }),
-      'POST /v1/payments/:paymentId/capture': (r) => ({
-        method: 'POST',
-        url: `/v1/payments/${r.paymentId}/capture`,
-        payload: {},
-      }),
-      'POST /v1/payments/:paymentId/cancel': (r) => ({
-        method: 'POST',
-        url: `/v1/payments/${r.paymentId}/cancel`,
-        payload: {},
-      }),
-      'POST /v1/payments/:paymentId/simulate': (r) => ({
-        method: 'POST',
-        url: `/v1/payments/${r.paymentId}/simulate`,
-        payload: { outcome: 'succeeded' },
-      }),
-      'POST /v1/payments/:paymentId/refunds': (r) => ({
-        method: 'POST',
-        url: `/v1/payments/${r.paymentId}/refunds`,
-        payload: {},
-      }),
-      'GET /v1/payments/:paymentId/refunds': (r) => ({
-        method: 'GET',
-        url: `/v1/payments/${r.paymentId}/refunds`,
-      }),
+      'POST /v1/payments/:paymentId/capture': onPayment('POST', '/capture', {}),
+      'POST /v1/payments/:paymentId/cancel': onPayment('POST', '/cancel', {}),
+      'POST /v1/payments/:paymentId/simulate': onPayment('POST', '/simulate', { outcome: 'succeeded' }),
+      'POST /v1/payments/:paymentId/refunds': onPayment('POST', '/refunds', {}),
+      'GET /v1/payments/:paymentId/refunds': onPayment('GET', '/refunds'),
       'GET /v1/ledger/accounts/:account/postings': (r) => ({
         method: 'GET',
         url: `/v1/ledger/accounts/${r.ledgerAccount}/postings`,
@@ -82,13 +75,9 @@ export const isolation = defineIsolation({
   },
   checks: {
     "B's payment is untouched: succeeded, nothing refunded": async ({ t, b }, r) => {
-      const payment = await call(t.app, {
-        method: 'GET',
-        url: `/v1/payments/${r.paymentId}`,
-        headers: bearer(b.apiKey),
-      });
-      assert.equal(payment.json<{ status: string }>().status, 'succeeded');
-      assert.equal(payment.json<{ amountRefunded: number }>().amountRefunded, 0);
+      const payment = await paymentsClient(t, b.apiKey).read(r.paymentId);
+      assert.equal(payment.status, 'succeeded');
+      assert.equal(payment.amountRefunded, 0);
     },
     "without a record in the path, A's key reads and changes only A's (Stripe keys, the books)": async (
       world,
@@ -98,22 +87,22 @@ export const isolation = defineIsolation({
       const bKey = bearer(b.apiKey);
       const stripe = '/v1/payments/providers/stripe';
       const secret = marker.replace(/[^A-Za-z0-9]/g, '');
-      const set = await call(t.app, {
-        method: 'PUT',
-        url: stripe,
-        headers: bKey,
-        payload: { secretKey: `sk_test_${secret}Bkey`, webhookSecret: `whsec_${secret}` },
+      const keys = (method: 'GET' | 'PUT' | 'DELETE', headers: Record<string, string>, payload?: object) =>
+        call(t.app, { method, url: stripe, headers, ...(payload === undefined ? {} : { payload }) });
+      const set = await keys('PUT', bKey, {
+        secretKey: `sk_test_${secret}Bkey`,
+        webhookSecret: `whsec_${secret}`,
       });
       assert.equal(set.statusCode, 200, set.body);
-      const read = await call(t.app, { method: 'GET', url: stripe, headers: asA.apiKey() });
+      const read = await keys('GET', asA.apiKey());
       assert.equal(read.statusCode, 200, read.body);
       assert.equal(read.json<{ configured: boolean }>().configured, false, "A does not see B's keys");
       assert.doesNotMatch(read.body, /Bkey/);
-      const removed = await call(t.app, { method: 'DELETE', url: stripe, headers: asA.apiKey() });
+      const removed = await keys('DELETE', asA.apiKey());
       assert.equal(removed.statusCode, 204);
-      const still = await call(t.app, { method: 'GET', url: stripe, headers: bKey });
+      const still = await keys('GET', bKey);
       assert.equal(still.json<{ configured: boolean }>().configured, true, "A's DELETE left B's keys");
-      assert.equal((await call(t.app, { method: 'DELETE', url: stripe, headers: bKey })).statusCode, 204);
+      assert.equal((await keys('DELETE', bKey)).statusCode, 204);
 
       const created = await call(t.app, {
         method: 'POST',

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { TestApp } from '../../../../test/helper.ts';
-import { allPages, customerActor, get, paidPayment, type RefundView, refund, tenantApp } from './support.ts';
+import { before, describe, test } from 'node:test';
+import { customerActor, paymentsSuite, type RefundView } from './support.ts';
 
 interface Account {
   account: string;
@@ -15,15 +14,12 @@ interface Page<T> {
 }
 
 describe('payments: every list answers {data, nextCursor}, a page at a time', () => {
-  let t: TestApp;
-  let key: string;
-
+  const s = paymentsSuite();
   before(async () => {
-    ({ t, key } = await tenantApp());
     // Accounts in two currencies: customers c0..c3 pay sellers s0..s1, in EUR and USD.
     for (let i = 0; i < 4; i++) {
       for (const currency of ['EUR', 'USD']) {
-        await paidPayment(t, key, {
+        await s.paidPayment({
           amount: 1000 + i,
           currency,
           customer: customerActor(`test:c${i}`),
@@ -32,10 +28,9 @@ describe('payments: every list answers {data, nextCursor}, a page at a time', ()
       }
     }
   });
-  after(() => t.close());
 
   test('ledger accounts: by account name then currency, paged with limit and cursor, filters kept', async () => {
-    const whole = await get(t, key, '/v1/ledger/accounts');
+    const whole = await s.get('/v1/ledger/accounts');
     assert.equal(whole.statusCode, 200, whole.body);
     const all = whole.json<Page<Account>>();
     assert.equal(all.nextCursor, null, 'fewer than 50: one page');
@@ -48,7 +43,7 @@ describe('payments: every list answers {data, nextCursor}, a page at a time', ()
     let pages = 0;
     do {
       const url: string = `/v1/ledger/accounts?limit=3${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
-      const page = (await get(t, key, url)).json<Page<Account>>();
+      const page = (await s.get(url)).json<Page<Account>>();
       assert.ok(page.data.length <= 3);
       walked.push(...page.data);
       cursor = page.nextCursor;
@@ -57,44 +52,36 @@ describe('payments: every list answers {data, nextCursor}, a page at a time', ()
     assert.deepEqual(walked, all.data);
     assert.equal(pages, Math.ceil(all.data.length / 3));
     // Filters hold across pages.
-    const customersInUsd = await allPages<Account>(
-      t,
-      key,
-      '/v1/ledger/accounts?prefix=customer:&currency=USD',
-    );
+    const customersInUsd = await s.allPages<Account>('/v1/ledger/accounts?prefix=customer:&currency=USD');
     assert.deepEqual(
       customersInUsd.map((a) => [a.account, a.currency, a.balance]),
       [0, 1, 2, 3].map((i) => [`customer:test:c${i}`, 'USD', -(1000 + i)]),
     );
-    const firstTwo = (await get(t, key, '/v1/ledger/accounts?prefix=customer:&limit=2')).json<
-      Page<Account>
-    >();
+    const firstTwo = (await s.get('/v1/ledger/accounts?prefix=customer:&limit=2')).json<Page<Account>>();
     assert.deepEqual(
       firstTwo.data.map((a) => `${a.account} ${a.currency}`),
       ['customer:test:c0 EUR', 'customer:test:c0 USD'],
     );
     assert.ok(firstTwo.nextCursor !== null);
-    const tooMany = await get(t, key, '/v1/ledger/accounts?limit=101');
+    const tooMany = await s.get('/v1/ledger/accounts?limit=101');
     assert.equal(tooMany.statusCode, 400, tooMany.body);
   });
 
   test('a payment’s refunds: oldest first, paged', async () => {
-    const payment = await paidPayment(t, key, { amount: 900 });
+    const payment = await s.paidPayment({ amount: 900 });
     const made: string[] = [];
     for (const amount of [100, 200, 300]) {
-      const res = await refund(t, key, payment.id, { amount });
+      const res = await s.refund(payment.id, { amount });
       assert.equal(res.statusCode, 201, res.body);
       made.push(res.json<RefundView>().id);
     }
-    const first = (await get(t, key, `/v1/payments/${payment.id}/refunds?limit=2`)).json<Page<RefundView>>();
+    const first = (await s.get(`/v1/payments/${payment.id}/refunds?limit=2`)).json<Page<RefundView>>();
     assert.deepEqual(
       first.data.map((r) => r.id),
       made.slice(0, 2),
     );
     assert.ok(first.nextCursor !== null);
-    const rest = await get(
-      t,
-      key,
+    const rest = await s.get(
       `/v1/payments/${payment.id}/refunds?limit=2&cursor=${encodeURIComponent(first.nextCursor)}`,
     );
     assert.deepEqual(rest.json<Page<RefundView>>(), {
@@ -102,7 +89,7 @@ describe('payments: every list answers {data, nextCursor}, a page at a time', ()
       nextCursor: null,
     });
     assert.equal(rest.json<Page<RefundView>>().data[0]?.id, made[2]);
-    const whole = (await get(t, key, `/v1/payments/${payment.id}/refunds`)).json<Page<RefundView>>();
+    const whole = (await s.get(`/v1/payments/${payment.id}/refunds`)).json<Page<RefundView>>();
     assert.deepEqual(
       whole.data.map((r) => r.amount),
       [100, 200, 300],
@@ -111,15 +98,15 @@ describe('payments: every list answers {data, nextCursor}, a page at a time', ()
   });
 
   test('postings and transactions take the same limit and cursor', async () => {
-    const postings = await get(t, key, '/v1/ledger/accounts/seller:s0:payable/postings?limit=1');
+    const postings = await s.get('/v1/ledger/accounts/seller:s0:payable/postings?limit=1');
     const page = postings.json<Page<{ account: string }>>();
     assert.equal(page.data.length, 1);
     assert.ok(page.nextCursor !== null);
-    const transactions = (await get(t, key, '/v1/ledger/transactions?limit=2')).json<Page<{ id: string }>>();
+    const transactions = (await s.get('/v1/ledger/transactions?limit=2')).json<Page<{ id: string }>>();
     assert.equal(transactions.data.length, 2);
     assert.ok(transactions.nextCursor !== null);
     for (const url of ['/v1/ledger/transactions?limit=0', '/v1/ledger/accounts/world/postings?limit=101']) {
-      assert.equal((await get(t, key, url)).statusCode, 400, url);
+      assert.equal((await s.get(url)).statusCode, 400, url);
     }
   });
 });

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { bearer, createTestTenant, type TestTenant } from '../../../../test/factories.ts';
-import { buildTestApp, call, type TestApp, testConfig } from '../../../../test/helper.ts';
+import { createTestTenant, type TestTenant } from '../../../../test/factories.ts';
+import { buildTestApp, type TestApp, testConfig } from '../../../../test/helper.ts';
 import type { Database } from '../../../core/db/database.ts';
 import { openDatabase } from '../../../runtime.ts';
-import { act, customerActor, type PaymentView, paidPayment, type RefundView, refund } from './support.ts';
+import type { PaymentView, RefundView } from './support.ts';
+import { configurePayments, customerActor, paymentsClient } from './support.ts';
 
 /**
  * Two app instances on one database (each its own PostgreSQL pool with DATABASE_URL; one PGlite
@@ -23,13 +24,7 @@ describe('payments on two instances', () => {
     if (config.databaseUrl !== undefined) ownDb = await openDatabase(config);
     b = await buildTestApp({ db: ownDb ?? a.db });
     tenant = await createTestTenant(a);
-    const fees = await call(a.app, {
-      method: 'PUT',
-      url: `/api/console/tenants/${tenant.tenantId}/modules/payments`,
-      headers: bearer(tenant.ownerToken),
-      payload: { enabled: true, config: { feeBasisPoints: 333, feeFixed: 7 } },
-    });
-    assert.equal(fees.statusCode, 200, fees.body);
+    await configurePayments(a, tenant, { feeBasisPoints: 333, feeFixed: 7 });
   });
   after(async () => {
     await b.close();
@@ -38,11 +33,12 @@ describe('payments on two instances', () => {
   });
 
   test('concurrent captures and refunds through both instances never over-refund nor unbalance', async () => {
-    const key = tenant.apiKey;
+    const onA = paymentsClient(a, tenant.apiKey);
+    const onB = paymentsClient(b, tenant.apiKey);
     const held: PaymentView[] = [];
     for (let i = 0; i < 10; i++) {
       held.push(
-        await paidPayment(a, key, {
+        await onA.paidPayment({
           amount: 1000,
           captureMethod: 'manual',
           seller: `s${i % 3}`,
@@ -52,8 +48,8 @@ describe('payments on two instances', () => {
     }
     const captures = await Promise.all(
       held.flatMap((p) => [
-        act(a, key, p.id, 'capture', { amountToCapture: 900 }),
-        act(b, key, p.id, 'capture', { amountToCapture: 800 }),
+        onA.act(p.id, 'capture', { amountToCapture: 900 }),
+        onB.act(p.id, 'capture', { amountToCapture: 800 }),
       ]),
     );
     for (let i = 0; i < held.length; i++) {
@@ -62,17 +58,13 @@ describe('payments on two instances', () => {
     }
     const refunds = await Promise.all(
       held.flatMap((p) =>
-        Array.from({ length: 8 }, (_, j) => refund(j % 2 === 0 ? a : b, key, p.id, { amount: 250 })),
+        Array.from({ length: 8 }, (_, j) => (j % 2 === 0 ? onA : onB).refund(p.id, { amount: 250 })),
       ),
     );
     for (const res of refunds) assert.ok(res.statusCode === 201 || res.statusCode === 400, res.body);
     for (const p of held) {
-      const payment = (
-        await call(b.app, { method: 'GET', url: `/v1/payments/${p.id}`, headers: bearer(key) })
-      ).json<PaymentView>();
-      const listed = (
-        await call(a.app, { method: 'GET', url: `/v1/payments/${p.id}/refunds`, headers: bearer(key) })
-      ).json<{ data: RefundView[] }>().data;
+      const payment = await onB.read(p.id);
+      const listed = (await onA.get(`/v1/payments/${p.id}/refunds`)).json<{ data: RefundView[] }>().data;
       const refunded = listed.reduce((sum, r) => sum + r.amount, 0);
       assert.ok(payment.amountCaptured === 900 || payment.amountCaptured === 800);
       assert.equal(refunded, payment.amountRefunded);
@@ -83,7 +75,6 @@ describe('payments on two instances', () => {
       );
       assert.ok(payment.amountRefunded <= payment.amountCaptured);
     }
-    const check = await call(b.app, { method: 'GET', url: '/v1/ledger/check', headers: bearer(key) });
-    assert.equal(check.json<{ ok: boolean }>().ok, true, check.body);
+    await onB.ledgerOk();
   });
 });

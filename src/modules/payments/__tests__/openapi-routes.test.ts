@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { createTestTenant, type TestTenant } from '../../../../test/factories.ts';
-import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
-import { createPayment, paidPayment, post } from './support.ts';
+import { before, describe, test } from 'node:test';
+import { call } from '../../../../test/helper.ts';
+import { paymentsSuite } from './support.ts';
 
 interface Operation {
   operationId?: string;
@@ -18,20 +17,16 @@ const isPayments = (url: string) =>
 const STRIPE_WEBHOOK = '/v1/payments/webhooks/stripe/:tenantId';
 
 describe('payments in OpenAPI: every route with its errors; every POST honours Idempotency-Key', () => {
-  let t: TestApp;
-  let tenant: TestTenant;
+  const s = paymentsSuite();
   let paths: Record<string, Record<string, Operation>>;
 
   before(async () => {
-    t = await buildTestApp();
-    tenant = await createTestTenant(t);
-    const res = await call(t.app, { method: 'GET', url: '/openapi.json' });
+    const res = await call(s.t.app, { method: 'GET', url: '/openapi.json' });
     assert.equal(res.statusCode, 200);
     paths = res.json<{ paths: Record<string, Record<string, Operation>> }>().paths;
   });
-  after(() => t.close());
 
-  const routes = () => t.app.routeList.filter((r) => isPayments(r.url));
+  const routes = () => s.t.app.routeList.filter((r) => isPayments(r.url));
   const operationOf = (method: string, url: string) =>
     paths[url.replace(/:(\w+)/g, '{$1}')]?.[method.toLowerCase()];
 
@@ -88,11 +83,10 @@ describe('payments in OpenAPI: every route with its errors; every POST honours I
   });
 
   test('each of those POSTs replays its first answer to a retry with the key, and runs once', async () => {
-    const key = tenant.apiKey;
-    const held = await paidPayment(t, key, { captureMethod: 'manual' });
-    const toCancel = await createPayment(t, key);
-    const processing = await createPayment(t, key, { paymentMethod: 'pm_card_processing' });
-    const toConfirm = await createPayment(t, key);
+    const held = await s.paidPayment({ captureMethod: 'manual' });
+    const toCancel = await s.createPayment();
+    const processing = await s.createPayment({ paymentMethod: 'pm_card_processing' });
+    const toConfirm = await s.createPayment();
     // Each with another valid body, for the same key.
     const calls: [string, Record<string, unknown>, Record<string, unknown>][] = [
       ['/v1/payments', { amount: 321, currency: 'EUR' }, { amount: 322, currency: 'EUR' }],
@@ -109,22 +103,18 @@ describe('payments in OpenAPI: every route with its errors; every POST honours I
     ];
     for (const [i, [url, body, otherBody]] of calls.entries()) {
       const headers = { 'idempotency-key': `every-post-${i}` };
-      const first = await post(t, key, url, body, headers);
+      const first = await s.post(url, body, headers);
       assert.ok(first.statusCode === 200 || first.statusCode === 201, `${url}: ${first.body}`);
       assert.equal(first.headers['idempotent-replayed'], undefined, url);
-      const again = await post(t, key, url, body, headers);
+      const again = await s.post(url, body, headers);
       assert.equal(again.statusCode, first.statusCode, url);
       assert.equal(again.headers['idempotent-replayed'], 'true', url);
       assert.equal(again.body, first.body, `${url}: byte for byte`);
-      const other = await post(t, key, url, otherBody, headers);
+      const other = await s.post(url, otherBody, headers);
       assert.equal(other.statusCode, 409, `${url}: ${other.body}`);
       assert.equal(other.json<{ error: string }>().error, 'idempotency_conflict', url);
     }
-    const refunds = await call(t.app, {
-      method: 'GET',
-      url: `/v1/payments/${held.id}/refunds`,
-      headers: { authorization: `Bearer ${key}` },
-    });
+    const refunds = await s.get(`/v1/payments/${held.id}/refunds`);
     assert.equal(refunds.json<{ data: unknown[] }>().data.length, 1, 'the refund ran once');
   });
 });

@@ -1,20 +1,10 @@
 import assert from 'node:assert/strict';
-import { before, describe, test } from 'node:test';
-import Stripe from 'stripe';
-import type { TestTenant } from '../../../../test/factories.ts';
-import { call, type TestApp } from '../../../../test/helper.ts';
+import { describe, test } from 'node:test';
 import { resumeRefund } from '../refunds/send-refund.ts';
 import { STEP_LEASE_MS } from '../steps/step-keys.ts';
-import { stripeStepsFixture, WEBHOOK_SECRET } from './steps-fixture.ts';
-import {
-  act,
-  createPayment,
-  type ErrorBody,
-  get,
-  type PaymentView,
-  type RefundView,
-  refund,
-} from './support.ts';
+import { StepsSuite } from './steps-fixture.ts';
+import { stripeEvent } from './stripe-suite.ts';
+import type { ErrorBody, PaymentView, RefundView } from './support.ts';
 
 /**
  * Provider calls outside the payment's transaction (steps.ts), against the local Stripe: nothing waits on
@@ -23,25 +13,19 @@ import {
  * once), and the PaymentIntent is only created for a payment we already recorded.
  */
 describe('payments: provider calls outside the transaction, recovered with the same idempotency key', () => {
-  const f = stripeStepsFixture();
-  let t: TestApp;
-  let tenant: TestTenant;
-  let key: string;
-  before(() => {
-    ({ t, tenant, key } = f.app());
-  });
+  const s = new StepsSuite();
 
   test('while Stripe has not answered a capture, no transaction waits: the payment reads, others change, a second change answers 409', async () => {
-    const payment = await f.authorized();
-    const held = f.fake.hold(f.paths.of(payment, 'capture'));
-    const first = act(t, key, payment.id, 'capture');
+    const payment = await s.held();
+    const held = s.fake.hold(s.paths.of(payment, 'capture'));
+    const first = s.act(payment.id, 'capture');
     await held.reached;
     // The embedded database has one connection: any statement here would wait behind a held transaction.
-    assert.equal((await f.read(payment.id)).status, 'requires_capture');
-    const other = await f.authorized(1200);
+    assert.equal((await s.read(payment.id)).status, 'requires_capture');
+    const other = await s.held(1200);
     assert.equal(other.status, 'requires_capture');
     for (const action of ['capture', 'cancel'] as const) {
-      const second = await act(t, key, payment.id, action);
+      const second = await s.act(payment.id, action);
       assert.equal(second.statusCode, 409, second.body);
       assert.equal(second.json<ErrorBody>().error, 'conflict');
       assert.match(
@@ -54,93 +38,77 @@ describe('payments: provider calls outside the transaction, recovered with the s
     assert.equal(done.statusCode, 200, done.body);
     assert.equal(done.json<PaymentView>().status, 'succeeded');
     assert.equal(done.json<PaymentView>().amountCaptured, 4000);
-    assert.equal(f.performed(f.paths.of(payment, 'capture')).length, 1);
-    assert.equal(await f.captureTransactions(payment.id), 1);
-    await f.ledgerOk();
+    assert.equal(s.performed(s.paths.of(payment, 'capture')).length, 1);
+    assert.equal(await s.captureTransactions(payment.id), 1);
+    await s.ledgerOk();
   });
 
   test('a lost answer: 503, then the retry asks Stripe again with the same idempotency key, which captured once', async () => {
-    const payment = await f.authorized();
+    const payment = await s.held();
     // Both the SDK's attempt and its own retry lose their answer, after Stripe carried the first out.
-    f.fake.loseAnswers(f.paths.of(payment, 'capture'), 2);
-    const lost = await act(t, key, payment.id, 'capture', { amountToCapture: 3000 });
+    s.fake.loseAnswers(s.paths.of(payment, 'capture'), 2);
+    const lost = await s.act(payment.id, 'capture', { amountToCapture: 3000 });
     assert.equal(lost.statusCode, 503, lost.body);
     assert.equal(lost.json<ErrorBody>().error, 'service_unavailable');
-    assert.equal(f.fake.intents.get(payment.providerRef ?? '')?.status, 'succeeded', 'Stripe did capture');
-    assert.equal((await f.read(payment.id)).status, 'requires_capture', 'not applied: its answer was lost');
-    assert.equal(await f.captureTransactions(payment.id), 0);
+    assert.equal(s.fake.intents.get(payment.providerRef ?? '')?.status, 'succeeded', 'Stripe did capture');
+    assert.equal((await s.read(payment.id)).status, 'requires_capture', 'not applied: its answer was lost');
+    assert.equal(await s.captureTransactions(payment.id), 0);
 
-    const retried = await act(t, key, payment.id, 'capture', { amountToCapture: 3000 });
+    const retried = await s.act(payment.id, 'capture', { amountToCapture: 3000 });
     assert.equal(retried.statusCode, 200, retried.body);
     assert.equal(retried.json<PaymentView>().status, 'succeeded');
     assert.equal(retried.json<PaymentView>().amountCaptured, 3000);
-    const calls = f.sent(f.paths.of(payment, 'capture'));
+    const calls = s.sent(s.paths.of(payment, 'capture'));
     assert.equal(calls.length, 3, 'the SDK tried twice, the retry once');
     assert.equal(new Set(calls.map((c) => c.idempotencyKey)).size, 1, 'one idempotency key for the step');
     assert.match(calls[0]?.idempotencyKey ?? '', new RegExp(`^svc-capture-${payment.id}-\\d+$`));
-    assert.equal(f.performed(f.paths.of(payment, 'capture')).length, 1, 'captured once at Stripe');
-    assert.equal(await f.captureTransactions(payment.id), 1, 'posted once');
-    await f.ledgerOk();
+    assert.equal(s.performed(s.paths.of(payment, 'capture')).length, 1, 'captured once at Stripe');
+    assert.equal(await s.captureTransactions(payment.id), 1, 'posted once');
+    await s.ledgerOk();
   });
 
   test('an instance that died mid-call holds the step until its lease runs out; then a retry resumes it, once', async () => {
-    const payment = await f.authorized();
-    f.fake.loseAnswers(f.paths.of(payment, 'capture'), 2);
-    assert.equal((await act(t, key, payment.id, 'capture')).statusCode, 503);
-    await f.dieMidCall(payment.id);
-    const early = await act(t, key, payment.id, 'capture');
+    const payment = await s.held();
+    s.fake.loseAnswers(s.paths.of(payment, 'capture'), 2);
+    assert.equal((await s.act(payment.id, 'capture')).statusCode, 503);
+    await s.dieMidCall(payment.id);
+    const early = await s.act(payment.id, 'capture');
     assert.equal(early.statusCode, 409, early.body);
     assert.match(early.json<ErrorBody>().message, /is requires_capture with a capture still running/);
-    f.clock.advance(STEP_LEASE_MS);
-    const resumed = await act(t, key, payment.id, 'capture');
+    s.clock.advance(STEP_LEASE_MS);
+    const resumed = await s.act(payment.id, 'capture');
     assert.equal(resumed.statusCode, 200, resumed.body);
     assert.equal(resumed.json<PaymentView>().status, 'succeeded');
-    assert.equal(f.performed(f.paths.of(payment, 'capture')).length, 1);
-    assert.equal(await f.captureTransactions(payment.id), 1);
+    assert.equal(s.performed(s.paths.of(payment, 'capture')).length, 1);
+    assert.equal(await s.captureTransactions(payment.id), 1);
   });
 
   test('a confirm whose answer was lost is resumed by the next request of another kind first', async () => {
-    const payment = await createPayment(t, key, { amount: 900 });
-    f.fake.loseAnswers(f.paths.of(payment, 'confirm'), 2);
-    const lost = await act(t, key, payment.id, 'confirm', { paymentMethod: 'pm_card_visa' });
+    const payment = await s.createPayment({ amount: 900 });
+    s.fake.loseAnswers(s.paths.of(payment, 'confirm'), 2);
+    const lost = await s.act(payment.id, 'confirm', { paymentMethod: 'pm_card_visa' });
     assert.equal(lost.statusCode, 503, lost.body);
     // A cancel finds the confirmation's step: it is finished first (Stripe says succeeded), so the cancel
     // then answers 409 naming the status the payment really reached.
-    const cancel = await act(t, key, payment.id, 'cancel');
+    const cancel = await s.act(payment.id, 'cancel');
     assert.equal(cancel.statusCode, 409, cancel.body);
     assert.match(cancel.json<ErrorBody>().message, new RegExp(`payment ${payment.id} is succeeded`));
-    const now = await f.read(payment.id);
+    const now = await s.read(payment.id);
     assert.equal(now.status, 'succeeded');
     assert.equal(now.paymentMethod, 'pm_card_visa');
-    assert.equal(f.performed(f.paths.of(payment, 'confirm')).length, 1);
-    assert.equal(await f.captureTransactions(payment.id), 1);
+    assert.equal(s.performed(s.paths.of(payment, 'confirm')).length, 1);
+    assert.equal(await s.captureTransactions(payment.id), 1);
   });
 
   test('a webhook that moves the payment on while a step runs wins: the step answers 409 naming the status', async () => {
-    const payment = await f.authorized(2200);
-    const held = f.fake.hold(f.paths.of(payment, 'cancel'));
-    const cancel = act(t, key, payment.id, 'cancel');
+    const payment = await s.held(2200);
+    const held = s.fake.hold(s.paths.of(payment, 'cancel'));
+    const cancel = s.act(payment.id, 'cancel');
     await held.reached;
-    const intent = f.fake.settle(payment.providerRef ?? '', 'succeeded');
-    const payload = JSON.stringify({
-      id: `evt_steps_${payment.id}`,
-      object: 'event',
-      type: 'payment_intent.succeeded',
-      data: { object: intent },
-      livemode: false,
-      created: 1,
-    });
-    const hook = await call(t.app, {
-      method: 'POST',
-      url: `/v1/payments/webhooks/stripe/${tenant.tenantId}`,
-      headers: {
-        'content-type': 'application/json',
-        'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET }),
-      },
-      payload,
-    });
+    const intent = s.fake.settle(payment.providerRef ?? '', 'succeeded');
+    const hook = await s.deliver(stripeEvent(`evt_steps_${payment.id}`, 'payment_intent.succeeded', intent));
     assert.equal(hook.statusCode, 200, hook.body);
-    assert.equal((await f.read(payment.id)).status, 'succeeded');
+    assert.equal((await s.read(payment.id)).status, 'succeeded');
     held.release();
     const res = await cancel;
     assert.equal(res.statusCode, 409, res.body);
@@ -148,62 +116,46 @@ describe('payments: provider calls outside the transaction, recovered with the s
       res.json<ErrorBody>().message,
       new RegExp(`payment ${payment.id} is succeeded: a provider report moved it there while its cancel ran`),
     );
-    const now = await f.read(payment.id);
+    const now = await s.read(payment.id);
     assert.equal(now.status, 'succeeded');
-    assert.equal(await f.captureTransactions(payment.id), 1);
+    assert.equal(await s.captureTransactions(payment.id), 1);
     // The step is over: the payment takes its next change.
-    assert.equal((await refund(t, key, payment.id, { amount: 100 })).statusCode, 201);
-    await f.ledgerOk();
+    assert.equal((await s.refund(payment.id, { amount: 100 })).statusCode, 201);
+    await s.ledgerOk();
   });
 
   test('a refund whose answer was lost is settled by Stripe’s refund.updated, found by our id in its metadata', async () => {
-    const paid = await f.authorized(3000);
-    assert.equal((await act(t, key, paid.id, 'capture')).statusCode, 200);
-    f.fake.refundStatus = 'pending';
-    f.fake.loseAnswers(f.paths.refunds(paid), 2);
-    const lost = await refund(t, key, paid.id, { amount: 1000 });
-    f.fake.refundStatus = 'succeeded';
+    const paid = await s.held(3000);
+    assert.equal((await s.act(paid.id, 'capture')).statusCode, 200);
+    s.fake.refundStatus = 'pending';
+    s.fake.loseAnswers(s.paths.refunds(paid), 2);
+    const lost = await s.refund(paid.id, { amount: 1000 });
+    s.fake.refundStatus = 'succeeded';
     assert.equal(lost.statusCode, 201, lost.body);
     const ours = lost.json<RefundView>();
     assert.equal(ours.providerRef, null);
-    const stripeRefund = f.performed(f.paths.refunds(paid))[0];
+    const stripeRefund = s.performed(s.paths.refunds(paid))[0];
     assert.equal(stripeRefund?.form['metadata[svc_refund_id]'], ours.id);
-    const payload = JSON.stringify({
-      id: `evt_lost_${ours.id}`,
-      object: 'event',
-      type: 'refund.updated',
-      data: {
-        object: {
-          id: 're_fromStripe',
-          object: 'refund',
-          status: 'succeeded',
-          amount: 1000,
-          metadata: { svc_refund_id: ours.id },
-          failure_reason: null,
-        },
-      },
-      livemode: false,
-      created: 1,
-    });
-    const hook = await call(t.app, {
-      method: 'POST',
-      url: `/v1/payments/webhooks/stripe/${tenant.tenantId}`,
-      headers: {
-        'content-type': 'application/json',
-        'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET }),
-      },
-      payload,
-    });
+    const hook = await s.deliver(
+      stripeEvent(`evt_lost_${ours.id}`, 'refund.updated', {
+        id: 're_fromStripe',
+        object: 'refund',
+        status: 'succeeded',
+        amount: 1000,
+        metadata: { svc_refund_id: ours.id },
+        failure_reason: null,
+      }),
+    );
     assert.equal(hook.json<{ result: string }>().result, 'applied', hook.body);
-    const list = (await get(t, key, `/v1/payments/${paid.id}/refunds`)).json<{ data: RefundView[] }>().data;
+    const list = (await s.get(`/v1/payments/${paid.id}/refunds`)).json<{ data: RefundView[] }>().data;
     assert.deepEqual(
       list.map((r) => [r.id, r.status, r.providerRef]),
       [[ours.id, 'succeeded', 're_fromStripe']],
     );
     // Its outcome is known: recovery has nothing left to ask.
-    f.clock.advance(STEP_LEASE_MS + 1);
-    assert.equal(await resumeRefund(f.context(), ours.id), false);
-    assert.equal(f.sent(f.paths.refunds(paid)).length, 2, 'only the SDK’s two attempts');
-    await f.ledgerOk();
+    s.clock.advance(STEP_LEASE_MS + 1);
+    assert.equal(await resumeRefund(s.context(), ours.id), false);
+    assert.equal(s.sent(s.paths.refunds(paid)).length, 2, 'only the SDK’s two attempts');
+    await s.ledgerOk();
   });
 });

@@ -1,44 +1,32 @@
-import assert from 'node:assert/strict';
-import { bearer } from '../../../../test/factories.ts';
-import { call } from '../../../../test/helper.ts';
-import { defineSecurity } from '../../../../test/support/security-suite.ts';
+import { defineSecurity, type SecuredRoute } from '../../../../test/support/security-suite.ts';
+import { customerActor, paymentsClient } from './support.ts';
 
 const own = { sessions: false, roomScoped: false, namesRecords: true } as const;
 const list = { sessions: false, roomScoped: false, namesRecords: false } as const;
+
+/** A change of the setup's succeeded payment: its status refuses every change, so the control is 409. */
+function change(action: string, payload: Record<string, unknown>): SecuredRoute<{ paymentId: string }> {
+  return {
+    method: 'POST',
+    url: (r) => `/v1/payments/${r.paymentId}/${action}`,
+    payload: () => payload,
+    scope: 'payments:write',
+    ...own,
+    control: 409,
+  };
+}
 
 /** The module's whole security coverage (run by security.test.ts, checked complete by test/platform). */
 export const security = defineSecurity({
   module: 'payments',
   async setup(t, tenant) {
-    const headers = bearer(tenant.apiKey);
-    const create = async (body: Record<string, unknown>, confirm?: string) => {
-      const res = await call(t.app, {
-        method: 'POST',
-        url: '/v1/payments',
-        headers,
-        payload: {
-          amount: 1000,
-          currency: 'EUR',
-          seller: 'shop',
-          customer: { type: 'end_user', id: 'test:payer', identityProvider: 'test' },
-          ...body,
-        },
-      });
-      assert.equal(res.statusCode, 201, res.body);
-      const id = res.json<{ id: string }>().id;
-      if (confirm !== undefined) {
-        const confirmed = await call(t.app, {
-          method: 'POST',
-          url: `/v1/payments/${id}/confirm`,
-          headers,
-          payload: { paymentMethod: confirm },
-        });
-        assert.equal(confirmed.statusCode, 200, confirmed.body);
-      }
-      return id;
-    };
     // One succeeded payment: the routes that need another status answer the control with 409.
-    return { paymentId: await create({}, 'pm_card_visa'), account: 'seller:shop:payable' };
+    const payment = await paymentsClient(t, tenant.apiKey).paidPayment({
+      amount: 1000,
+      seller: 'shop',
+      customer: customerActor('test:payer'),
+    });
+    return { paymentId: payment.id, account: 'seller:shop:payable' };
   },
   routes: [
     {
@@ -56,38 +44,10 @@ export const security = defineSecurity({
       ...own,
       sessions: true,
     },
-    {
-      method: 'POST',
-      url: (r) => `/v1/payments/${r.paymentId}/confirm`,
-      payload: () => ({ paymentMethod: 'pm_card_visa' }),
-      scope: 'payments:write',
-      ...own,
-      control: 409,
-    },
-    {
-      method: 'POST',
-      url: (r) => `/v1/payments/${r.paymentId}/capture`,
-      payload: () => ({}),
-      scope: 'payments:write',
-      ...own,
-      control: 409,
-    },
-    {
-      method: 'POST',
-      url: (r) => `/v1/payments/${r.paymentId}/cancel`,
-      payload: () => ({}),
-      scope: 'payments:write',
-      ...own,
-      control: 409,
-    },
-    {
-      method: 'POST',
-      url: (r) => `/v1/payments/${r.paymentId}/simulate`,
-      payload: () => ({ outcome: 'succeeded' }),
-      scope: 'payments:write',
-      ...own,
-      control: 409,
-    },
+    change('confirm', { paymentMethod: 'pm_card_visa' }),
+    change('capture', {}),
+    change('cancel', {}),
+    change('simulate', { outcome: 'succeeded' }),
     {
       method: 'POST',
       url: (r) => `/v1/payments/${r.paymentId}/refunds`,

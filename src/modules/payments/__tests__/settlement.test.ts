@@ -1,57 +1,39 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
-import { bearer, createTestTenant, type TestTenant } from '../../../../test/factories.ts';
-import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
+import { after, describe, test } from 'node:test';
+import { createTestTenant } from '../../../../test/factories.ts';
 import { eventually } from '../../../../test/support/eventually.ts';
-import { inTenant, type ServiceContext } from '../../../core/context.ts';
+import { inTenant } from '../../../core/context.ts';
 import { tenantRead } from '../../../core/db/tenant-tx.ts';
-import { traceFrom } from '../../../core/http/request-id.ts';
 import { soldAuction } from '../ended-auction.ts';
 import { SettlementWorker } from '../settlement.ts';
 import { settleAuction } from '../verbs/settle-auction.ts';
-import { get, type PaymentView, post } from './support.ts';
+import type { PaymentView } from './support.ts';
+import { configurePayments, paymentsSuite, setPaymentsModule, systemContext } from './support.ts';
 
 describe('payments: auction settlement through auction.ended', () => {
-  let t: TestApp;
-  let tenant: TestTenant;
-  let key: string;
   const workers: SettlementWorker[] = [];
-
-  before(async () => {
-    t = await buildTestApp();
-    tenant = await createTestTenant(t);
-    key = tenant.apiKey;
-  });
   after(async () => {
     for (const worker of workers) await worker.stop();
-    await t.close();
   });
+  const s = paymentsSuite();
 
   const startWorker = (tenantId: string) => {
     const worker = new SettlementWorker(
-      { ...t.app.services, log: t.app.log },
+      { ...s.t.app.services, log: s.t.app.log },
       { tenantIds: new Set([tenantId]), maxPollMs: 50 },
     );
     workers.push(worker);
     worker.start();
     return worker;
   };
-  const context = (tenantId: string): ServiceContext => ({
-    ...t.app.services,
-    log: t.app.log,
-    tenantId,
-    principal: undefined,
-    requestId: 'req_test',
-    trace: traceFrom(undefined),
-    origin: 'system',
-  });
+  const context = (tenantId: string) => systemContext(s.t, tenantId);
 
   /** A live auction bought now by `test:<winner>`: it ends `bought_now` at its buy-now price. */
   const boughtNow = async (apiKey: string, winner: string, price = 5000) => {
     const roomId = `room-${randomUUID().slice(0, 8)}`;
-    assert.equal((await post(t, apiKey, '/v1/rooms', { id: roomId })).statusCode, 201);
-    const created = await post(t, apiKey, '/v1/auctions', {
+    assert.equal((await s.as(apiKey).post('/v1/rooms', { id: roomId })).statusCode, 201);
+    const created = await s.as(apiKey).post('/v1/auctions', {
       roomId,
       title: 'Lot',
       currency: 'EUR',
@@ -61,21 +43,21 @@ describe('payments: auction settlement through auction.ended', () => {
     });
     assert.equal(created.statusCode, 201, created.body);
     const auctionId = created.json<{ id: string }>().id;
-    assert.equal((await post(t, apiKey, `/v1/auctions/${auctionId}/start`)).statusCode, 200);
-    const bought = await post(t, apiKey, `/v1/auctions/${auctionId}/buy-now`, {
+    assert.equal((await s.as(apiKey).post(`/v1/auctions/${auctionId}/start`)).statusCode, 200);
+    const bought = await s.as(apiKey).post(`/v1/auctions/${auctionId}/buy-now`, {
       actor: { type: 'end_user', id: `test:${winner}`, identityProvider: 'test' },
     });
     assert.equal(bought.statusCode, 201, bought.body);
     return { auctionId, roomId };
   };
   const paymentsOf = async (apiKey: string, auctionId: string) =>
-    (await get(t, apiKey, `/v1/payments?auctionId=${auctionId}`)).json<{ data: PaymentView[] }>().data;
+    (await s.as(apiKey).get(`/v1/payments?auctionId=${auctionId}`)).json<{ data: PaymentView[] }>().data;
 
   test('a bought-now auction gets one payment for its winner, at the final price', async () => {
-    const { auctionId, roomId } = await boughtNow(key, 'winner-1', 7500);
-    startWorker(tenant.tenantId);
+    const { auctionId, roomId } = await boughtNow(s.key, 'winner-1', 7500);
+    startWorker(s.tenant.tenantId);
     const [payment] = await eventually('the settlement payment', async () => {
-      const found = await paymentsOf(key, auctionId);
+      const found = await paymentsOf(s.key, auctionId);
       return found.length > 0 ? found : undefined;
     });
     assert.ok(payment !== undefined);
@@ -89,12 +71,12 @@ describe('payments: auction settlement through auction.ended', () => {
   });
 
   test('the event seen twice, settled by racing attempts and two workers: still one payment', async () => {
-    const own = await createTestTenant(t);
+    const own = await createTestTenant(s.t);
     const { auctionId, roomId } = await boughtNow(own.apiKey, 'winner-2');
     const ctx = context(own.tenantId);
     // The same auction.ended delivered again (its outbox writer runs again): one settlement row.
     const { rows: ended } = await tenantRead<{ data: Record<string, unknown> }>(
-      t.db,
+      s.t.db,
       { tenantId: own.tenantId },
       `select data from events where type = 'auction.ended' and data ->> 'auctionId' = $1`,
       [auctionId],
@@ -116,7 +98,7 @@ describe('payments: auction settlement through auction.ended', () => {
     });
     await eventually('both workers to have looked', async () => {
       const { rows } = await tenantRead<{ state: string }>(
-        t.db,
+        s.t.db,
         { tenantId: own.tenantId },
         'select state from payment_settlements where auction_id = $1',
         [auctionId],
@@ -126,42 +108,25 @@ describe('payments: auction settlement through auction.ended', () => {
     const payments = await paymentsOf(own.apiKey, auctionId);
     assert.equal(payments.length, 1, JSON.stringify(payments));
     assert.equal(payments[0]?.seller, `room:${roomId}`);
-    const created = await call(t.app, {
-      method: 'GET',
-      url: '/v1/events?limit=100',
-      headers: bearer(own.apiKey),
-    });
-    const types = created.json<{ data: { type: string }[] }>().data.map((e) => e.type);
+    const types = (await s.as(own.apiKey).events()).map((e) => e.type);
     assert.equal(types.filter((type) => type === 'payment.created').length, 1);
   });
 
   test('settleAuctions off: the ended auction is recorded and skipped, no payment', async () => {
-    const own = await createTestTenant(t);
-    const off = await call(t.app, {
-      method: 'PUT',
-      url: `/api/console/tenants/${own.tenantId}/modules/payments`,
-      headers: bearer(own.ownerToken),
-      payload: { enabled: true, config: { settleAuctions: false } },
-    });
-    assert.equal(off.statusCode, 200, off.body);
+    const own = await createTestTenant(s.t);
+    await configurePayments(s.t, own, { settleAuctions: false });
     const { auctionId } = await boughtNow(own.apiKey, 'winner-3');
     assert.equal(await settleAuction(context(own.tenantId), auctionId), undefined);
     assert.deepEqual(await paymentsOf(own.apiKey, auctionId), []);
   });
 
   test('payments disabled for the tenant: no payment for its ended auctions', async () => {
-    const own = await createTestTenant(t);
+    const own = await createTestTenant(s.t);
     const { auctionId } = await boughtNow(own.apiKey, 'winner-4');
-    const off = await call(t.app, {
-      method: 'PUT',
-      url: `/api/console/tenants/${own.tenantId}/modules/payments`,
-      headers: bearer(own.ownerToken),
-      payload: { enabled: false },
-    });
-    assert.equal(off.statusCode, 200, off.body);
+    await setPaymentsModule(s.t, own, { enabled: false });
     assert.equal(await settleAuction(context(own.tenantId), auctionId), undefined);
     const { rows } = await tenantRead<{ n: string }>(
-      t.db,
+      s.t.db,
       { tenantId: own.tenantId },
       'select count(*)::text as n from payments where auction_id = $1',
       [auctionId],

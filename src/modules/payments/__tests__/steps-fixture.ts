@@ -1,101 +1,73 @@
 import assert from 'node:assert/strict';
-import { after, before } from 'node:test';
-import type { TestTenant } from '../../../../test/factories.ts';
-import type { TestApp } from '../../../../test/helper.ts';
+import { after } from 'node:test';
 import { ManualClock } from '../../../core/clock.ts';
 import type { ServiceContext } from '../../../core/context.ts';
-import { traceFrom } from '../../../core/http/request-id.ts';
 import type { SettlementWorker } from '../settlement.ts';
 import { STEP_LEASE_MS } from '../steps/step-keys.ts';
-import { type FakeRequest, StripeFake } from './stripe-fake.ts';
-import { act, createPayment, get, type PaymentView, payThroughStripe, tenantApp } from './support.ts';
+import type { FakeRequest } from './stripe-fake.ts';
+import { StripeSuite } from './stripe-suite.ts';
+import { type PaymentView, systemContext } from './support.ts';
 
-const SECRET_KEY = 'sk_test_51StepsKeyForTheLocalStandIn';
-export const WEBHOOK_SECRET = 'whsec_stepsStandInSecret0123456789';
+/** Which requests to the local Stripe a step makes. */
+export const stripePaths = {
+  create: (r: FakeRequest) => r.method === 'POST' && r.path === '/v1/payment_intents',
+  of: (payment: PaymentView, action: string) => (r: FakeRequest) =>
+    r.path === `/v1/payment_intents/${payment.providerRef}/${action}`,
+  refunds: (payment: PaymentView) => (r: FakeRequest) =>
+    r.path === '/v1/refunds' && r.form.payment_intent === payment.providerRef,
+};
 
 /**
- * The suites of provider calls (steps.ts) against the local Stripe: an app on a manual clock whose tenant
- * pays through Stripe, set up before the suite's tests and closed after them, and what they look at.
+ * The suites of provider calls (steps/) against the local Stripe: an app on a manual clock whose tenant
+ * pays through Stripe, and what they look at. Workers the tests start are stopped before the app closes.
  */
-export function stripeStepsFixture() {
-  const fake = new StripeFake();
-  const clock = new ManualClock(Date.now());
-  const workers: SettlementWorker[] = [];
-  let t: TestApp | undefined;
-  let tenant: TestTenant | undefined;
+export class StepsSuite extends StripeSuite {
+  readonly clock: ManualClock;
+  readonly workers: SettlementWorker[];
+  readonly paths: typeof stripePaths;
 
-  before(async () => {
-    const url = await fake.start();
-    ({ t, tenant } = await tenantApp({ config: { stripeApiUrl: url }, clock }));
-    await payThroughStripe(t, tenant, { secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET });
-  });
-  after(async () => {
-    for (const worker of workers) await worker.stop();
-    await t?.close();
-    await fake.stop();
-  });
+  constructor() {
+    const workers: SettlementWorker[] = [];
+    after(async () => {
+      for (const worker of workers) await worker.stop();
+    });
+    const clock = new ManualClock(Date.now());
+    super({
+      clock,
+      keys: {
+        secretKey: 'sk_test_51StepsKeyForTheLocalStandIn',
+        webhookSecret: 'whsec_stepsStandInSecret0123456789',
+      },
+    });
+    this.clock = clock;
+    this.workers = workers;
+    this.paths = stripePaths;
+  }
 
-  const app = (): { t: TestApp; tenant: TestTenant; key: string } => {
-    if (t === undefined || tenant === undefined) throw new Error('the fixture is set up before the tests');
-    return { t, tenant, key: tenant.apiKey };
-  };
-  const context = (): ServiceContext => ({
-    ...app().t.app.services,
-    log: app().t.app.log,
-    tenantId: app().tenant.tenantId,
-    principal: undefined,
-    requestId: 'req_test',
-    trace: traceFrom(undefined),
-    origin: 'system',
-  });
-  const paths = {
-    create: (r: FakeRequest) => r.method === 'POST' && r.path === '/v1/payment_intents',
-    of: (payment: PaymentView, action: string) => (r: FakeRequest) =>
-      r.path === `/v1/payment_intents/${payment.providerRef}/${action}`,
-    refunds: (payment: PaymentView) => (r: FakeRequest) =>
-      r.path === '/v1/refunds' && r.form.payment_intent === payment.providerRef,
-  };
-  const performed = (match: (r: FakeRequest) => boolean) => fake.performed.filter(match);
-  const sent = (match: (r: FakeRequest) => boolean) => fake.requests.filter(match);
-  const read = async (id: string) =>
-    (await get(app().t, app().key, `/v1/payments/${id}`)).json<PaymentView>();
-  const authorized = async (amount = 4000) => {
-    const { t, key } = app();
-    const payment = await createPayment(t, key, { amount, captureMethod: 'manual', seller: 'shop' });
-    const res = await act(t, key, payment.id, 'confirm', { paymentMethod: 'pm_card_visa' });
-    assert.equal(res.json<PaymentView>().status, 'requires_capture', res.body);
-    return res.json<PaymentView>();
-  };
-  const captureTransactions = async (paymentId: string) =>
-    (await get(app().t, app().key, `/v1/ledger/transactions?paymentId=${paymentId}`))
-      .json<{ data: { kind: string }[] }>()
-      .data.filter((x) => x.kind === 'capture').length;
-  const ledgerOk = async () => {
-    const check = (await get(app().t, app().key, '/v1/ledger/check')).json<{ ok: boolean }>();
-    assert.equal(check.ok, true, JSON.stringify(check));
-  };
+  /** The tenant's context with no principal, as the settlement worker has. */
+  context(): ServiceContext {
+    return systemContext(this.t, this.tenant.tenantId);
+  }
+
+  performed(match: (r: FakeRequest) => boolean): FakeRequest[] {
+    return this.fake.performed.filter(match);
+  }
+
+  sent(match: (r: FakeRequest) => boolean): FakeRequest[] {
+    return this.fake.requests.filter(match);
+  }
+
+  /** A payment of the shop authorized for manual capture (`requires_capture`). */
+  held(amount = 4000): Promise<PaymentView> {
+    return this.authorized({ amount, seller: 'shop' });
+  }
+
   /** The step left as an instance that died mid-call leaves it: `calling`, its lease still running. */
-  const dieMidCall = async (paymentId: string) => {
-    const { rowCount } = await app().t.db.query(
+  async dieMidCall(paymentId: string): Promise<void> {
+    const { rowCount } = await this.t.db.query(
       `update payments set step_state = 'calling', step_until = $2 where id = $1 and step is not null`,
-      [paymentId, new Date(clock.now() + STEP_LEASE_MS).toISOString()],
+      [paymentId, new Date(this.clock.now() + STEP_LEASE_MS).toISOString()],
     );
     assert.equal(rowCount, 1);
-  };
-
-  return {
-    app,
-    fake,
-    clock,
-    workers,
-    context,
-    paths,
-    performed,
-    sent,
-    read,
-    authorized,
-    captureTransactions,
-    ledgerOk,
-    dieMidCall,
-  };
+  }
 }

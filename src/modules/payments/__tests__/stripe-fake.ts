@@ -53,6 +53,7 @@ export class StripeFake {
   readonly performed: FakeRequest[] = [];
   private readonly replies = new Map<string, { status: number; body: string }>();
   private server: Server | undefined;
+  private address: string | undefined;
   private faults: Fault[] = [];
 
   /**
@@ -107,7 +108,14 @@ export class StripeFake {
     });
     await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
     const { port } = this.server.address() as AddressInfo;
-    return `http://127.0.0.1:${port}`;
+    this.address = `http://127.0.0.1:${port}`;
+    return this.address;
+  }
+
+  /** Where it listens (once started). */
+  get url(): string {
+    if (this.address === undefined) throw new Error('the local Stripe is read before it started');
+    return this.address;
   }
 
   async stop(): Promise<void> {
