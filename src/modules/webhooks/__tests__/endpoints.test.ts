@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Database } from '../../../core/db/database.ts';
+import { describe, test } from 'node:test';
 import { AppError } from '../../../core/http/errors.ts';
 import {
   createEndpoint,
@@ -10,7 +9,8 @@ import {
   rotateSecret,
   updateEndpoint,
 } from '../index.ts';
-import { createTenant, ctxFor, futureClock, openTestDb, webhookConfig } from './support.ts';
+import { webhookSuite } from './suite.ts';
+import { ctxFor, futureClock, webhookConfig } from './support.ts';
 
 const SECRET = 'a-secret-of-at-least-16';
 
@@ -29,14 +29,10 @@ async function rejects(promise: Promise<unknown>, code: string, field?: string):
 }
 
 describe('webhook endpoints', () => {
-  let db: Database;
-  before(async () => {
-    db = await openTestDb();
-  });
-  after(() => db.close());
+  const s = webhookSuite();
 
   test('create returns the endpoint without its secret; get, list, update, delete', async () => {
-    const ctx = ctxFor(db, await createTenant(db), webhookConfig());
+    const ctx = (await s.tenant()).ctx;
     const before = futureClock.now();
     const created = await createEndpoint(ctx, {
       url: 'http://127.0.0.1:9/hook',
@@ -90,8 +86,8 @@ describe('webhook endpoints', () => {
   });
 
   test("another tenant's endpoint is not found", async () => {
-    const a = ctxFor(db, await createTenant(db), webhookConfig());
-    const b = ctxFor(db, await createTenant(db), webhookConfig());
+    const a = (await s.tenant()).ctx;
+    const b = (await s.tenant()).ctx;
     const endpoint = await createEndpoint(a, { url: 'https://example.com/a', secret: SECRET });
     await rejects(getEndpoint(b, { id: endpoint.id }), 'not_found');
     await rejects(updateEndpoint(b, { id: endpoint.id, enabled: false }), 'not_found');
@@ -102,7 +98,7 @@ describe('webhook endpoints', () => {
   });
 
   test('input validation: secret length, URL scheme, eventTypes', async () => {
-    const ctx = ctxFor(db, await createTenant(db), webhookConfig());
+    const ctx = (await s.tenant()).ctx;
     await rejects(
       createEndpoint(ctx, { url: 'https://example.com/', secret: 'short-secret' }),
       'invalid_request',
@@ -149,7 +145,7 @@ describe('webhook endpoints', () => {
   });
 
   test('production: https only, no inside destinations unless the host is allowlisted', async () => {
-    const ctx = ctxFor(db, await createTenant(db), webhookConfig({ env: 'production' }));
+    const ctx = (await s.tenant(webhookConfig({ env: 'production' }))).ctx;
     for (const url of [
       'http://example.com/hook',
       'https://127.0.0.1/hook',
@@ -174,7 +170,7 @@ describe('webhook endpoints', () => {
     );
 
     const opened = ctxFor(
-      db,
+      s.db,
       ctx.tenantId,
       webhookConfig({ env: 'production', webhookAllowedHosts: ['localhost'] }),
     );
@@ -183,7 +179,7 @@ describe('webhook endpoints', () => {
   });
 
   test('rotate secret: grace bounds, a new secret must differ', async () => {
-    const ctx = ctxFor(db, await createTenant(db), webhookConfig());
+    const ctx = (await s.tenant()).ctx;
     const endpoint = await createEndpoint(ctx, { url: 'https://example.com/', secret: SECRET });
     await rejects(rotateSecret(ctx, { id: endpoint.id, secret: SECRET }), 'invalid_request', '/body/secret');
     await rejects(rotateSecret(ctx, { id: endpoint.id, secret: 'short' }), 'invalid_request', '/body/secret');

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import type http from 'node:http';
 import net from 'node:net';
-import { after, before, describe, test } from 'node:test';
-import type { Database, Queryable } from '../../../core/db/database.ts';
+import { describe, test } from 'node:test';
+import type { Queryable } from '../../../core/db/database.ts';
 import { systemTx } from '../../../core/db/tenant-tx.ts';
 import { newId } from '../../../core/ids.ts';
 import {
@@ -13,13 +13,12 @@ import {
   getDelivery,
   listDeliveries,
 } from '../index.ts';
+import { SECRET, webhookSuite } from './suite.ts';
 import {
   attemptsOf,
   createTenant,
   ctxFor,
   futureClock,
-  oneDelivery,
-  openTestDb,
   publishEvent,
   type Received,
   startReceiver,
@@ -29,14 +28,8 @@ import {
   webhookConfig,
 } from './support.ts';
 
-const SECRET = 'receiver-secret-0001';
-
 describe('webhook failures, retries and dead letters', () => {
-  let db: Database;
-  before(async () => {
-    db = await openTestDb();
-  });
-  after(() => db.close());
+  const s = webhookSuite();
 
   test('non-2xx answers are retried on the schedule with the same id and body bytes, then delivered', async () => {
     let calls = 0;
@@ -45,10 +38,16 @@ describe('webhook failures, retries and dead letters', () => {
       res.writeHead(calls <= 2 ? 503 : 204).end(calls <= 2 ? 'busy, try later' : undefined);
     });
     const config = webhookConfig({ webhookRetryScheduleMs: [20, 40, 60] });
-    const { tenantId, id } = await oneDelivery(db, receiver.url, config);
-    const worker = startWorker({ db, clock: futureClock, config, random: () => 0, tenantIds: [tenantId] });
+    const { tenantId, id } = await s.delivery(receiver.url, config);
+    const worker = startWorker({
+      db: s.db,
+      clock: futureClock,
+      config,
+      random: () => 0,
+      tenantIds: [tenantId],
+    });
     try {
-      await waitForState(db, id, 'delivered');
+      await waitForState(s.db, id, 'delivered');
     } finally {
       await worker.stop();
       await receiver.close();
@@ -62,7 +61,7 @@ describe('webhook failures, retries and dead letters', () => {
     );
     assert.equal(new Set(receiver.received.map((r) => r.headers['x-svc-signature'])).size, 1);
 
-    const attempts = await attemptsOf(db, id);
+    const attempts = await attemptsOf(s.db, id);
     assert.deepEqual(
       attempts.map((a) => [a.attempt, a.status_code, a.error_class]),
       [
@@ -76,7 +75,7 @@ describe('webhook failures, retries and dead letters', () => {
     const starts = attempts.map((a) => new Date(a.started_at).getTime());
     assert.ok((starts[1] ?? 0) - (starts[0] ?? 0) >= 20);
     assert.ok((starts[2] ?? 0) - (starts[1] ?? 0) >= 40);
-    const row = await getDelivery(ctxFor(db, tenantId, config), { id });
+    const row = await getDelivery(ctxFor(s.db, tenantId, config), { id });
     assert.equal(row.attemptCount, 3);
     assert.equal(row.nextAttemptAt, null);
     assert.ok(row.deliveredAt !== null);
@@ -87,10 +86,16 @@ describe('webhook failures, retries and dead letters', () => {
     const receiver = await startReceiver(status(302, {}));
     receiver.reply = status(302, { location: elsewhere.url });
     const config = webhookConfig({ webhookRetryScheduleMs: [20, 40, 60] });
-    const { tenantId, id } = await oneDelivery(db, receiver.url, config);
-    const worker = startWorker({ db, clock: futureClock, config, random: () => 0, tenantIds: [tenantId] });
+    const { tenantId, id } = await s.delivery(receiver.url, config);
+    const worker = startWorker({
+      db: s.db,
+      clock: futureClock,
+      config,
+      random: () => 0,
+      tenantIds: [tenantId],
+    });
     try {
-      const row = await waitForState(db, id, 'dead_lettered');
+      const row = await waitForState(s.db, id, 'dead_lettered');
       assert.equal(row.attempt_count, 4, 'attempt 1 and one retry per scheduled delay');
       assert.equal(row.next_attempt_at, null);
       assert.ok(row.dead_lettered_at !== null);
@@ -101,7 +106,7 @@ describe('webhook failures, retries and dead letters', () => {
     }
     assert.equal(receiver.received.length, 4);
     assert.equal(elsewhere.received.length, 0, 'the redirect was not followed');
-    const attempts = await attemptsOf(db, id);
+    const attempts = await attemptsOf(s.db, id);
     assert.deepEqual(
       attempts.map((a) => [a.attempt, a.status_code, a.error_class]),
       [
@@ -119,20 +124,15 @@ describe('webhook failures, retries and dead letters', () => {
     const receiver = await startReceiver((_req: Received, res) => {
       held.push(res);
     });
-    const tenantId = await createTenant(db);
     const config = webhookConfig({ webhookRetryScheduleMs: [10], webhookTimeoutMs: 150 });
-    await createEndpoint(ctxFor(db, tenantId, config), { url: receiver.url, secret: SECRET });
-    const { deliveryIds } = await publishEvent(db, tenantId, 'room.created', { roomId: 'room_1' });
-    const [id = ''] = deliveryIds;
-    const worker = startWorker({ db, clock: futureClock, config, tenantIds: [tenantId] });
+    const { tenantId, id } = await s.delivery(receiver.url, config);
     try {
-      await waitForState(db, id, 'dead_lettered');
+      await s.settle(tenantId, id, 'dead_lettered', config);
     } finally {
-      await worker.stop();
       for (const res of held) res.destroy();
       await receiver.close();
     }
-    const attempts = await attemptsOf(db, id);
+    const attempts = await attemptsOf(s.db, id);
     assert.deepEqual(
       attempts.map((a) => [a.attempt, a.status_code, a.error_class]),
       [
@@ -147,18 +147,10 @@ describe('webhook failures, retries and dead letters', () => {
     const receiver = await startReceiver();
     const url = receiver.url;
     await receiver.close();
-    const tenantId = await createTenant(db);
     const config = webhookConfig({ webhookRetryScheduleMs: [10] });
-    await createEndpoint(ctxFor(db, tenantId, config), { url, secret: SECRET });
-    const { deliveryIds } = await publishEvent(db, tenantId, 'room.created', {});
-    const [id = ''] = deliveryIds;
-    const worker = startWorker({ db, clock: futureClock, config, tenantIds: [tenantId] });
-    try {
-      await waitForState(db, id, 'dead_lettered');
-    } finally {
-      await worker.stop();
-    }
-    const attempts = await attemptsOf(db, id);
+    const { tenantId, id } = await s.delivery(url, config);
+    await s.settle(tenantId, id, 'dead_lettered', config);
+    const attempts = await attemptsOf(s.db, id);
     assert.deepEqual(
       attempts.map((a) => a.error_class),
       ['connect', 'connect'],
@@ -169,9 +161,8 @@ describe('webhook failures, retries and dead letters', () => {
   test('dead-lettering emits webhook.delivery.dead_lettered in the tenant, never to the failing endpoint', async () => {
     const failing = await startReceiver(status(500));
     const healthy = await startReceiver();
-    const tenantId = await createTenant(db);
     const config = webhookConfig({ webhookRetryScheduleMs: [10] });
-    const ctx = ctxFor(db, tenantId, config);
+    const { tenantId, ctx } = await s.tenant(config);
     const bad = await createEndpoint(ctx, { url: failing.url, secret: SECRET });
     const good = await createEndpoint(ctx, {
       url: healthy.url,
@@ -196,7 +187,7 @@ describe('webhook failures, retries and dead letters', () => {
       // Published only once committed: the row that dead-lettered reads so from outside the transaction.
       return () => {
         published.push(
-          systemTx(db, (outside) =>
+          systemTx(s.db, (outside) =>
             outside.query<{ state: string }>('select state from webhook_deliveries where id = $1', [
               data.deliveryId,
             ]),
@@ -205,22 +196,22 @@ describe('webhook failures, retries and dead letters', () => {
       };
     };
     const published: Promise<string | undefined>[] = [];
-    const { deliveryIds } = await publishEvent(db, tenantId, 'room.created', { roomId: 'room_1' });
+    const { deliveryIds } = await publishEvent(s.db, tenantId, 'room.created', { roomId: 'room_1' });
     const [id = ''] = deliveryIds;
     assert.equal(deliveryIds.length, 1, 'only the endpoint taking every event gets room.created');
     const worker = startWorker({
-      db,
+      db: s.db,
       clock: futureClock,
       config,
       emitTenantEvent: emit,
       tenantIds: [tenantId],
     });
     try {
-      await waitForState(db, id, 'dead_lettered');
+      await waitForState(s.db, id, 'dead_lettered');
       const notices = await listDeliveries(ctx, { eventType: DEAD_LETTERED_EVENT });
       assert.equal(notices.data.length, 1);
       assert.equal(notices.data[0]?.endpointId, good.id);
-      await waitForState(db, notices.data[0]?.id ?? '', 'delivered');
+      await waitForState(s.db, notices.data[0]?.id ?? '', 'delivered');
     } finally {
       await worker.stop();
       await failing.close();
@@ -274,20 +265,20 @@ describe('webhook failures, retries and dead letters', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as net.AddressInfo;
-    const tenantId = await createTenant(db);
+    const tenantId = await createTenant(s.db);
     const config = webhookConfig({ webhookRetryScheduleMs: [10] });
-    await createEndpoint(ctxFor(db, tenantId, config), {
+    await createEndpoint(ctxFor(s.db, tenantId, config), {
       url: `http://127.0.0.1:${port}/hook`,
       secret: SECRET,
     });
-    const worker = startWorker({ db, clock: futureClock, config, tenantIds: [tenantId] });
+    const worker = startWorker({ db: s.db, clock: futureClock, config, tenantIds: [tenantId] });
     const ids: string[] = [];
     try {
       for (let i = 0; i < 3; i++) {
-        const [id = ''] = (await publishEvent(db, tenantId, 'room.created', { i })).deliveryIds;
+        const [id = ''] = (await publishEvent(s.db, tenantId, 'room.created', { i })).deliveryIds;
         ids.push(id);
         worker.wake();
-        await waitForState(db, id, 'delivered');
+        await waitForState(s.db, id, 'delivered');
       }
     } finally {
       await worker.stop();
@@ -295,7 +286,7 @@ describe('webhook failures, retries and dead letters', () => {
     }
     for (const id of ids) {
       assert.deepEqual(
-        (await attemptsOf(db, id)).map((a) => [a.status_code, a.error_class]),
+        (await attemptsOf(s.db, id)).map((a) => [a.status_code, a.error_class]),
         [[200, null]],
       );
     }

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { eventually } from '../../../../test/support/eventually.ts';
 import type { Database } from '../../../core/db/database.ts';
 import { systemTx } from '../../../core/db/tenant-tx.ts';
 import { createEndpoint, getEndpoint } from '../index.ts';
+import { SECRET, suiteReceiver, webhookSuite } from './suite.ts';
 import {
   attemptsOf,
   createTenant,
@@ -11,16 +12,12 @@ import {
   deliveryRow,
   manualClock,
   ok,
-  openTestDb,
   publishEvent,
-  type Receiver,
   type Reply,
-  startReceiver,
   startWorker,
   webhookConfig,
 } from './support.ts';
 
-const SECRET = 'receiver-secret-0001';
 /** Accepts the request and never answers. */
 const hang: Reply = () => {};
 
@@ -66,45 +63,35 @@ async function circuitOf(db: Database, endpointId: string) {
  * hang, tenant B's deliveries must all be delivered, whatever the machine's speed.
  */
 describe('webhook fairness between tenants and endpoints', () => {
-  let db: Database;
-  let hanging: Receiver;
-  let healthy: Receiver;
-  before(async () => {
-    db = await openTestDb();
-    hanging = await startReceiver(hang);
-    healthy = await startReceiver(ok);
-  });
-  after(async () => {
-    await hanging.close();
-    await healthy.close();
-    await db.close();
-  });
+  const s = webhookSuite();
+  const hanging = suiteReceiver(hang);
+  const healthy = suiteReceiver(ok);
 
   test("tenant B's deliveries all go while tenant A's ten endpoints hang, A held to its cap", async () => {
     const clock = manualClock();
     const config = webhookConfig({ webhookTimeoutMs: 1000 });
-    const tenantA = await createTenant(db);
-    const tenantB = await createTenant(db);
-    const ctxA = ctxFor(db, tenantA, config, clock);
-    const ctxB = ctxFor(db, tenantB, config, clock);
+    const tenantA = await createTenant(s.db);
+    const tenantB = await createTenant(s.db);
+    const ctxA = ctxFor(s.db, tenantA, config, clock);
+    const ctxB = ctxFor(s.db, tenantB, config, clock);
     for (let i = 0; i < 10; i++) {
-      await createEndpoint(ctxA, { url: `${hanging.url}/a${i}`, secret: SECRET });
+      await createEndpoint(ctxA, { url: `${hanging().url}/a${i}`, secret: SECRET });
     }
     for (let i = 0; i < 2; i++) {
-      await createEndpoint(ctxB, { url: `${healthy.url}/b${i}`, secret: SECRET });
+      await createEndpoint(ctxB, { url: `${healthy().url}/b${i}`, secret: SECRET });
     }
     // A's 200 deliveries are due before B's 20: a claim in due order alone gives A every slot.
     const idsA: string[] = [];
     for (let i = 0; i < 20; i++)
-      idsA.push(...(await publishEvent(db, tenantA, 'room.created', { i })).deliveryIds);
+      idsA.push(...(await publishEvent(s.db, tenantA, 'room.created', { i })).deliveryIds);
     const idsB: string[] = [];
     for (let i = 0; i < 10; i++)
-      idsB.push(...(await publishEvent(db, tenantB, 'room.created', { i })).deliveryIds);
+      idsB.push(...(await publishEvent(s.db, tenantB, 'room.created', { i })).deliveryIds);
     assert.equal(idsA.length, 200);
     assert.equal(idsB.length, 20);
 
     const worker = startWorker({
-      db,
+      db: s.db,
       clock,
       config,
       tenantIds: [tenantA, tenantB],
@@ -114,14 +101,14 @@ describe('webhook fairness between tenants and endpoints', () => {
     });
     try {
       await eventually('every delivery of tenant B to be delivered', async () => {
-        for (const id of idsB) if ((await deliveryRow(db, id)).state !== 'delivered') return undefined;
+        for (const id of idsB) if ((await deliveryRow(s.db, id)).state !== 'delivered') return undefined;
         return true;
       });
-      await eventually('tenant A to fill its share', () => hanging.received.length === 16 || undefined);
+      await eventually('tenant A to fill its share', () => hanging().received.length === 16 || undefined);
       // No attempt of A ended (the clock never moved): its requests hung the whole time B was served.
-      assert.equal(await attemptCount(db, tenantA), 0);
-      assert.equal(await attemptCount(db, tenantB), 20);
-      const leases = await leasesByEndpoint(db, tenantA);
+      assert.equal(await attemptCount(s.db, tenantA), 0);
+      assert.equal(await attemptCount(s.db, tenantB), 20);
+      const leases = await leasesByEndpoint(s.db, tenantA);
       assert.equal(
         leases.reduce((a, b) => a + b, 0),
         16,
@@ -129,8 +116,8 @@ describe('webhook fairness between tenants and endpoints', () => {
       );
       // Within the tenant its endpoints share the 16 in turn: 10 endpoints, at most 2 each.
       assert.ok(Math.max(...leases) <= 2, `leases per endpoint ${JSON.stringify(leases)}`);
-      assert.equal(healthy.received.length, 20);
-      assert.equal(hanging.received.length, 16);
+      assert.equal(healthy().received.length, 20);
+      assert.equal(hanging().received.length, 16);
     } finally {
       await worker.stop({ graceMs: 0 });
     }
@@ -144,35 +131,35 @@ describe('webhook fairness between tenants and endpoints', () => {
       webhookCircuitTimeouts: 3,
       webhookCircuitOpenMs: 60_000,
     });
-    hanging.received.length = 0;
-    hanging.reply = hang;
-    const tenantId = await createTenant(db);
-    const endpoint = await createEndpoint(ctxFor(db, tenantId, config, clock), {
-      url: `${hanging.url}/c`,
+    hanging().received.length = 0;
+    hanging().reply = hang;
+    const tenantId = await createTenant(s.db);
+    const endpoint = await createEndpoint(ctxFor(s.db, tenantId, config, clock), {
+      url: `${hanging().url}/c`,
       secret: SECRET,
     });
     const ids: string[] = [];
     for (let i = 0; i < 12; i++)
-      ids.push(...(await publishEvent(db, tenantId, 'room.created', { i })).deliveryIds);
-    const worker = startWorker({ db, clock, config, tenantIds: [tenantId], perEndpointConcurrency: 3 });
+      ids.push(...(await publishEvent(s.db, tenantId, 'room.created', { i })).deliveryIds);
+    const worker = startWorker({ db: s.db, clock, config, tenantIds: [tenantId], perEndpointConcurrency: 3 });
     try {
-      await eventually('three requests in flight', () => hanging.received.length === 3 || undefined);
+      await eventually('three requests in flight', () => hanging().received.length === 3 || undefined);
       // The three time out: the circuit opens for 60 s.
       const opened = clock.now();
       clock.advance(1000);
       await eventually('the circuit to open', async () => {
-        const c = await circuitOf(db, endpoint.id);
+        const c = await circuitOf(s.db, endpoint.id);
         return c.openUntil !== null ? c : undefined;
       });
       // Until the third timeout was recorded, the endpoint's free slots were refilled: at most 3 more.
-      const tried = hanging.received.length;
+      const tried = hanging().received.length;
       assert.ok(tried >= 3 && tried <= 6, `${tried} requests before the circuit opened`);
-      assert.deepEqual(await circuitOf(db, endpoint.id), {
+      assert.deepEqual(await circuitOf(s.db, endpoint.id), {
         timeouts: 3,
         trips: 1,
         openUntil: opened + 1000 + 60_000,
       });
-      const view = await getEndpoint(ctxFor(db, tenantId, config, clock), { id: endpoint.id });
+      const view = await getEndpoint(ctxFor(s.db, tenantId, config, clock), { id: endpoint.id });
       assert.deepEqual(view.circuit, {
         consecutiveTimeouts: 3,
         openedAt: new Date(opened + 1000).toISOString(),
@@ -183,16 +170,16 @@ describe('webhook fairness between tenants and endpoints', () => {
       clock.advance(30_000);
       worker.wake();
       await worker.idle();
-      assert.equal(hanging.received.length, tried);
-      const rows = await Promise.all(ids.map((id) => deliveryRow(db, id)));
+      assert.equal(hanging().received.length, tried);
+      const rows = await Promise.all(ids.map((id) => deliveryRow(s.db, id)));
       assert.deepEqual(
         rows.map((r) => r.state),
         ids.map(() => 'pending'),
       );
       // Waiting for the circuit charges nothing: the untried ones have no attempt.
       assert.equal(rows.filter((r) => r.attempt_count === 0).length, 12 - tried);
-      assert.equal(await attemptCount(db, tenantId), tried);
-      assert.deepEqual(await circuitOf(db, endpoint.id), {
+      assert.equal(await attemptCount(s.db, tenantId), tried);
+      assert.deepEqual(await circuitOf(s.db, endpoint.id), {
         timeouts: tried,
         trips: 1,
         openUntil: opened + 1000 + 60_000,
@@ -200,37 +187,37 @@ describe('webhook fairness between tenants and endpoints', () => {
 
       // Half-open: one probe at a time. It times out too: open again, twice as long.
       clock.advance(31_000);
-      await eventually('one probe', () => hanging.received.length === tried + 1 || undefined);
+      await eventually('one probe', () => hanging().received.length === tried + 1 || undefined);
       worker.wake();
       const probed = clock.now();
       clock.advance(1000);
       await eventually('the circuit to open again', async () => {
-        const c = await circuitOf(db, endpoint.id);
+        const c = await circuitOf(s.db, endpoint.id);
         return c.trips === 2 ? c : undefined;
       });
       // One probe only: one more timeout.
-      assert.equal(hanging.received.length, tried + 1);
-      assert.deepEqual(await circuitOf(db, endpoint.id), {
+      assert.equal(hanging().received.length, tried + 1);
+      assert.deepEqual(await circuitOf(s.db, endpoint.id), {
         timeouts: tried + 1,
         trips: 2,
         openUntil: probed + 1000 + 120_000,
       });
 
       // The receiver comes back: the next probe's answer closes the circuit and everything goes.
-      hanging.reply = ok;
+      hanging().reply = ok;
       clock.advance(120_000);
       for (const id of ids) {
         await eventually(`${id} to be delivered`, async () => {
-          const row = await deliveryRow(db, id);
+          const row = await deliveryRow(s.db, id);
           return row.state === 'delivered' || undefined;
         });
       }
-      assert.deepEqual(await circuitOf(db, endpoint.id), { timeouts: 0, trips: 0, openUntil: null });
+      assert.deepEqual(await circuitOf(s.db, endpoint.id), { timeouts: 0, trips: 0, openUntil: null });
       // Deliveries that reached the endpoint neither before the circuit opened nor as the failed probe
       // have one attempt: the 200.
       const neverTried = [];
       for (const id of ids) {
-        const attempts = await attemptsOf(db, id);
+        const attempts = await attemptsOf(s.db, id);
         if (attempts.every((a) => a.error_class === null)) neverTried.push(attempts.length);
       }
       assert.deepEqual(

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { eventually } from '../../../../test/support/eventually.ts';
-import type { Database } from '../../../core/db/database.ts';
 import { AppError } from '../../../core/http/errors.ts';
 import {
   createEndpoint,
@@ -11,14 +10,13 @@ import {
   sendTestEvent,
   updateEndpoint,
 } from '../index.ts';
+import { SECRET, suiteReceiver, webhookSuite } from './suite.ts';
 import {
   createTenant,
   ctxFor,
   deliveryRow,
   futureClock,
-  openTestDb,
   publishEvent,
-  type Receiver,
   startReceiver,
   startWorker,
   status,
@@ -27,29 +25,19 @@ import {
   webhookConfig,
 } from './support.ts';
 
-const SECRET = 'receiver-secret-0001';
-
 function isCode(code: string) {
   return (error: unknown) => error instanceof AppError && error.code === code;
 }
 
 describe('webhook deliveries: fan-out, test events, redelivery, listing', () => {
-  let db: Database;
-  let receiver: Receiver;
-  before(async () => {
-    db = await openTestDb();
-    receiver = await startReceiver();
-  });
-  after(async () => {
-    await receiver.close();
-    await db.close();
-  });
+  const s = webhookSuite();
+  const receiver = suiteReceiver();
 
   test('fan-out follows eventTypes: null gets all, lists match exactly or by prefix.*, disabled gets none', async () => {
-    const tenantId = await createTenant(db);
-    const other = await createTenant(db);
-    const ctx = ctxFor(db, tenantId, webhookConfig());
-    const base = receiver.url.replace(/\/hook$/, '');
+    const tenantId = await createTenant(s.db);
+    const other = await createTenant(s.db);
+    const ctx = ctxFor(s.db, tenantId, webhookConfig());
+    const base = receiver().url.replace(/\/hook$/, '');
     const all = await createEndpoint(ctx, { url: `${base}/all`, secret: SECRET, eventTypes: null });
     const rooms = await createEndpoint(ctx, {
       url: `${base}/rooms`,
@@ -62,7 +50,7 @@ describe('webhook deliveries: fan-out, test events, redelivery, listing', () => 
       eventTypes: ['auction.*'],
     });
     await createEndpoint(ctx, { url: `${base}/off`, secret: SECRET, enabled: false });
-    await createEndpoint(ctxFor(db, other, webhookConfig()), { url: `${base}/other`, secret: SECRET });
+    await createEndpoint(ctxFor(s.db, other, webhookConfig()), { url: `${base}/other`, secret: SECRET });
 
     const published = new Map<string, string[]>();
     for (const type of [
@@ -72,12 +60,12 @@ describe('webhook deliveries: fan-out, test events, redelivery, listing', () => 
       'chat.message.sent',
       'auction',
     ]) {
-      published.set(type, (await publishEvent(db, tenantId, type, { type })).deliveryIds);
+      published.set(type, (await publishEvent(s.db, tenantId, type, { type })).deliveryIds);
     }
-    const worker = startWorker({ db, clock: futureClock, tenantIds: [tenantId] });
+    const worker = startWorker({ db: s.db, clock: futureClock, tenantIds: [tenantId] });
     const ids = [...published.values()].flat();
     try {
-      for (const id of ids) await waitForState(db, id, 'delivered');
+      for (const id of ids) await waitForState(s.db, id, 'delivered');
     } finally {
       await worker.stop();
     }
@@ -91,7 +79,7 @@ describe('webhook deliveries: fan-out, test events, redelivery, listing', () => 
     assert.deepEqual(await endpointsOf('chat.message.sent'), [all.id]);
     assert.deepEqual(await endpointsOf('auction'), [all.id], 'auction.* does not match auction itself');
 
-    const mine = receiver.received.filter((r) => ids.includes(String(r.headers['x-svc-delivery'])));
+    const mine = receiver().received.filter((r) => ids.includes(String(r.headers['x-svc-delivery'])));
     const paths = (path: string) =>
       mine
         .filter((r) => r.url === path)
@@ -111,21 +99,20 @@ describe('webhook deliveries: fan-out, test events, redelivery, listing', () => 
   });
 
   test('a test event goes to that endpoint only, whatever its eventTypes', async () => {
-    const tenantId = await createTenant(db);
-    const ctx = ctxFor(db, tenantId, webhookConfig());
+    const { tenantId, ctx } = await s.tenant();
     const target = await createEndpoint(ctx, {
-      url: receiver.url,
+      url: receiver().url,
       secret: SECRET,
       eventTypes: ['room.created'],
     });
-    const bystander = await createEndpoint(ctx, { url: receiver.url, secret: SECRET, eventTypes: null });
-    const worker = startWorker({ db, clock: futureClock, tenantIds: [tenantId] });
+    const bystander = await createEndpoint(ctx, { url: receiver().url, secret: SECRET, eventTypes: null });
+    const worker = startWorker({ db: s.db, clock: futureClock, tenantIds: [tenantId] });
     try {
       const delivery = await sendTestEvent(wakingWith(ctx, worker), { id: target.id });
       assert.equal(delivery.eventType, 'webhook.test');
       assert.equal(delivery.endpointId, target.id);
-      await waitForState(db, delivery.id, 'delivered');
-      const request = receiver.received.find((r) => r.headers['x-svc-delivery'] === delivery.id);
+      await waitForState(s.db, delivery.id, 'delivered');
+      const request = receiver().received.find((r) => r.headers['x-svc-delivery'] === delivery.id);
       assert.equal(request?.json.type, 'webhook.test');
       assert.deepEqual((await listDeliveries(ctx, { endpointId: bystander.id })).data, []);
       await updateEndpoint(ctx, { id: target.id, enabled: false });
@@ -137,28 +124,28 @@ describe('webhook deliveries: fan-out, test events, redelivery, listing', () => 
 
   test('redeliver starts a new attempt cycle with the same id and bytes', async () => {
     const failing = await startReceiver(status(500));
-    const tenantId = await createTenant(db);
+    const tenantId = await createTenant(s.db);
     const config = webhookConfig({ webhookRetryScheduleMs: [10] });
-    const ctx = ctxFor(db, tenantId, config);
+    const ctx = ctxFor(s.db, tenantId, config);
     const endpoint = await createEndpoint(ctx, { url: failing.url, secret: SECRET });
-    const { deliveryIds } = await publishEvent(db, tenantId, 'room.created', { roomId: 'room_9' });
+    const { deliveryIds } = await publishEvent(s.db, tenantId, 'room.created', { roomId: 'room_9' });
     const [id = ''] = deliveryIds;
-    const worker = startWorker({ db, clock: futureClock, config, tenantIds: [tenantId] });
+    const worker = startWorker({ db: s.db, clock: futureClock, config, tenantIds: [tenantId] });
     const wakeCtx = wakingWith(ctx, worker);
     try {
-      await waitForState(db, id, 'dead_lettered');
+      await waitForState(s.db, id, 'dead_lettered');
       // The receiver is fixed; a redelivery now succeeds.
       failing.reply = status(200);
       const again = await redeliver(wakeCtx, { id });
       assert.equal(again.state, 'pending');
       assert.equal(again.deadLetteredAt, null);
-      await waitForState(db, id, 'delivered');
+      await waitForState(s.db, id, 'delivered');
       await assert.rejects(redeliver(wakeCtx, { id: 'whd_00000000000000000000000000' }), isCode('not_found'));
 
       // Redelivering a delivered one works too; a pending one is a conflict.
       await redeliver(wakeCtx, { id });
       await eventually('third cycle delivered', async () => {
-        const row = await deliveryRow(db, id);
+        const row = await deliveryRow(s.db, id);
         return row.state === 'delivered' && row.cycle === 3 ? row : undefined;
       });
       await updateEndpoint(ctx, { id: endpoint.id, enabled: false });
@@ -183,41 +170,38 @@ describe('webhook deliveries: fan-out, test events, redelivery, listing', () => 
   });
 
   test('a pending delivery cannot be redelivered', async () => {
-    const tenantId = await createTenant(db);
-    const ctx = ctxFor(db, tenantId, webhookConfig());
-    await createEndpoint(ctx, { url: receiver.url, secret: SECRET });
-    const { deliveryIds } = await publishEvent(db, tenantId, 'room.created', {});
+    const { tenantId, ctx } = await s.tenant();
+    await createEndpoint(ctx, { url: receiver().url, secret: SECRET });
+    const { deliveryIds } = await publishEvent(s.db, tenantId, 'room.created', {});
     await assert.rejects(redeliver(ctx, { id: deliveryIds[0] ?? '' }), isCode('conflict'));
   });
 
   test('a disabled endpoint keeps its deliveries pending until it is enabled again', async () => {
-    const tenantId = await createTenant(db);
-    const ctx = ctxFor(db, tenantId, webhookConfig());
-    const endpoint = await createEndpoint(ctx, { url: receiver.url, secret: SECRET });
-    const { deliveryIds } = await publishEvent(db, tenantId, 'room.created', {});
+    const { tenantId, ctx } = await s.tenant();
+    const endpoint = await createEndpoint(ctx, { url: receiver().url, secret: SECRET });
+    const { deliveryIds } = await publishEvent(s.db, tenantId, 'room.created', {});
     const [id = ''] = deliveryIds;
     await updateEndpoint(ctx, { id: endpoint.id, enabled: false });
-    const worker = startWorker({ db, clock: futureClock, tenantIds: [tenantId] });
+    const worker = startWorker({ db: s.db, clock: futureClock, tenantIds: [tenantId] });
     try {
       await worker.idle();
-      assert.equal((await deliveryRow(db, id)).state, 'pending');
-      assert.equal((await deliveryRow(db, id)).attempt_count, 0);
+      assert.equal((await deliveryRow(s.db, id)).state, 'pending');
+      assert.equal((await deliveryRow(s.db, id)).attempt_count, 0);
       await updateEndpoint(ctx, { id: endpoint.id, enabled: true });
       worker.wake();
-      await waitForState(db, id, 'delivered');
+      await waitForState(s.db, id, 'delivered');
     } finally {
       await worker.stop();
     }
   });
 
   test('listing filters by endpoint, state and event type, newest first, with a cursor', async () => {
-    const tenantId = await createTenant(db);
-    const ctx = ctxFor(db, tenantId, webhookConfig());
-    const a = await createEndpoint(ctx, { url: receiver.url, secret: SECRET });
-    const b = await createEndpoint(ctx, { url: receiver.url, secret: SECRET, eventTypes: ['room.*'] });
+    const { tenantId, ctx } = await s.tenant();
+    const a = await createEndpoint(ctx, { url: receiver().url, secret: SECRET });
+    const b = await createEndpoint(ctx, { url: receiver().url, secret: SECRET, eventTypes: ['room.*'] });
     const ids: string[] = [];
     for (const type of ['room.created', 'auction.started', 'room.closed']) {
-      ids.push(...(await publishEvent(db, tenantId, type, {})).deliveryIds);
+      ids.push(...(await publishEvent(s.db, tenantId, type, {})).deliveryIds);
     }
     const everything = await listDeliveries(ctx, {});
     assert.equal(everything.data.length, 5);
@@ -245,7 +229,7 @@ describe('webhook deliveries: fan-out, test events, redelivery, listing', () => 
       listDeliveries(ctx, { endpointId: 'whe_00000000000000000000000000' }),
       isCode('not_found'),
     );
-    const stranger = ctxFor(db, await createTenant(db), webhookConfig());
+    const stranger = (await s.tenant()).ctx;
     assert.deepEqual((await listDeliveries(stranger, {})).data, []);
     await assert.rejects(getDelivery(stranger, { id: ids[0] ?? '' }), isCode('not_found'));
   });

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Database, Queryable } from '../../../core/db/database.ts';
+import { describe, test } from 'node:test';
+import type { Queryable } from '../../../core/db/database.ts';
 import { systemTx, tenantTx } from '../../../core/db/tenant-tx.ts';
 import { writeEvents } from '../../../core/events/store.ts';
 import type { TenantEvent } from '../../../core/events/types.ts';
 import { newId } from '../../../core/ids.ts';
 import { createEndpoint, updateEndpoint, webhookOutbox } from '../index.ts';
-import { createTenant, ctxFor, futureClock, openTestDb, webhookConfig } from './support.ts';
+import { webhookSuite } from './suite.ts';
+import { createTenant, ctxFor, futureClock, webhookConfig } from './support.ts';
 
 const SECRET = 'a-secret-of-at-least-16';
 
@@ -48,24 +49,20 @@ interface DeliveryRow {
  * for several (arrays), with the same rules either way.
  */
 describe('webhook outbox: events and their deliveries in one statement', () => {
-  let db: Database;
-  before(async () => {
-    db = await openTestDb();
-  });
-  after(() => db.close());
+  const s = webhookSuite();
 
   for (const many of [false, true]) {
     test(`${many ? 'several events at once' : 'one event at a time'}: matching, exclusions, exact body bytes`, async () => {
-      const tenantId = await createTenant(db);
-      const other = await createTenant(db);
-      const ctx = ctxFor(db, tenantId, webhookConfig());
+      const tenantId = await createTenant(s.db);
+      const other = await createTenant(s.db);
+      const ctx = ctxFor(s.db, tenantId, webhookConfig());
       const url = 'http://127.0.0.1:9/hook';
       const all = await createEndpoint(ctx, { url, secret: SECRET, eventTypes: null });
       const chat = await createEndpoint(ctx, { url, secret: SECRET, eventTypes: ['chat.*'] });
       const exact = await createEndpoint(ctx, { url, secret: SECRET, eventTypes: ['room.created'] });
       const disabled = await createEndpoint(ctx, { url, secret: SECRET, eventTypes: null });
       await updateEndpoint(ctx, { id: disabled.id, enabled: false });
-      await createEndpoint(ctxFor(db, other, webhookConfig()), { url, secret: SECRET, eventTypes: null });
+      await createEndpoint(ctxFor(s.db, other, webhookConfig()), { url, secret: SECRET, eventTypes: null });
 
       const events = [
         event(tenantId, 'chat.message.created', { text: 'héllo "quoted" \\ back', n: 1 }),
@@ -82,13 +79,13 @@ describe('webhook outbox: events and their deliveries in one statement', () => {
         }),
       ];
       const queued = new Set<string>();
-      await tenantTx(db, { tenantId }, async (tx) => {
+      await tenantTx(s.db, { tenantId }, async (tx) => {
         if (many) for (const id of await insertEventsWithDeliveries(tx, events)) queued.add(id);
         else
           for (const e of events) for (const id of await insertEventsWithDeliveries(tx, [e])) queued.add(id);
       });
 
-      const { rows: written } = await systemTx(db, (tx) =>
+      const { rows: written } = await systemTx(s.db, (tx) =>
         tx.query<{ id: string; type: string; data: Record<string, unknown> }>(
           'select id, type, data from events where id = any($1::text[]) order by id',
           [events.map((e) => e.id)],
@@ -99,7 +96,7 @@ describe('webhook outbox: events and their deliveries in one statement', () => {
         events.map((e) => [e.id, e.type, e.data]),
         'every event row is written, with its data',
       );
-      const { rows } = await systemTx(db, (tx) =>
+      const { rows } = await systemTx(s.db, (tx) =>
         tx.query<DeliveryRow>(
           'select id, endpoint_id, event_id, event_type, body, trace_id from webhook_deliveries where event_id = any($1::text[])',
           [events.map((e) => e.id)],
@@ -136,11 +133,11 @@ describe('webhook outbox: events and their deliveries in one statement', () => {
       assert.equal(new Set(rows.map((r) => r.id)).size, rows.length, 'delivery ids are unique');
 
       // Writing the same events again queues nothing twice.
-      await tenantTx(db, { tenantId }, async (tx) => {
+      await tenantTx(s.db, { tenantId }, async (tx) => {
         await tx.query('delete from events where id = any($1::text[])', [events.map((e) => e.id)]);
         await insertEventsWithDeliveries(tx, events);
       });
-      const { rows: again } = await systemTx(db, (tx) =>
+      const { rows: again } = await systemTx(s.db, (tx) =>
         tx.query<{ n: number }>(
           'select count(*)::int as n from webhook_deliveries where event_id = any($1::text[])',
           [events.map((e) => e.id)],
@@ -151,10 +148,10 @@ describe('webhook outbox: events and their deliveries in one statement', () => {
   }
 
   test('events of two tenants cannot share one statement', async () => {
-    const a = await createTenant(db);
-    const b = await createTenant(db);
+    const a = await createTenant(s.db);
+    const b = await createTenant(s.db);
     await assert.rejects(
-      systemTx(db, (tx) =>
+      systemTx(s.db, (tx) =>
         insertEventsWithDeliveries(tx, [event(a, 'room.created', {}), event(b, 'room.created', {})]),
       ),
       /one tenant/,

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Database, Queryable } from '../../../core/db/database.ts';
 import { systemTx } from '../../../core/db/tenant-tx.ts';
 import { createEndpoint, type EmitTenantEvent } from '../index.ts';
@@ -7,7 +7,8 @@ import { type ClaimedDelivery, claimDueDeliveries } from '../worker/claim.ts';
 import { type RecordResult, recordOutcome } from '../worker/record.ts';
 import { type FinishedAttempt, recordOutcomes } from '../worker/record-batch.ts';
 import type { AttemptOutcome } from '../worker/send.ts';
-import { createTenant, ctxFor, futureClock, openTestDb, publishEvent, webhookConfig } from './support.ts';
+import { webhookSuite } from './suite.ts';
+import { createTenant, ctxFor, futureClock, publishEvent, webhookConfig } from './support.ts';
 
 /**
  * The worker records finished attempts in batches (`recordOutcomes`). Every kind of outcome in one batch
@@ -140,13 +141,7 @@ async function snapshot(db: Database, claimed: ClaimedDelivery[]) {
 }
 
 describe('recording attempts in a batch', () => {
-  let db: Database;
-  before(async () => {
-    db = await openTestDb();
-  });
-  after(async () => {
-    await db.close();
-  });
+  const suite = webhookSuite();
 
   test('every kind of outcome in one batch ends as recording them one by one does', async () => {
     // After every event these twins publish (they are due at publication), the same for both twins.
@@ -168,23 +163,23 @@ describe('recording attempts in a batch', () => {
       emit: emitFor(mode),
     });
 
-    const single = await claimScenarios(db, now);
+    const single = await claimScenarios(suite.db, now);
     const singleResults: RecordResult[] = [];
     for (const [i, s] of SCENARIOS.entries()) {
       const claimed = single[i];
       assert.ok(claimed !== undefined);
       singleResults.push(
-        await recordOutcome(db, claimed, s.outcome, { ...options('single'), now: finishedAt }),
+        await recordOutcome(suite.db, claimed, s.outcome, { ...options('single'), now: finishedAt }),
       );
     }
 
-    const batched = await claimScenarios(db, now);
+    const batched = await claimScenarios(suite.db, now);
     const finished: FinishedAttempt[] = SCENARIOS.map((s, i) => {
       const claimed = batched[i];
       assert.ok(claimed !== undefined);
       return { claimed, outcome: s.outcome, now: finishedAt };
     });
-    const batchResults = await recordOutcomes(db, finished, options('batch'));
+    const batchResults = await recordOutcomes(suite.db, finished, options('batch'));
 
     assert.deepEqual(
       singleResults,
@@ -192,7 +187,7 @@ describe('recording attempts in a batch', () => {
       'one by one: the expected transitions',
     );
     assert.deepEqual(batchResults, singleResults, 'batched: the same transitions');
-    const [one, many] = [await snapshot(db, single), await snapshot(db, batched)];
+    const [one, many] = [await snapshot(suite.db, single), await snapshot(suite.db, batched)];
     for (const [i, s] of SCENARIOS.entries()) {
       assert.deepEqual(many[i], one[i], `${s.name}: rows and attempts as recorded one by one`);
     }
@@ -205,7 +200,12 @@ describe('recording attempts in a batch', () => {
 
   test('an empty batch writes nothing', async () => {
     assert.deepEqual(
-      await recordOutcomes(db, [], { owner: OWNER, schedule: SCHEDULE, random: () => 0, emit: undefined }),
+      await recordOutcomes(suite.db, [], {
+        owner: OWNER,
+        schedule: SCHEDULE,
+        random: () => 0,
+        emit: undefined,
+      }),
       [],
     );
   });

@@ -1,32 +1,28 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { eventually } from '../../../../test/support/eventually.ts';
 import { MODULES } from '../../../app.ts';
 import type { Clock } from '../../../core/clock.ts';
-import type { Database } from '../../../core/db/database.ts';
 import { systemTx } from '../../../core/db/tenant-tx.ts';
 import { AppError } from '../../../core/http/errors.ts';
 import { activeRetention, retentionRules } from '../../../core/retention/rules.ts';
 import { RetentionWorker } from '../../../core/retention/worker.ts';
 import { newId } from '../ids.ts';
 import { createEndpoint, getDelivery, redeliver } from '../index.ts';
+import { SECRET, suiteReceiver, webhookSuite } from './suite.ts';
 import {
   attemptsOf,
   createTenant,
   ctxFor,
   deliveryRow,
   futureClock,
-  openTestDb,
   publishEvent,
-  type Receiver,
-  startReceiver,
   startWorker,
   status,
   waitForState,
   webhookConfig,
 } from './support.ts';
 
-const SECRET = 'receiver-secret-0001';
 const DAY_MS = 86_400_000;
 
 function notFound(message?: RegExp | string) {
@@ -38,43 +34,34 @@ function notFound(message?: RegExp | string) {
 }
 
 describe('webhook delivery retention', () => {
-  let db: Database;
-  let receiver: Receiver;
-  let failing: Receiver;
-  before(async () => {
-    db = await openTestDb();
-    receiver = await startReceiver();
-    failing = await startReceiver(status(500));
-  });
-  after(async () => {
-    await Promise.all([receiver.close(), failing.close()]);
-    await db.close();
-  });
+  const s = webhookSuite();
+  const receiver = suiteReceiver();
+  const failing = suiteReceiver(status(500));
 
   test('finished deliveries go with their attempts 30 days after their last attempt; pending ones stay; a deleted one is a clear 404', async () => {
-    const tenantId = await createTenant(db);
+    const tenantId = await createTenant(s.db);
     // A failed first attempt waits an hour for its retry: that delivery stays pending.
     const config = webhookConfig({ webhookRetryScheduleMs: [3_600_000] });
-    const ctx = ctxFor(db, tenantId, config);
-    await createEndpoint(ctx, { url: receiver.url, secret: SECRET, eventTypes: ['room.created'] });
-    await createEndpoint(ctx, { url: failing.url, secret: SECRET, eventTypes: ['room.updated'] });
+    const ctx = ctxFor(s.db, tenantId, config);
+    await createEndpoint(ctx, { url: receiver().url, secret: SECRET, eventTypes: ['room.created'] });
+    await createEndpoint(ctx, { url: failing().url, secret: SECRET, eventTypes: ['room.updated'] });
     const [old = '', recent = '', pending = ''] = [
-      ...(await publishEvent(db, tenantId, 'room.created', { roomId: 'room_1' })).deliveryIds,
-      ...(await publishEvent(db, tenantId, 'room.created', { roomId: 'room_2' })).deliveryIds,
-      ...(await publishEvent(db, tenantId, 'room.updated', { roomId: 'room_1' })).deliveryIds,
+      ...(await publishEvent(s.db, tenantId, 'room.created', { roomId: 'room_1' })).deliveryIds,
+      ...(await publishEvent(s.db, tenantId, 'room.created', { roomId: 'room_2' })).deliveryIds,
+      ...(await publishEvent(s.db, tenantId, 'room.updated', { roomId: 'room_1' })).deliveryIds,
     ];
-    const worker = startWorker({ db, clock: futureClock, config, tenantIds: [tenantId] });
+    const worker = startWorker({ db: s.db, clock: futureClock, config, tenantIds: [tenantId] });
     try {
-      await waitForState(db, old, 'delivered');
-      await waitForState(db, recent, 'delivered');
+      await waitForState(s.db, old, 'delivered');
+      await waitForState(s.db, recent, 'delivered');
       await eventually(
         'the failed first attempt',
-        async () => (await deliveryRow(db, pending)).attempt_count === 1,
+        async () => (await deliveryRow(s.db, pending)).attempt_count === 1,
       );
     } finally {
       await worker.stop();
     }
-    await systemTx(db, (tx) =>
+    await systemTx(s.db, (tx) =>
       tx.query(
         `update webhook_deliveries set last_attempt_at = last_attempt_at - interval '31 days' where id = any($1)`,
         [[old, pending]],
@@ -82,7 +69,7 @@ describe('webhook delivery retention', () => {
     );
 
     const retention = new RetentionWorker({
-      db,
+      db: s.db,
       clock: futureClock,
       rules: activeRetention(retentionRules(MODULES), config.retention),
       intervalMs: 3_600_000,
@@ -91,7 +78,7 @@ describe('webhook delivery retention', () => {
     assert.equal((await retention.pass()).ran, true);
 
     await assert.rejects(getDelivery(ctx, { id: old }), notFound());
-    assert.deepEqual(await attemptsOf(db, old), [], 'its attempts went with it');
+    assert.deepEqual(await attemptsOf(s.db, old), [], 'its attempts went with it');
     assert.equal(
       (await getDelivery(ctx, { id: pending })).attempts.length,
       1,
@@ -103,7 +90,7 @@ describe('webhook delivery retention', () => {
     // A month on, the deleted delivery's id says it is old enough to have been deleted: the 404 says so.
     const later: Clock = { ...futureClock, now: () => futureClock.now() + 31 * DAY_MS };
     await assert.rejects(
-      redeliver(ctxFor(db, tenantId, config, later), { id: old }),
+      redeliver(ctxFor(s.db, tenantId, config, later), { id: old }),
       notFound(
         `webhook delivery ${old} not found; finished deliveries are deleted 30 days after their last attempt`,
       ),

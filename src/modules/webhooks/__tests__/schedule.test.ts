@@ -1,26 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { testConfig } from '../../../../test/helper.ts';
 import { eventually } from '../../../../test/support/eventually.ts';
-import type { Database } from '../../../core/db/database.ts';
-import {
-  attemptsOf,
-  deliveryRow,
-  manualClock,
-  ms,
-  oneDelivery,
-  openTestDb,
-  startReceiver,
-  startWorker,
-  status,
-} from './support.ts';
+import { webhookSuite } from './suite.ts';
+import { attemptsOf, deliveryRow, manualClock, ms, startReceiver, startWorker, status } from './support.ts';
 
 describe('webhook retry schedule (injected clock)', () => {
-  let db: Database;
-  before(async () => {
-    db = await openTestDb();
-  });
-  after(() => db.close());
+  const s = webhookSuite();
 
   test('attempt 1 at once, retries after 1 s, 5 s, 30 s, 5 min, 30 min, then dead_lettered', async () => {
     const schedule = [1000, 5000, 30_000, 300_000, 1_800_000];
@@ -29,12 +15,12 @@ describe('webhook retry schedule (injected clock)', () => {
     const clock = manualClock();
     const receiver = await startReceiver(status(500));
     const start = clock.now();
-    const { tenantId, id } = await oneDelivery(db, receiver.url, config, clock);
-    const worker = startWorker({ db, clock, config, random: () => 0, tenantIds: [tenantId] });
+    const { tenantId, id } = await s.delivery(receiver.url, config, clock);
+    const worker = startWorker({ db: s.db, clock, config, random: () => 0, tenantIds: [tenantId] });
     const attemptsSoFar = async (n: number) => {
       await worker.idle();
       return eventually(`${n} attempts`, async () => {
-        const row = await deliveryRow(db, id);
+        const row = await deliveryRow(s.db, id);
         return row.attempt_count === n ? row : undefined;
       });
     };
@@ -47,7 +33,7 @@ describe('webhook retry schedule (injected clock)', () => {
         assert.equal(ms(row.next_attempt_at), dueAt, `retry due ${delay} ms later`);
         clock.advance(dueAt - 1 - clock.now());
         await worker.idle();
-        assert.equal((await deliveryRow(db, id)).attempt_count, row.attempt_count, 'not before it is due');
+        assert.equal((await deliveryRow(s.db, id)).attempt_count, row.attempt_count, 'not before it is due');
         clock.advance(1);
         row = await attemptsSoFar(row.attempt_count + 1);
       }
@@ -58,7 +44,7 @@ describe('webhook retry schedule (injected clock)', () => {
       await worker.stop({ graceMs: 0 });
       await receiver.close();
     }
-    const attempts = await attemptsOf(db, id);
+    const attempts = await attemptsOf(s.db, id);
     assert.deepEqual(
       attempts.map((a) => new Date(a.started_at).getTime() - start),
       [0, 1000, 6000, 36_000, 336_000, 2_136_000],
@@ -72,11 +58,11 @@ describe('webhook retry schedule (injected clock)', () => {
     const config = testConfig({ webhookRetryScheduleMs: [1000] });
     const receiver = await startReceiver(status(500));
     const start = clock.now();
-    const { tenantId, id: deliveryId } = await oneDelivery(db, receiver.url, config, clock);
-    const worker = startWorker({ db, clock, config, random: () => 0.999, tenantIds: [tenantId] });
+    const { tenantId, id: deliveryId } = await s.delivery(receiver.url, config, clock);
+    const worker = startWorker({ db: s.db, clock, config, random: () => 0.999, tenantIds: [tenantId] });
     try {
       await worker.idle();
-      const row = await deliveryRow(db, deliveryId);
+      const row = await deliveryRow(s.db, deliveryId);
       assert.equal(row.attempt_count, 1);
       assert.equal(ms(row.next_attempt_at) - start, 1099);
     } finally {

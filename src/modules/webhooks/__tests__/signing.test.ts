@@ -1,17 +1,12 @@
 import assert from 'node:assert/strict';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
-import type { Database } from '../../../core/db/database.ts';
+import { describe, test } from 'node:test';
 import { createEndpoint, getDelivery, rotateSecret } from '../index.ts';
+import { SECRET, suiteReceiver, webhookSuite } from './suite.ts';
 import {
-  createTenant,
-  ctxFor,
   futureClock,
   manualClock,
-  openTestDb,
   publishEvent,
-  type Receiver,
-  startReceiver,
   startWorker,
   waitForState,
   webhookConfig,
@@ -36,38 +31,27 @@ function verifyStandard(raw: Buffer, headers: Record<string, unknown>, secret: s
   return String(headers['webhook-signature']).split(' ').includes(expected);
 }
 
-const SECRET = 'receiver-secret-0001';
-
 describe('webhook request: body, headers, signatures', () => {
-  let db: Database;
-  let receiver: Receiver;
-  before(async () => {
-    db = await openTestDb();
-    receiver = await startReceiver();
-  });
-  after(async () => {
-    await receiver.close();
-    await db.close();
-  });
+  const s = webhookSuite();
+  const receiver = suiteReceiver();
 
   test('the body is the delivery object and both signatures verify over the raw bytes', async () => {
-    const tenantId = await createTenant(db);
-    const ctx = ctxFor(db, tenantId, webhookConfig());
-    await createEndpoint(ctx, { url: receiver.url, secret: SECRET, eventTypes: null });
+    const { tenantId, ctx } = await s.tenant();
+    await createEndpoint(ctx, { url: receiver().url, secret: SECRET, eventTypes: null });
     const data = { auctionId: 'auc_1', roomId: 'room_1', note: 'héllo ✓ </script> "quoted" \u2028', n: 1.5 };
     const sentFrom = futureClock.now();
-    const { deliveryIds } = await publishEvent(db, tenantId, 'auction.started', data);
+    const { deliveryIds } = await publishEvent(s.db, tenantId, 'auction.started', data);
     assert.equal(deliveryIds.length, 1);
     const [id = ''] = deliveryIds;
-    const worker = startWorker({ db, clock: futureClock, tenantIds: [tenantId] });
+    const worker = startWorker({ db: s.db, clock: futureClock, tenantIds: [tenantId] });
     try {
-      await waitForState(db, id, 'delivered');
+      await waitForState(s.db, id, 'delivered');
     } finally {
       await worker.stop();
     }
     const sentUntil = futureClock.now();
 
-    const requests = receiver.received.filter((r) => r.headers['x-svc-delivery'] === id);
+    const requests = receiver().received.filter((r) => r.headers['x-svc-delivery'] === id);
     assert.equal(requests.length, 1);
     const [request] = requests;
     assert.ok(request !== undefined);
@@ -116,26 +100,25 @@ describe('webhook request: body, headers, signatures', () => {
 
   test('rotation grace: both secrets sign until the grace ends, then only the new one', async () => {
     const clock = manualClock();
-    const tenantId = await createTenant(db);
-    const ctx = ctxFor(db, tenantId, webhookConfig(), clock);
-    const endpoint = await createEndpoint(ctx, { url: receiver.url, secret: SECRET });
+    const { tenantId, ctx } = await s.tenant(webhookConfig(), clock);
+    const endpoint = await createEndpoint(ctx, { url: receiver().url, secret: SECRET });
     const newSecret = 'the-new-secret-0002';
     await rotateSecret(ctx, { id: endpoint.id, secret: newSecret, graceSeconds: 60 });
-    const worker = startWorker({ db, clock, tenantIds: [tenantId] });
+    const worker = startWorker({ db: s.db, clock, tenantIds: [tenantId] });
     try {
-      const during = await publishEvent(db, tenantId, 'room.created', { roomId: 'room_1' }, clock);
+      const during = await publishEvent(s.db, tenantId, 'room.created', { roomId: 'room_1' }, clock);
       worker.wake();
       const [duringId = ''] = during.deliveryIds;
-      await waitForState(db, duringId, 'delivered');
+      await waitForState(s.db, duringId, 'delivered');
 
       clock.advance(60_000);
-      const afterGrace = await publishEvent(db, tenantId, 'room.created', { roomId: 'room_2' }, clock);
+      const afterGrace = await publishEvent(s.db, tenantId, 'room.created', { roomId: 'room_2' }, clock);
       worker.wake();
       const [afterId = ''] = afterGrace.deliveryIds;
-      await waitForState(db, afterId, 'delivered');
+      await waitForState(s.db, afterId, 'delivered');
 
-      const first = receiver.received.find((r) => r.headers['x-svc-delivery'] === duringId);
-      const second = receiver.received.find((r) => r.headers['x-svc-delivery'] === afterId);
+      const first = receiver().received.find((r) => r.headers['x-svc-delivery'] === duringId);
+      const second = receiver().received.find((r) => r.headers['x-svc-delivery'] === afterId);
       assert.ok(first !== undefined && second !== undefined);
 
       const both = String(first.headers['x-svc-signature']).split(',');

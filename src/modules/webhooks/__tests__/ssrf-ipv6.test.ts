@@ -1,27 +1,23 @@
 import assert from 'node:assert/strict';
 import type { LookupAddress } from 'node:dns';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { eventually } from '../../../../test/support/eventually.ts';
-import type { Database } from '../../../core/db/database.ts';
 import { AppError } from '../../../core/http/errors.ts';
 import { destinationPolicy } from '../destinations.ts';
 import { createEndpoint, isBlockedAddress, type Resolver } from '../index.ts';
 import { guardedLookup } from '../worker/lookup.ts';
+import { SECRET, suiteReceiver, webhookSuite } from './suite.ts';
 import {
   attemptsOf,
   createTenant,
   ctxFor,
   deliveryRow,
   futureClock,
-  openTestDb,
   publishEvent,
-  type Receiver,
-  startReceiver,
   startWorker,
   webhookConfig,
 } from './support.ts';
 
-const SECRET = 'receiver-secret-0001';
 const production = () => webhookConfig({ env: 'production', webhookRetryScheduleMs: [] });
 
 /**
@@ -78,16 +74,8 @@ function lookupOnce(resolver: Resolver, hostname: string) {
 }
 
 describe('webhook SSRF rules: every IPv6 form of an inside address', () => {
-  let db: Database;
-  let receiver: Receiver;
-  before(async () => {
-    db = await openTestDb();
-    receiver = await startReceiver();
-  });
-  after(async () => {
-    await receiver.close();
-    await db.close();
-  });
+  const s = webhookSuite();
+  const receiver = suiteReceiver();
 
   test('the address rule reads every spelling into bytes: inside ones blocked, public ones not', () => {
     for (const address of INSIDE_IPV6) {
@@ -99,7 +87,7 @@ describe('webhook SSRF rules: every IPv6 form of an inside address', () => {
   });
 
   test('create time: an endpoint URL with any of them is refused with url_not_allowed', async () => {
-    const ctx = ctxFor(db, await createTenant(db), production());
+    const ctx = (await s.tenant(production())).ctx;
     const urls = [
       'https://[::127.0.0.1]:18443/',
       ...INSIDE_IPV6.filter((a) => !a.includes('%')).map((a) => `https://[${a}]/hook`),
@@ -143,12 +131,12 @@ describe('webhook SSRF rules: every IPv6 form of an inside address', () => {
 
   /** An endpoint accepted under a lenient config, delivered once by a production worker. */
   async function deliverOnce(url: string, resolve?: Resolver) {
-    const tenantId = await createTenant(db);
-    await createEndpoint(ctxFor(db, tenantId, webhookConfig()), { url, secret: SECRET });
-    const { deliveryIds } = await publishEvent(db, tenantId, 'room.created', { roomId: 'room_1' });
+    const tenantId = await createTenant(s.db);
+    await createEndpoint(ctxFor(s.db, tenantId, webhookConfig()), { url, secret: SECRET });
+    const { deliveryIds } = await publishEvent(s.db, tenantId, 'room.created', { roomId: 'room_1' });
     const [id = ''] = deliveryIds;
     const worker = startWorker({
-      db,
+      db: s.db,
       clock: futureClock,
       config: production(),
       tenantIds: [tenantId],
@@ -156,20 +144,20 @@ describe('webhook SSRF rules: every IPv6 form of an inside address', () => {
     });
     try {
       await eventually(`${id} to leave pending`, async () => {
-        const row = await deliveryRow(db, id);
+        const row = await deliveryRow(s.db, id);
         return row.state === 'pending' ? undefined : row;
       });
     } finally {
       await worker.stop();
     }
-    return attemptsOf(db, id);
+    return attemptsOf(s.db, id);
   }
 
   test('connect time, real sockets: a literal or a DNS answer that reaches the receiver is refused', async () => {
     // Each reaches the receiver's port on 127.0.0.1 unless the address rule refuses it before connecting.
     const literals = ['::ffff:127.0.0.1', '::ffff:7f00:1', '::127.0.0.1'];
     for (const literal of literals) {
-      const attempts = await deliverOnce(`https://[${literal}]:${receiver.port}/hook`);
+      const attempts = await deliverOnce(`https://[${literal}]:${receiver().port}/hook`);
       assert.deepEqual(
         attempts.map((a) => a.error_class),
         ['connect'],
@@ -177,12 +165,12 @@ describe('webhook SSRF rules: every IPv6 form of an inside address', () => {
       assert.match(attempts[0]?.error_message ?? '', /private, loopback/, literal);
     }
     const mapped: Resolver = async () => [{ address: '::ffff:127.0.0.1', family: 6 }];
-    const attempts = await deliverOnce(`https://mapped.example:${receiver.port}/hook`, mapped);
+    const attempts = await deliverOnce(`https://mapped.example:${receiver().port}/hook`, mapped);
     assert.deepEqual(
       attempts.map((a) => a.error_class),
       ['connect'],
     );
     assert.match(attempts[0]?.error_message ?? '', /mapped\.example resolves to ::ffff:127\.0\.0\.1/);
-    assert.equal(receiver.received.length, 0);
+    assert.equal(receiver().received.length, 0);
   });
 });

@@ -1,27 +1,23 @@
 import assert from 'node:assert/strict';
 import type { LookupAddress } from 'node:dns';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { eventually } from '../../../../test/support/eventually.ts';
-import type { Database } from '../../../core/db/database.ts';
 import { destinationPolicy } from '../destinations.ts';
 import { createEndpoint, type Resolver } from '../index.ts';
 import { guardedLookup, systemResolver } from '../worker/lookup.ts';
+import { SECRET, suiteReceiver, webhookSuite } from './suite.ts';
 import {
   attemptsOf,
   createTenant,
   ctxFor,
   deliveryRow,
   futureClock,
-  openTestDb,
   publishEvent,
-  type Receiver,
   receiverCert,
-  startReceiver,
   startWorker,
   webhookConfig,
 } from './support.ts';
 
-const SECRET = 'receiver-secret-0001';
 const production = (allowed: string[] = []) =>
   webhookConfig({ env: 'production', webhookAllowedHosts: allowed, webhookRetryScheduleMs: [] });
 
@@ -37,19 +33,9 @@ function lookupOnce(resolver: Resolver, allowed: string[], hostname: string) {
 }
 
 describe('webhook SSRF rules in production', () => {
-  let db: Database;
-  let tlsReceiver: Receiver;
-  let plainReceiver: Receiver;
-  before(async () => {
-    db = await openTestDb();
-    tlsReceiver = await startReceiver(undefined, { tls: true, host: 'localhost' });
-    plainReceiver = await startReceiver();
-  });
-  after(async () => {
-    await tlsReceiver.close();
-    await plainReceiver.close();
-    await db.close();
-  });
+  const s = webhookSuite();
+  const tlsReceiver = suiteReceiver(undefined, { tls: true, host: 'localhost' });
+  const plainReceiver = suiteReceiver();
 
   /** Creates the endpoint under a lenient config (the URL was acceptable then), delivers under `config`. */
   async function deliverOnce(
@@ -57,12 +43,12 @@ describe('webhook SSRF rules in production', () => {
     config = production(),
     extra: { resolve?: Resolver; ca?: boolean } = {},
   ) {
-    const tenantId = await createTenant(db);
-    await createEndpoint(ctxFor(db, tenantId, webhookConfig()), { url, secret: SECRET });
-    const { deliveryIds } = await publishEvent(db, tenantId, 'room.created', { roomId: 'room_1' });
+    const tenantId = await createTenant(s.db);
+    await createEndpoint(ctxFor(s.db, tenantId, webhookConfig()), { url, secret: SECRET });
+    const { deliveryIds } = await publishEvent(s.db, tenantId, 'room.created', { roomId: 'room_1' });
     const [id = ''] = deliveryIds;
     const worker = startWorker({
-      db,
+      db: s.db,
       clock: futureClock,
       config,
       tenantIds: [tenantId],
@@ -71,23 +57,23 @@ describe('webhook SSRF rules in production', () => {
     });
     try {
       await eventually(`${id} to leave pending`, async () => {
-        const row = await deliveryRow(db, id);
+        const row = await deliveryRow(s.db, id);
         return row.state === 'pending' ? undefined : row;
       });
     } finally {
       await worker.stop();
     }
-    const attempts = await attemptsOf(db, id);
+    const attempts = await attemptsOf(s.db, id);
     return { id, attempts };
   }
 
   test('a name resolving to 127.0.0.1 (localhost) is refused at connect time', async () => {
-    const { attempts } = await deliverOnce(tlsReceiver.url, production(), { ca: true });
+    const { attempts } = await deliverOnce(tlsReceiver().url, production(), { ca: true });
     assert.equal(attempts.length, 1);
     assert.equal(attempts[0]?.error_class, 'connect');
     assert.equal(attempts[0]?.status_code, null);
     assert.match(attempts[0]?.error_message ?? '', /refused/);
-    assert.equal(tlsReceiver.received.length, 0);
+    assert.equal(tlsReceiver().received.length, 0);
 
     // The same through the DNS check itself: the system resolver answers 127.0.0.1 for localhost.
     const answer = await lookupOnce(systemResolver, [], 'localhost');
@@ -95,10 +81,10 @@ describe('webhook SSRF rules in production', () => {
   });
 
   test('DNS rebinding: a public-looking name that resolves inward is refused; allowlisting opens it', async () => {
-    const url = `https://rebind.example:${tlsReceiver.port}/hook`;
-    const tenantId = await createTenant(db);
+    const url = `https://rebind.example:${tlsReceiver().port}/hook`;
+    const tenantId = await createTenant(s.db);
     // Acceptable when registered: https and a public-looking name.
-    await createEndpoint(ctxFor(db, tenantId, production()), { url, secret: SECRET });
+    await createEndpoint(ctxFor(s.db, tenantId, production()), { url, secret: SECRET });
 
     const refused = await deliverOnce(url, production(), { resolve: rebinding, ca: true });
     assert.deepEqual(
@@ -106,23 +92,23 @@ describe('webhook SSRF rules in production', () => {
       ['connect'],
     );
     assert.match(refused.attempts[0]?.error_message ?? '', /rebind\.example resolves to 127\.0\.0\.1/);
-    assert.equal(tlsReceiver.received.length, 0);
+    assert.equal(tlsReceiver().received.length, 0);
 
     const opened = await deliverOnce(url, production(['rebind.example']), { resolve: rebinding, ca: true });
     assert.deepEqual(
       opened.attempts.map((a) => [a.status_code, a.error_class]),
       [[200, null]],
     );
-    assert.equal(tlsReceiver.received.filter((r) => r.headers['x-svc-delivery'] === opened.id).length, 1);
+    assert.equal(tlsReceiver().received.filter((r) => r.headers['x-svc-delivery'] === opened.id).length, 1);
   });
 
   test('allowlisting localhost opens it; an untrusted certificate is a tls failure', async () => {
-    const delivered = await deliverOnce(tlsReceiver.url, production(['localhost']), { ca: true });
+    const delivered = await deliverOnce(tlsReceiver().url, production(['localhost']), { ca: true });
     assert.deepEqual(
       delivered.attempts.map((a) => [a.status_code, a.error_class]),
       [[200, null]],
     );
-    const untrusted = await deliverOnce(tlsReceiver.url, production(['localhost']));
+    const untrusted = await deliverOnce(tlsReceiver().url, production(['localhost']));
     assert.deepEqual(
       untrusted.attempts.map((a) => [a.status_code, a.error_class]),
       [[null, 'tls']],
@@ -130,7 +116,7 @@ describe('webhook SSRF rules in production', () => {
   });
 
   test('IP literals and plain http are refused when sending, whatever was accepted before', async () => {
-    const literal = await deliverOnce(`https://127.0.0.1:${tlsReceiver.port}/hook`, production(), {
+    const literal = await deliverOnce(`https://127.0.0.1:${tlsReceiver().port}/hook`, production(), {
       ca: true,
     });
     assert.deepEqual(
@@ -138,14 +124,14 @@ describe('webhook SSRF rules in production', () => {
       ['connect'],
     );
     assert.match(literal.attempts[0]?.error_message ?? '', /private, loopback/);
-    const plain = await deliverOnce(plainReceiver.url, production());
+    const plain = await deliverOnce(plainReceiver().url, production());
     assert.deepEqual(
       plain.attempts.map((a) => a.error_class),
       ['connect'],
     );
     assert.match(plain.attempts[0]?.error_message ?? '', /https/);
-    assert.equal(plainReceiver.received.length, 0);
-    assert.equal(tlsReceiver.received.filter((r) => r.headers['x-svc-delivery'] === literal.id).length, 0);
+    assert.equal(plainReceiver().received.length, 0);
+    assert.equal(tlsReceiver().received.filter((r) => r.headers['x-svc-delivery'] === literal.id).length, 0);
   });
 
   test('the DNS check refuses an answer with any inside address, and metadata addresses', async () => {

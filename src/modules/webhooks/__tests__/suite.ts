@@ -1,0 +1,82 @@
+import { suiteFixture } from '../../../../test/support/suite.ts';
+import type { Config } from '../../../config.ts';
+import type { Clock } from '../../../core/clock.ts';
+import type { ServiceContext } from '../../../core/context.ts';
+import type { Database } from '../../../core/db/database.ts';
+import type { WebhookWorker } from '../index.ts';
+import {
+  createTenant,
+  ctxFor,
+  futureClock,
+  oneDelivery,
+  openTestDb,
+  type Receiver,
+  type Reply,
+  startReceiver,
+  startWorker,
+  waitForState,
+  webhookConfig,
+} from './support.ts';
+
+/** The signing secret the tests' endpoints are made with. */
+export const SECRET = 'receiver-secret-0001';
+
+/** What the webhook suites open once for a describe: a database of their own, and helpers bound to it. */
+export interface WebhookSuite {
+  readonly db: Database;
+  /** A new tenant and the verb context of a system call for it. */
+  tenant(config?: Config, clock?: Clock): Promise<{ tenantId: string; ctx: ServiceContext }>;
+  /** A new tenant with one endpoint at `url` and one `room.created` event fanned out to it. */
+  delivery(url: string, config: Config, clock?: Clock): Promise<{ tenantId: string; id: string }>;
+  /**
+   * Runs a worker for `tenantId` (real timers, a century ahead) until delivery `id` is `state`, stops it
+   * and answers the delivery's row.
+   */
+  settle(tenantId: string, id: string, state: string, config: Config): ReturnType<typeof waitForState>;
+}
+
+/**
+ * Opens a webhook test database before the describe's tests and closes it after them:
+ *
+ *     describe('webhook ...', () => {
+ *       const s = webhookSuite();
+ *       test('...', async () => { const { tenantId, ctx } = await s.tenant(); ... });
+ *     });
+ */
+export function webhookSuite(): WebhookSuite {
+  const db = suiteFixture('webhook test database', openTestDb, (opened) => opened.close());
+  return {
+    get db() {
+      return db();
+    },
+    async tenant(config = webhookConfig(), clock = futureClock) {
+      const tenantId = await createTenant(db());
+      return { tenantId, ctx: ctxFor(db(), tenantId, config, clock) };
+    },
+    delivery(url, config, clock = futureClock) {
+      return oneDelivery(db(), url, config, clock);
+    },
+    async settle(tenantId, id, state, config) {
+      const worker: WebhookWorker = startWorker({
+        db: db(),
+        clock: futureClock,
+        config,
+        tenantIds: [tenantId],
+      });
+      try {
+        return await waitForState(db(), id, state);
+      } finally {
+        await worker.stop();
+      }
+    },
+  };
+}
+
+/** A receiver listening for the describe's tests, closed after them. */
+export function suiteReceiver(reply?: Reply, options?: { tls?: boolean; host?: string }): () => Receiver {
+  return suiteFixture(
+    'webhook receiver',
+    () => startReceiver(reply, options),
+    (receiver) => receiver.close(),
+  );
+}

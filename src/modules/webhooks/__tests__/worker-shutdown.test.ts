@@ -1,0 +1,149 @@
+import assert from 'node:assert/strict';
+import type http from 'node:http';
+import { describe, test } from 'node:test';
+import { eventually } from '../../../../test/support/eventually.ts';
+import { createEndpoint } from '../index.ts';
+import { SECRET, webhookSuite } from './suite.ts';
+import {
+  attemptsOf,
+  createTenant,
+  ctxFor,
+  deliveryRow,
+  futureClock,
+  publishEvent,
+  type Reply,
+  startReceiver,
+  startWorker,
+  waitForState,
+  webhookConfig,
+} from './support.ts';
+
+/** A worker's stop() with attempts in flight, and its cap on one endpoint's concurrent requests. */
+describe('webhook workers: shutdown, concurrency caps', () => {
+  const s = webhookSuite();
+
+  test('stop() aborts attempts still in flight after the grace and releases them for others at once', async () => {
+    const held: http.ServerResponse[] = [];
+    const hold: Reply = (_req, res) => {
+      held.push(res);
+    };
+    const receiver = await startReceiver(hold);
+    const tenantId = await createTenant(s.db);
+    const config = webhookConfig({ webhookTimeoutMs: 60_000 });
+    await createEndpoint(ctxFor(s.db, tenantId, config), { url: receiver.url, secret: SECRET });
+    const { deliveryIds } = await publishEvent(s.db, tenantId, 'room.created', {});
+    const [id = ''] = deliveryIds;
+    const first = startWorker({
+      db: s.db,
+      clock: futureClock,
+      config,
+      instanceId: 'first',
+      tenantIds: [tenantId],
+    });
+    await eventually('the request to arrive', () => (held.length === 1 ? true : undefined));
+    await first.stop({ graceMs: 0 });
+    const released = await deliveryRow(s.db, id);
+    assert.equal(released.state, 'pending');
+    assert.equal(released.lease_owner, null);
+    assert.equal(released.cycle_attempt_count, 0, 'an interrupted attempt does not use up the schedule');
+
+    receiver.reply = (_req, res) => {
+      res.writeHead(200).end();
+    };
+    const second = startWorker({
+      db: s.db,
+      clock: futureClock,
+      config,
+      instanceId: 'second',
+      tenantIds: [tenantId],
+    });
+    try {
+      await waitForState(s.db, id, 'delivered');
+    } finally {
+      await second.stop();
+      for (const res of held) res.destroy();
+      await receiver.close();
+    }
+    const attempts = await attemptsOf(s.db, id);
+    assert.deepEqual(
+      attempts.map((a) => [a.error_class, a.worker]),
+      [
+        ['interrupted', 'first'],
+        [null, 'second'],
+      ],
+    );
+  });
+
+  test('stop() lets an attempt in flight finish within the grace', async () => {
+    const receiver = await startReceiver((_req, res) => {
+      setTimeout(() => res.writeHead(200).end(), 50);
+    });
+    const tenantId = await createTenant(s.db);
+    await createEndpoint(ctxFor(s.db, tenantId, webhookConfig()), { url: receiver.url, secret: SECRET });
+    const { deliveryIds } = await publishEvent(s.db, tenantId, 'room.created', {});
+    const [id = ''] = deliveryIds;
+    const worker = startWorker({ db: s.db, clock: futureClock, tenantIds: [tenantId] });
+    await eventually('the request to arrive', () => (receiver.received.length === 1 ? true : undefined));
+    await worker.stop({ graceMs: 60_000 });
+    await receiver.close();
+    assert.equal((await deliveryRow(s.db, id)).state, 'delivered');
+  });
+
+  test('a slow endpoint holds at most its concurrency cap; other endpoints keep flowing', async () => {
+    const held: http.ServerResponse[] = [];
+    let open = 0;
+    let peak = 0;
+    const track = (res: http.ServerResponse) => {
+      open += 1;
+      peak = Math.max(peak, open);
+      res.on('close', () => {
+        open -= 1;
+      });
+    };
+    const slow = await startReceiver((_req, res) => {
+      track(res);
+      held.push(res);
+    });
+    const fast = await startReceiver();
+    const tenantId = await createTenant(s.db);
+    const config = webhookConfig({ webhookTimeoutMs: 60_000 });
+    const ctx = ctxFor(s.db, tenantId, config);
+    await createEndpoint(ctx, { url: slow.url, secret: SECRET, eventTypes: ['slow.thing'] });
+    await createEndpoint(ctx, { url: fast.url, secret: SECRET, eventTypes: ['fast.thing'] });
+    const slowIds: string[] = [];
+    for (let i = 0; i < 10; i++)
+      slowIds.push(...(await publishEvent(s.db, tenantId, 'slow.thing', { i })).deliveryIds);
+    const fastIds: string[] = [];
+    for (let i = 0; i < 5; i++)
+      fastIds.push(...(await publishEvent(s.db, tenantId, 'fast.thing', { i })).deliveryIds);
+
+    const worker = startWorker({
+      db: s.db,
+      clock: futureClock,
+      config,
+      tenantIds: [tenantId],
+      maxConcurrency: 8,
+      perEndpointConcurrency: 2,
+    });
+    try {
+      for (const id of fastIds) await waitForState(s.db, id, 'delivered');
+      await eventually('two slow requests', () => (held.length === 2 ? true : undefined));
+      // One more claim cycle: had the cap let a third slow request through, it would go out now too.
+      const [extra = ''] = (await publishEvent(s.db, tenantId, 'fast.thing', { i: 99 })).deliveryIds;
+      worker.wake();
+      await waitForState(s.db, extra, 'delivered');
+      assert.equal(held.length, 2, 'the slow endpoint is capped while the fast one was served');
+      slow.reply = (_req, res) => {
+        track(res);
+        setTimeout(() => res.writeHead(200).end(), 5);
+      };
+      for (const res of held.splice(0)) res.writeHead(200).end();
+      for (const id of slowIds) await waitForState(s.db, id, 'delivered');
+    } finally {
+      await worker.stop({ graceMs: 0 });
+      await slow.close();
+      await fast.close();
+    }
+    assert.ok(peak <= 2, `at most 2 concurrent requests to the slow endpoint, saw ${peak}`);
+  });
+});
