@@ -1,34 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { TestTenant } from '../../../../test/factories.ts';
-import { call, type TestApp } from '../../../../test/helper.ts';
-import {
-  type AuctionBody,
-  type ErrorBody,
-  eventsOf,
-  keyOf,
-  liveAuction,
-  makeAuction,
-  makeRoom,
-  placeBid,
-  post,
-  withTenantApp,
-} from './support.ts';
+import { call } from '../../../../test/helper.ts';
+import { type AuctionBody, auctionSuite, type ErrorBody, keyOf } from './support.ts';
 
 describe('auctions module: REST', () => {
-  let t: TestApp;
-  let _tenant: TestTenant;
-  let key: string;
-  const get = (url: string, apiKey = key) => call(t.app, { method: 'GET', url, headers: keyOf(apiKey) });
-  withTenantApp((app, made) => {
-    t = app;
-    _tenant = made;
-    key = made.apiKey;
-  });
+  const s = auctionSuite();
 
   test('create: a draft in the room, with the config’s defaults and the read model', async () => {
-    const roomId = await makeRoom(t, key);
-    const res = await post(t, key, '/v1/auctions', {
+    const roomId = await s.room();
+    const res = await s.post('/v1/auctions', {
       roomId,
       title: 'Lot 1',
       currency: 'EUR',
@@ -55,14 +35,14 @@ describe('auctions module: REST', () => {
       extendSeconds: 30,
       maxExtensions: 20,
     });
-    const got = await get(`/v1/auctions/${auction.id}`);
+    const got = await s.get(`/v1/auctions/${auction.id}`);
     assert.deepEqual(got.json(), auction);
-    const created = await eventsOf(t, key, 'auction.created', auction.id);
+    const created = await s.events('auction.created', auction.id);
     assert.equal(created.length, 1);
   });
 
   test('create: the room must exist in the tenant', async () => {
-    const res = await post(t, key, '/v1/auctions', {
+    const res = await s.post('/v1/auctions', {
       roomId: 'no-such-room',
       title: 'x',
       currency: 'EUR',
@@ -74,7 +54,7 @@ describe('auctions module: REST', () => {
   });
 
   test('money: integers up to 10^12 minor units with an ISO 4217 currency', async () => {
-    const roomId = await makeRoom(t, key);
+    const roomId = await s.room();
     const base = { roomId, title: 'x', currency: 'EUR', startingPrice: 100, durationSeconds: 60 };
     const bad: [Record<string, unknown>, string][] = [
       [{ startingPrice: 1_000_000_000_001 }, '/body/startingPrice'],
@@ -93,43 +73,43 @@ describe('auctions module: REST', () => {
       [{ buyNowPrice: 100 }, '/body/buyNowPrice'],
     ];
     for (const [patch, field] of bad) {
-      const res = await post(t, key, '/v1/auctions', { ...base, ...patch });
+      const res = await s.post('/v1/auctions', { ...base, ...patch });
       assert.equal(res.statusCode, 400, JSON.stringify(patch));
       const body = res.json<ErrorBody>();
       assert.equal(body.error, 'invalid_request');
       assert.equal(body.details?.[0]?.field, field, JSON.stringify(patch));
     }
-    assert.equal((await post(t, key, '/v1/auctions', { ...base, startingPrice: 1e12 })).statusCode, 201);
-    const live = await liveAuction(t, key);
+    assert.equal((await s.post('/v1/auctions', { ...base, startingPrice: 1e12 })).statusCode, 201);
+    const live = await s.live();
     for (const amount of [1e12 + 1, 1500.5, '1500']) {
-      const res = await placeBid(t, key, live.id, 'a', { amount });
+      const res = await s.bid(live.id, 'a', { amount });
       assert.equal(res.statusCode, 400, String(amount));
       assert.equal(res.json<ErrorBody>().error, 'invalid_request');
     }
   });
 
   test('list: filter by status, room and published; cursor pagination', async () => {
-    const roomId = await makeRoom(t, key);
+    const roomId = await s.room();
     const made: string[] = [];
-    for (let i = 0; i < 3; i++) made.push((await makeAuction(t, key, { roomId, published: i !== 1 })).id);
-    await post(t, key, `/v1/auctions/${made[0]}/start`);
-    const byRoom = await get(`/v1/auctions?roomId=${roomId}&limit=2`);
+    for (let i = 0; i < 3; i++) made.push((await s.auction({ roomId, published: i !== 1 })).id);
+    await s.post(`/v1/auctions/${made[0]}/start`);
+    const byRoom = await s.get(`/v1/auctions?roomId=${roomId}&limit=2`);
     const page = byRoom.json<{ data: AuctionBody[]; nextCursor: string | null }>();
     assert.deepEqual(
       page.data.map((a) => a.id),
       [made[2], made[1]],
     );
-    const rest = await get(`/v1/auctions?roomId=${roomId}&limit=2&cursor=${page.nextCursor}`);
+    const rest = await s.get(`/v1/auctions?roomId=${roomId}&limit=2&cursor=${page.nextCursor}`);
     assert.deepEqual(
       rest.json<{ data: AuctionBody[] }>().data.map((a) => a.id),
       [made[0]],
     );
-    const live = await get(`/v1/auctions?roomId=${roomId}&status=live`);
+    const live = await s.get(`/v1/auctions?roomId=${roomId}&status=live`);
     assert.deepEqual(
       live.json<{ data: AuctionBody[] }>().data.map((a) => a.id),
       [made[0]],
     );
-    const published = await get(`/v1/auctions?roomId=${roomId}&published=false`);
+    const published = await s.get(`/v1/auctions?roomId=${roomId}&published=false`);
     assert.deepEqual(
       published.json<{ data: AuctionBody[] }>().data.map((a) => a.id),
       [made[1]],
@@ -137,16 +117,16 @@ describe('auctions module: REST', () => {
   });
 
   test('events: auction.started holds auctionId and roomId; seq numbers every change without gaps', async () => {
-    const a = await liveAuction(t, key, {
+    const a = await s.live({
       softClose: { windowSeconds: 3600, mode: 'extend', extendSeconds: 10, maxExtensions: 1 },
     });
-    await placeBid(t, key, a.id, 'ann', { amount: 1000 });
-    await placeBid(t, key, a.id, 'bob', { amount: 1100 });
-    const started = await eventsOf(t, key, 'auction.started', a.id);
+    await s.bid(a.id, 'ann', { amount: 1000 });
+    await s.bid(a.id, 'bob', { amount: 1100 });
+    const started = await s.events('auction.started', a.id);
     assert.equal(started.length, 1);
     assert.equal(started[0]?.data.auctionId, a.id);
     assert.equal(started[0]?.data.roomId, a.roomId);
-    const all = await eventsOf(t, key, 'auction.*', a.id);
+    const all = await s.events('auction.*', a.id);
     assert.deepEqual(
       all.map((e) => [e.type, e.data.seq]),
       [
@@ -157,7 +137,7 @@ describe('auctions module: REST', () => {
         ['auction.bid.placed', 5],
       ],
     );
-    const log = await t.db.query<{ seq: string | number }>(
+    const log = await s.t.db.query<{ seq: string | number }>(
       'select seq from auction_log where auction_id = $1 order by seq',
       [a.id],
     );
@@ -168,7 +148,7 @@ describe('auctions module: REST', () => {
   });
 
   test('actions: place_bid asks for confirmation always, cancel_auction is destructive', async () => {
-    const res = await call(t.app, { method: 'GET', url: '/v1/actions', headers: keyOf(key) });
+    const res = await call(s.t.app, { method: 'GET', url: '/v1/actions', headers: keyOf(s.key) });
     assert.equal(res.statusCode, 200, res.body);
     const actions = res.json<{ data: { name: string; access: string; confirmation: string }[] }>().data;
     const byName = new Map(actions.map((a) => [a.name, a]));
@@ -183,11 +163,11 @@ describe('auctions module: REST', () => {
       assert.ok(byName.has(name), name);
     assert.equal(byName.get('place_bid')?.confirmation, 'always');
     assert.equal(byName.get('cancel_auction')?.access, 'destructive');
-    const roomId = await makeRoom(t, key);
-    const created = await call(t.app, {
+    const roomId = await s.room();
+    const created = await call(s.t.app, {
       method: 'POST',
       url: '/v1/actions/create_auction',
-      headers: keyOf(key),
+      headers: keyOf(s.key),
       payload: {
         arguments: { roomId, title: 'By action', currency: 'JPY', startingPrice: 100, durationSeconds: 60 },
       },

@@ -1,49 +1,29 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { bearer, createApiKey, type TestTenant } from '../../../../test/factories.ts';
-import { call, type TestApp } from '../../../../test/helper.ts';
-import {
-  type AuctionBody,
-  bidder,
-  type ErrorBody,
-  eventsOf,
-  keyOf,
-  liveAuction,
-  makeAuction,
-  makeRoom,
-  placeBid,
-  post,
-  withTenantApp,
-} from './support.ts';
+import { bearer, createApiKey } from '../../../../test/factories.ts';
+import { call } from '../../../../test/helper.ts';
+import { type AuctionBody, auctionSuite, bidder, type ErrorBody, keyOf, post } from './support.ts';
 
 describe('auctions module: lifecycle over REST', () => {
-  let t: TestApp;
-  let tenant: TestTenant;
-  let key: string;
-  const get = (url: string, apiKey = key) => call(t.app, { method: 'GET', url, headers: keyOf(apiKey) });
-  withTenantApp((app, made) => {
-    t = app;
-    tenant = made;
-    key = made.apiKey;
-  });
+  const s = auctionSuite();
 
   test('every illegal transition answers 409 conflict naming the status', async () => {
     const ops = {
       schedule: (id: string) =>
-        post(t, key, `/v1/auctions/${id}/schedule`, {
+        s.post(`/v1/auctions/${id}/schedule`, {
           startsAt: new Date(Date.now() + 3_600_000).toISOString(),
         }),
-      start: (id: string) => post(t, key, `/v1/auctions/${id}/start`),
-      cancel: (id: string) => post(t, key, `/v1/auctions/${id}/cancel`, {}),
+      start: (id: string) => s.post(`/v1/auctions/${id}/start`),
+      cancel: (id: string) => s.post(`/v1/auctions/${id}/cancel`, {}),
       edit: (id: string) =>
-        call(t.app, {
+        call(s.t.app, {
           method: 'PATCH',
           url: `/v1/auctions/${id}`,
-          headers: keyOf(key),
+          headers: keyOf(s.key),
           payload: { title: 'y' },
         }),
       delete: (id: string) =>
-        call(t.app, { method: 'DELETE', url: `/v1/auctions/${id}`, headers: keyOf(key) }),
+        call(s.t.app, { method: 'DELETE', url: `/v1/auctions/${id}`, headers: keyOf(s.key) }),
     };
     const allowed: Record<string, (keyof typeof ops)[]> = {
       draft: ['schedule', 'start', 'cancel', 'edit', 'delete'],
@@ -53,19 +33,19 @@ describe('auctions module: lifecycle over REST', () => {
       cancelled: [],
     };
     const inStatus = async (status: string): Promise<string> => {
-      const a = await makeAuction(t, key);
+      const a = await s.auction();
       if (status === 'scheduled') assert.equal((await ops.schedule(a.id)).statusCode, 200);
       if (status === 'live' || status === 'ended') assert.equal((await ops.start(a.id)).statusCode, 200);
       if (status === 'ended') {
-        await placeBid(t, key, a.id, 'buyer', { amount: 1000 });
+        await s.bid(a.id, 'buyer', { amount: 1000 });
         // Ended through buy-now-less path: cancel is not an end, so use a buy-now auction instead.
       }
       if (status === 'cancelled') assert.equal((await ops.cancel(a.id)).statusCode, 200);
       return a.id;
     };
     const endedId = async () => {
-      const a = await liveAuction(t, key, { buyNowPrice: 5000 });
-      const res = await post(t, key, `/v1/auctions/${a.id}/buy-now`, { actor: bidder('buyer') });
+      const a = await s.live({ buyNowPrice: 5000 });
+      const res = await s.post(`/v1/auctions/${a.id}/buy-now`, { actor: bidder('buyer') });
       assert.equal(res.statusCode, 201, res.body);
       return a.id;
     };
@@ -87,64 +67,64 @@ describe('auctions module: lifecycle over REST', () => {
   });
 
   test('schedule needs a start time in the future', async () => {
-    const a = await makeAuction(t, key);
-    const none = await post(t, key, `/v1/auctions/${a.id}/schedule`, {});
+    const a = await s.auction();
+    const none = await s.post(`/v1/auctions/${a.id}/schedule`, {});
     assert.equal(none.statusCode, 400);
-    const past = await post(t, key, `/v1/auctions/${a.id}/schedule`, {
+    const past = await s.post(`/v1/auctions/${a.id}/schedule`, {
       startsAt: '2020-01-01T00:00:00.000Z',
     });
     assert.equal(past.json<ErrorBody>().details?.[0]?.code, 'in_the_past');
   });
 
   test('a room holds at most maxLivePerRoom scheduled or live auctions', async () => {
-    const config = await call(t.app, {
+    const config = await call(s.t.app, {
       method: 'PUT',
-      url: `/api/console/tenants/${tenant.tenantId}/modules/auctions`,
-      headers: bearer(tenant.ownerToken),
+      url: `/api/console/tenants/${s.tenant.tenantId}/modules/auctions`,
+      headers: bearer(s.tenant.ownerToken),
       payload: { enabled: true, config: { maxLivePerRoom: 1 } },
     });
     assert.equal(config.statusCode, 200, config.body);
     try {
-      const roomId = await makeRoom(t, key);
-      await liveAuction(t, key, { roomId });
-      const second = await makeAuction(t, key, { roomId });
-      const res = await post(t, key, `/v1/auctions/${second.id}/start`);
+      const roomId = await s.room();
+      await s.live({ roomId });
+      const second = await s.auction({ roomId });
+      const res = await s.post(`/v1/auctions/${second.id}/start`);
       assert.equal(res.statusCode, 409);
       assert.match(res.json<ErrorBody>().message, /maximum/);
     } finally {
-      await call(t.app, {
+      await call(s.t.app, {
         method: 'PUT',
-        url: `/api/console/tenants/${tenant.tenantId}/modules/auctions`,
-        headers: bearer(tenant.ownerToken),
+        url: `/api/console/tenants/${s.tenant.tenantId}/modules/auctions`,
+        headers: bearer(s.tenant.ownerToken),
         payload: { enabled: true, config: {} },
       });
     }
   });
 
   test('a live auction with bids is cancelled only with auctions:admin; its bids are kept', async () => {
-    const a = await liveAuction(t, key);
-    await placeBid(t, key, a.id, 'ann', { amount: 1000 });
-    const writer = await createApiKey(t, tenant.tenantId, ['auctions:write', 'auctions:read']);
-    const refused = await post(t, writer, `/v1/auctions/${a.id}/cancel`, {});
+    const a = await s.live();
+    await s.bid(a.id, 'ann', { amount: 1000 });
+    const writer = await createApiKey(s.t, s.tenant.tenantId, ['auctions:write', 'auctions:read']);
+    const refused = await post(s.t, writer, `/v1/auctions/${a.id}/cancel`, {});
     assert.equal(refused.statusCode, 403);
     assert.equal(refused.json<ErrorBody>().error, 'insufficient_scope');
-    const noBids = await liveAuction(t, key);
-    assert.equal((await post(t, writer, `/v1/auctions/${noBids.id}/cancel`, {})).statusCode, 200);
-    const res = await post(t, key, `/v1/auctions/${a.id}/cancel`, { reason: 'consignor withdrew' });
+    const noBids = await s.live();
+    assert.equal((await post(s.t, writer, `/v1/auctions/${noBids.id}/cancel`, {})).statusCode, 200);
+    const res = await s.post(`/v1/auctions/${a.id}/cancel`, { reason: 'consignor withdrew' });
     assert.equal(res.statusCode, 200);
     assert.equal(res.json<AuctionBody>().status, 'cancelled');
-    const bids = await get(`/v1/auctions/${a.id}/bids`);
+    const bids = await s.get(`/v1/auctions/${a.id}/bids`);
     assert.equal(bids.json<{ data: unknown[] }>().data.length, 1);
-    const events = await eventsOf(t, key, 'auction.cancelled', a.id);
+    const events = await s.events('auction.cancelled', a.id);
     assert.equal(events[0]?.data.reason, 'consignor withdrew');
   });
 
   test('edit in draft and scheduled only; metadata merges', async () => {
-    const a = await makeAuction(t, key, { metadata: { lot: 1 } });
-    const res = await call(t.app, {
+    const a = await s.auction({ metadata: { lot: 1 } });
+    const res = await call(s.t.app, {
       method: 'PATCH',
       url: `/v1/auctions/${a.id}`,
-      headers: keyOf(key),
+      headers: keyOf(s.key),
       payload: { title: 'Renamed', metadata: { era: '70s' }, reservePrice: 4000 },
     });
     assert.equal(res.statusCode, 200, res.body);

@@ -1,29 +1,23 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { after, before, describe, test } from 'node:test';
-import { createTestTenant } from '../../../../test/factories.ts';
-import { buildTestApp, type TestApp } from '../../../../test/helper.ts';
+import { describe, test } from 'node:test';
+import { appSuite } from '../../../../test/support/suite.ts';
 import { makeAuction } from './support.ts';
 
 /** Migration 0095: frames logged before the reserve was kept from end users lose it too. */
 describe('auction_log frames logged with the reserve amount', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await buildTestApp();
-  });
-  after(() => t.close());
+  const s = appSuite();
 
   test('lose it and say hasReserve, as new frames do', async () => {
-    const tenant = await createTestTenant(t);
-    const auction = await makeAuction(t, tenant.apiKey, { reservePrice: 5_432_109 });
-    const logged = await t.db.query<{ frame: { auction: Record<string, unknown> } }>(
+    const auction = await makeAuction(s.t, s.key, { reservePrice: 5_432_109 });
+    const logged = await s.t.db.query<{ frame: { auction: Record<string, unknown> } }>(
       'select frame from auction_log where auction_id = $1 and seq = 1',
       [auction.id],
     );
     assert.equal(logged.rows[0]?.frame.auction.reservePrice, undefined, 'a new frame has no reserve amount');
     assert.equal(logged.rows[0]?.frame.auction.hasReserve, true);
     // As an older version logged it: the whole auction, and an edit's changes.
-    await t.db.query(
+    await s.t.db.query(
       `update auction_log set frame = jsonb_set(jsonb_set(frame #- '{auction,hasReserve}',
          '{auction,reservePrice}', '5432109'), '{changes}', '{"reservePrice": 5432109, "title": "x"}')
         where auction_id = $1`,
@@ -39,8 +33,8 @@ describe('auction_log frames logged with the reserve amount', () => {
       .map((statement) => statement.trim())
       .filter((statement) => statement !== '');
     assert.equal(statements.length, 2);
-    for (const statement of statements) await t.db.query(statement);
-    const after = await t.db.query<{ frame: Record<string, unknown> }>(
+    for (const statement of statements) await s.t.db.query(statement);
+    const after = await s.t.db.query<{ frame: Record<string, unknown> }>(
       'select frame from auction_log where auction_id = $1',
       [auction.id],
     );

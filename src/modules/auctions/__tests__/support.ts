@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before } from 'node:test';
-import { createTestTenant, type TestTenant } from '../../../../test/factories.ts';
-import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
+import { call, type TestApp } from '../../../../test/helper.ts';
+import { type AppSuite, type AppSuiteOptions, appSuite } from '../../../../test/support/suite.ts';
 
 /** The API's Actor object. */
 export interface Actor {
@@ -36,14 +35,11 @@ export interface ErrorBody {
   details?: { field: string; message: string; code?: string }[];
 }
 
-/** Builds an app and a tenant before the suite's tests (handing them to `use`) and closes the app after. */
-export function withTenantApp(use: (t: TestApp, tenant: TestTenant) => void): void {
-  let app: TestApp | undefined;
-  before(async () => {
-    app = await buildTestApp();
-    use(app, await createTestTenant(app));
-  });
-  after(() => app?.close());
+/** An answer to an injected request. */
+export interface Answer {
+  statusCode: number;
+  body: string;
+  json<T>(): T;
 }
 
 export const keyOf = (apiKey: string) => ({ 'x-api-key': apiKey });
@@ -91,7 +87,7 @@ export async function post(
   apiKey: string,
   url: string,
   payload?: Record<string, unknown>,
-): Promise<{ statusCode: number; body: string; json<T>(): T }> {
+): Promise<Answer> {
   return call(t.app, {
     method: 'POST',
     url,
@@ -145,4 +141,41 @@ export async function eventsOf(
     cursor = page.nextCursor;
   } while (cursor !== null);
   return found;
+}
+
+/** The REST helpers above, bound to an `appSuite`'s app and its first tenant's key. */
+export interface AuctionSuite extends AppSuite {
+  get(url: string): Promise<Answer>;
+  post(url: string, payload?: Record<string, unknown>): Promise<Answer>;
+  room(): Promise<string>;
+  auction(overrides?: Record<string, unknown>): Promise<AuctionBody>;
+  live(overrides?: Record<string, unknown>): Promise<AuctionBody>;
+  bid(auctionId: string, who: string, amounts: Record<string, unknown>): Promise<Answer>;
+  events(type: string, auctionId: string): ReturnType<typeof eventsOf>;
+}
+
+/** A test app with one tenant for the describe's tests, and the auction helpers acting with its key. */
+export function auctionSuite(options: AppSuiteOptions = {}): AuctionSuite {
+  const s = appSuite(options);
+  return {
+    get t() {
+      return s.t;
+    },
+    get tenant() {
+      return s.tenant;
+    },
+    get key() {
+      return s.key;
+    },
+    get tenants() {
+      return s.tenants;
+    },
+    get: (url) => call(s.t.app, { method: 'GET', url, headers: keyOf(s.key) }),
+    post: (url, payload) => post(s.t, s.key, url, payload),
+    room: () => makeRoom(s.t, s.key),
+    auction: (overrides) => makeAuction(s.t, s.key, overrides),
+    live: (overrides) => liveAuction(s.t, s.key, overrides),
+    bid: (auctionId, who, amounts) => placeBid(s.t, s.key, auctionId, who, amounts),
+    events: (type, auctionId) => eventsOf(s.t, s.key, type, auctionId),
+  };
 }
