@@ -2,14 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { bearer, connectSession } from '../../../../test/factories.ts';
 import { call } from '../../../../test/helper.ts';
-import { appPerFile, type Message, send, tenantWithRoom } from './support.ts';
+import { chatSuite, type Message, send, tenantWithRoom } from './support.ts';
 
-const app = appPerFile();
+const chat = chatSuite();
 
 describe('chat actions, events and security', () => {
   test('events are written for webhooks; actions call the same verbs', async () => {
-    const t = app();
-    const tenant = await tenantWithRoom(t);
+    const { t, tenant } = await chat.room();
     const sent = await call(t.app, {
       method: 'POST',
       url: '/v1/actions/send_message',
@@ -57,8 +56,7 @@ describe('chat actions, events and security', () => {
   });
 
   test('security: credential, scope, room limit, tenant and module checks', async () => {
-    const t = app();
-    const tenant = await tenantWithRoom(t);
+    const { t, tenant } = await chat.room();
     const stranger = await tenantWithRoom(t);
     const url = `/v1/rooms/${tenant.roomId}/messages`;
     assert.equal((await call(t.app, { method: 'GET', url })).statusCode, 401);

@@ -3,16 +3,18 @@ import { readFile } from 'node:fs/promises';
 import { describe, test } from 'node:test';
 import { bearer, connectSession } from '../../../../test/factories.ts';
 import { call, type TestApp } from '../../../../test/helper.ts';
-import { appPerFile, BOT, type Message, send, tenantWithRoom } from './support.ts';
+import { BOT, chatSuite, type Message, send, tenantWithRoom } from './support.ts';
 
-const app = appPerFile();
+const chat = chatSuite();
 
 /** The actor's internal row id, which the API must never show. */
 async function internalId(tenantId: string, externalId: string): Promise<string> {
-  const { rows } = await app().db.query<{ id: string }>(
-    'select id::text as id from actors where tenant_id = $1 and external_id = $2',
-    [tenantId, externalId],
-  );
+  const { rows } = await chat
+    .app()
+    .db.query<{ id: string }>('select id::text as id from actors where tenant_id = $1 and external_id = $2', [
+      tenantId,
+      externalId,
+    ]);
   const id = rows[0]?.id;
   assert.ok(id !== undefined, `actor ${externalId} stored`);
   return id;
@@ -33,13 +35,12 @@ const createdEvents = (t: TestApp, apiKey: string) =>
 async function runMigration(url: URL): Promise<void> {
   const sql = (await readFile(url, 'utf8')).replace(/^--.*$/gm, '');
   for (const statement of sql.split(';').map((s) => s.trim()))
-    if (statement !== '') await app().db.query(statement);
+    if (statement !== '') await chat.app().db.query(statement);
 }
 
 describe('chat names actors by the shared Actor object only', () => {
   test('an API key posts as an actor: answers, lists, actions and events name the Actor, never its internal id', async () => {
-    const t = app();
-    const tenant = await tenantWithRoom(t);
+    const { t, tenant } = await chat.room();
     const sent = await send(t, tenant.apiKey, tenant.roomId, { text: 'beep', actor: BOT });
     assert.equal(sent.statusCode, 201, sent.body);
     const message = sent.json<Message>();
@@ -86,7 +87,7 @@ describe('chat names actors by the shared Actor object only', () => {
   });
 
   test("a session's events name its actor in their trace as the Actor object", async () => {
-    const t = app();
+    const t = chat.app();
     const { tenant, hidden } = await sentBySession(t, 'test:ann');
     const events = await createdEvents(t, tenant.apiKey);
     const [event] = events.json<{ data: { trace: { actor: unknown } }[] }>().data;
@@ -100,7 +101,7 @@ describe('chat names actors by the shared Actor object only', () => {
   });
 
   test('events written before answer the new shape once migrations 0063 and 0064 ran', async () => {
-    const t = app();
+    const t = chat.app();
     const { tenant, hidden } = await sentBySession(t, 'test:old');
     // As an older version wrote them: the internal id beside the external one.
     const old = { id: hidden, type: 'end_user', externalId: 'test:old' };

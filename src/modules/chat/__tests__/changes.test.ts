@@ -2,14 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { bearer, connectSession } from '../../../../test/factories.ts';
 import { call } from '../../../../test/helper.ts';
-import { appPerFile, type Message, send, tenantWithRoom } from './support.ts';
+import { chatSuite, type Message, send } from './support.ts';
 
-const app = appPerFile();
+const chat = chatSuite();
 
 describe('chat edits, deletions and reactions', () => {
   test('edit: the author or an API key; delete leaves a tombstone; reactions count per actor', async () => {
-    const t = app();
-    const tenant = await tenantWithRoom(t);
+    const { t, tenant } = await chat.room();
     const author = await connectSession(t, tenant.apiKey, { actorId: 'test:author' });
     const other = await connectSession(t, tenant.apiKey, { actorId: 'test:other' });
     const created = (await send(t, author.token, tenant.roomId, { text: 'draft' })).json<Message>();

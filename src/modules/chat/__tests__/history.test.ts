@@ -2,14 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { bearer } from '../../../../test/factories.ts';
 import { call } from '../../../../test/helper.ts';
-import { appPerFile, BOT, type Message, send, tenantWithRoom } from './support.ts';
+import { BOT, chatSuite, type Message, send } from './support.ts';
 
-const app = appPerFile();
+const chat = chatSuite();
 
 describe('chat history', () => {
   test('history pages both ways by seq (limit and cursor), oldest first within a page, with tombstones kept', async () => {
-    const t = app();
-    const tenant = await tenantWithRoom(t);
+    const { t, tenant } = await chat.room();
     for (let i = 1; i <= 12; i++) {
       assert.equal(
         (

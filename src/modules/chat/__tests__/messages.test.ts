@@ -2,14 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { bearer, connectSession } from '../../../../test/factories.ts';
 import { call } from '../../../../test/helper.ts';
-import { appPerFile, BOT, type Message, send, tenantWithRoom } from './support.ts';
+import { BOT, chatSuite, type Message, send, tenantWithRoom } from './support.ts';
 
-const app = appPerFile();
+const chat = chatSuite();
 
 describe('chat messages over REST', () => {
   test('a session token posts as its actor; an API key names the actor; seq counts up per room', async () => {
-    const t = app();
-    const tenant = await tenantWithRoom(t);
+    const { t, tenant } = await chat.room();
     const session = await connectSession(t, tenant.apiKey, { actorId: 'test:ann' });
     const first = await send(t, session.token, tenant.roomId, { text: 'hello', metadata: { lang: 'en' } });
     assert.equal(first.statusCode, 201, first.body);
@@ -41,8 +40,7 @@ describe('chat messages over REST', () => {
   });
 
   test("an API key names the actor with the spec's Actor object, the same shape runtime/connect takes", async () => {
-    const t = app();
-    const tenant = await tenantWithRoom(t);
+    const { t, tenant } = await chat.room();
     const actor = {
       type: 'end_user',
       id: 'acme-oidc:user_7',
@@ -85,8 +83,7 @@ describe('chat messages over REST', () => {
   });
 
   test('concurrent sends are numbered without gaps in arrival order; a retried clientId in the crowd returns the first message', async () => {
-    const t = app();
-    const tenant = await tenantWithRoom(t);
+    const { t, tenant } = await chat.room();
     const first = await send(t, tenant.apiKey, tenant.roomId, {
       text: 'original',
       clientId: 'c-1',
@@ -149,8 +146,7 @@ describe('chat messages over REST', () => {
   });
 
   test('tenant config: maximum length and blocked words answer 400 with a code', async () => {
-    const t = app();
-    const tenant = await tenantWithRoom(t);
+    const { t, tenant } = await chat.room();
     const configured = await call(t.app, {
       method: 'PUT',
       url: `/api/console/tenants/${tenant.tenantId}/modules/chat`,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before } from 'node:test';
 import { bearer, createTestTenant, type TestTenant } from '../../../../test/factories.ts';
 import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
+import { suiteFixture } from '../../../../test/support/suite.ts';
 
 /** A message as the API answers it; its author is the shared Actor object. */
 export interface Message {
@@ -15,16 +15,27 @@ export interface Message {
   deletedAt: string | null;
 }
 
-/** The test file's app: built before its tests, closed after them; `app()` inside a test answers it. */
-export function appPerFile(): () => TestApp {
-  let built: TestApp | undefined;
-  before(async () => {
-    built = await buildTestApp();
-  });
-  after(async () => built?.close());
-  return () => {
-    if (built === undefined) throw new Error('the app is built before the tests run');
-    return built;
+/** What a chat test file opens once: an app, and a fresh tenant with a room for each test that asks. */
+export interface ChatSuite {
+  /** The app, inside a test. */
+  app(): TestApp;
+  /** A new tenant of the app with one room of its own. */
+  room(): Promise<{ t: TestApp; tenant: TestTenant & { roomId: string } }>;
+}
+
+/** Builds the test file's app before its tests and closes it after them. */
+export function chatSuite(): ChatSuite {
+  const app = suiteFixture(
+    'chat test app',
+    () => buildTestApp(),
+    (t) => t.close(),
+  );
+  return {
+    app,
+    async room() {
+      const t = app();
+      return { t, tenant: await tenantWithRoom(t) };
+    },
   };
 }
 

@@ -1,56 +1,39 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { bearer, createTestTenant } from '../../../../test/factories.ts';
-import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
+import { describe, test } from 'node:test';
+import { createTestTenant } from '../../../../test/factories.ts';
+import { call } from '../../../../test/helper.ts';
 import { eventually } from '../../../../test/support/eventually.ts';
+import { appSuite } from '../../../../test/support/suite.ts';
+import { configureRooms } from './support.ts';
 
 /** What these tests read of a room. */
 type Room = { id: string; name: string | null };
 
 describe('rooms: the configured maximum and concurrent creations', () => {
-  let t: TestApp;
-
-  before(async () => {
-    t = await buildTestApp();
-  });
-  after(() => t.close());
+  const s = appSuite({ tenants: 0 });
 
   test('the configured maxRooms is enforced', async () => {
-    const small = await createTestTenant(t);
-    const consoleRes = await call(t.app, {
-      method: 'PUT',
-      url: `/api/console/tenants/${small.tenantId}/modules/rooms`,
-      headers: bearer(small.ownerToken),
-      payload: { enabled: true, config: { maxRooms: 1 } },
-    });
-    assert.equal(consoleRes.statusCode, 200);
+    const small = await createTestTenant(s.t);
+    await configureRooms(s.t, small, { maxRooms: 1 });
     const headers = { 'x-api-key': small.apiKey };
     assert.equal(
-      (await call(t.app, { method: 'POST', url: '/v1/rooms', headers, payload: {} })).statusCode,
+      (await call(s.t.app, { method: 'POST', url: '/v1/rooms', headers, payload: {} })).statusCode,
       201,
     );
-    const second = await call(t.app, { method: 'POST', url: '/v1/rooms', headers, payload: {} });
+    const second = await call(s.t.app, { method: 'POST', url: '/v1/rooms', headers, payload: {} });
     assert.equal(second.statusCode, 409);
   });
 
   test('concurrent creations in one tenant share transactions; the maximum and a duplicate id fail only their own request', async () => {
-    const busy = await createTestTenant(t);
-    const setMax = async (maxRooms: number) => {
-      const res = await call(t.app, {
-        method: 'PUT',
-        url: `/api/console/tenants/${busy.tenantId}/modules/rooms`,
-        headers: bearer(busy.ownerToken),
-        payload: { enabled: true, config: { maxRooms } },
-      });
-      assert.equal(res.statusCode, 200);
-    };
+    const busy = await createTestTenant(s.t);
+    const setMax = (maxRooms: number) => configureRooms(s.t, busy, { maxRooms });
     const headers = { 'x-api-key': busy.apiKey };
     const createAll = (payloads: Record<string, unknown>[]) =>
       Promise.all(
-        payloads.map((payload) => call(t.app, { method: 'POST', url: '/v1/rooms', headers, payload })),
+        payloads.map((payload) => call(s.t.app, { method: 'POST', url: '/v1/rooms', headers, payload })),
       );
     const stored = async () =>
-      (await call(t.app, { method: 'GET', url: '/v1/rooms?limit=50', headers })).json<{ data: Room[] }>()
+      (await call(s.t.app, { method: 'GET', url: '/v1/rooms?limit=50', headers })).json<{ data: Room[] }>()
         .data;
     await setMax(13);
     assert.deepEqual(await stored(), []);
@@ -65,8 +48,8 @@ describe('rooms: the configured maximum and concurrent creations', () => {
     });
     const isRoomIds = (value: unknown): boolean =>
       Array.isArray(value) ? isRoomIds(value[0]) : typeof value === 'string' && value.startsWith('room_');
-    const tenantQuery = t.db.tenantQuery;
-    t.db.tenantQuery = async (tenantId, sql, params) => {
+    const tenantQuery = s.t.db.tenantQuery;
+    s.t.db.tenantQuery = async (tenantId, sql, params) => {
       if (sql.includes('insert into rooms')) {
         roomWrites.push(params?.find(isRoomIds));
         if (roomWrites.length === 1) await busyCounter;
@@ -78,12 +61,12 @@ describe('rooms: the configured maximum and concurrent creations', () => {
       const answers = createAll(Array.from({ length: 10 }, (_, i) => ({ name: `r${i}` })));
       await eventually(
         '9 creations waiting',
-        () => t.app.services.groupCommit.waiting('rooms.create', busy.tenantId) === 9,
+        () => s.t.app.services.groupCommit.waiting('rooms.create', busy.tenantId) === 9,
       );
       release();
       first = await answers;
     } finally {
-      t.db.tenantQuery = tenantQuery;
+      s.t.db.tenantQuery = tenantQuery;
     }
     assert.deepEqual(
       first.map((a) => a.statusCode),
@@ -96,7 +79,7 @@ describe('rooms: the configured maximum and concurrent creations', () => {
       made.map((r) => r.name),
       Array.from({ length: 10 }, (_, i) => `r${i}`),
     );
-    const events = await call(t.app, {
+    const events = await call(s.t.app, {
       method: 'GET',
       url: '/v1/events?type=room.created&limit=50',
       headers,

@@ -1,13 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import {
-  bearer,
-  connectSession,
-  createApiKey,
-  createTestTenant,
-  type TestTenant,
-} from '../../../../test/factories.ts';
-import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
+import { describe, test } from 'node:test';
+import { bearer, connectSession, createApiKey, createTestTenant } from '../../../../test/factories.ts';
+import { call } from '../../../../test/helper.ts';
+import { appSuite } from '../../../../test/support/suite.ts';
 
 interface Room {
   id: string;
@@ -16,18 +11,11 @@ interface Room {
 }
 
 describe('rooms module', () => {
-  let t: TestApp;
-  let tenant: TestTenant;
-  const key = () => ({ 'x-api-key': tenant.apiKey });
-
-  before(async () => {
-    t = await buildTestApp();
-    tenant = await createTestTenant(t);
-  });
-  after(() => t.close());
+  const s = appSuite();
+  const key = () => ({ 'x-api-key': s.key });
 
   const create = (payload: Record<string, unknown>) =>
-    call(t.app, { method: 'POST', url: '/v1/rooms', headers: key(), payload });
+    call(s.t.app, { method: 'POST', url: '/v1/rooms', headers: key(), payload });
 
   test('create with a generated id, get, and duplicate client id -> 409', async () => {
     const made = await create({ name: 'Show', metadata: { tier: 2, live: true, color: 'red' } });
@@ -35,7 +23,7 @@ describe('rooms module', () => {
     const room = made.json<Room>();
     assert.match(room.id, /^room_[0-9a-z]{26}$/);
     assert.deepEqual(room.metadata, { tier: 2, live: true, color: 'red' });
-    const got = await call(t.app, { method: 'GET', url: `/v1/rooms/${room.id}`, headers: key() });
+    const got = await call(s.t.app, { method: 'GET', url: `/v1/rooms/${room.id}`, headers: key() });
     assert.deepEqual(got.json<Room>(), room);
 
     assert.equal((await create({ id: 'my-room_1' })).statusCode, 201);
@@ -82,7 +70,7 @@ describe('rooms module', () => {
 
   test('PATCH merges metadata, null removes a key, the 50-key cap holds after the merge', async () => {
     const room = (await create({ name: 'A', metadata: { a: 1, b: 'x' } })).json<Room>();
-    const patched = await call(t.app, {
+    const patched = await call(s.t.app, {
       method: 'PATCH',
       url: `/v1/rooms/${room.id}`,
       headers: key(),
@@ -95,7 +83,7 @@ describe('rooms module', () => {
     const full = (
       await create({ metadata: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, i])) })
     ).json<Room>();
-    const over = await call(t.app, {
+    const over = await call(s.t.app, {
       method: 'PATCH',
       url: `/v1/rooms/${full.id}`,
       headers: key(),
@@ -106,11 +94,11 @@ describe('rooms module', () => {
   });
 
   test('list: newest first, cursor pages cover every room once, metadata filters are ANDed', async () => {
-    const own = await createTestTenant(t);
+    const own = await createTestTenant(s.t);
     const headers = { 'x-api-key': own.apiKey };
     const made: string[] = [];
     for (let i = 0; i < 7; i++) {
-      const res = await call(t.app, {
+      const res = await call(s.t.app, {
         method: 'POST',
         url: '/v1/rooms',
         headers,
@@ -122,7 +110,7 @@ describe('rooms module', () => {
     let cursor: string | null = null;
     do {
       const url: string = `/v1/rooms?limit=3${cursor === null ? '' : `&cursor=${cursor}`}`;
-      const page = await call(t.app, { method: 'GET', url, headers });
+      const page = await call(s.t.app, { method: 'GET', url, headers });
       assert.equal(page.statusCode, 200);
       const body = page.json<{ data: Room[]; nextCursor: string | null }>();
       seen.push(...body.data.map((r) => r.id));
@@ -130,7 +118,7 @@ describe('rooms module', () => {
     } while (cursor !== null);
     assert.deepEqual(seen, [...made].reverse());
 
-    const filtered = await call(t.app, {
+    const filtered = await call(s.t.app, {
       method: 'GET',
       url: '/v1/rooms?metadata.parity=even&metadata.tier=0',
       headers,
@@ -138,29 +126,29 @@ describe('rooms module', () => {
     const ids = filtered.json<{ data: Room[] }>().data.map((r) => r.id);
     assert.deepEqual(ids, [made[6], made[0]]);
 
-    const bad = await call(t.app, { method: 'GET', url: '/v1/rooms?cursor=not-a-cursor', headers });
+    const bad = await call(s.t.app, { method: 'GET', url: '/v1/rooms?cursor=not-a-cursor', headers });
     assert.equal(bad.statusCode, 400);
-    const unknown = await call(t.app, { method: 'GET', url: '/v1/rooms?colour=red', headers });
+    const unknown = await call(s.t.app, { method: 'GET', url: '/v1/rooms?colour=red', headers });
     assert.equal(unknown.statusCode, 400);
   });
 
   test('DELETE removes the room; a second delete is 404', async () => {
     const room = (await create({})).json<Room>();
-    const del = await call(t.app, { method: 'DELETE', url: `/v1/rooms/${room.id}`, headers: key() });
+    const del = await call(s.t.app, { method: 'DELETE', url: `/v1/rooms/${room.id}`, headers: key() });
     assert.deepEqual(del.json(), { id: room.id, deleted: true });
     assert.equal(
-      (await call(t.app, { method: 'DELETE', url: `/v1/rooms/${room.id}`, headers: key() })).statusCode,
+      (await call(s.t.app, { method: 'DELETE', url: `/v1/rooms/${room.id}`, headers: key() })).statusCode,
       404,
     );
     assert.equal(
-      (await call(t.app, { method: 'GET', url: `/v1/rooms/${room.id}`, headers: key() })).statusCode,
+      (await call(s.t.app, { method: 'GET', url: `/v1/rooms/${room.id}`, headers: key() })).statusCode,
       404,
     );
   });
 
   test('scopes: read-only key cannot write; session tokens read, and only their room', async () => {
-    const readKey = await createApiKey(t, tenant.tenantId, ['rooms:read']);
-    const denied = await call(t.app, {
+    const readKey = await createApiKey(s.t, s.tenant.tenantId, ['rooms:read']);
+    const denied = await call(s.t.app, {
       method: 'POST',
       url: '/v1/rooms',
       headers: bearer(readKey),
@@ -172,25 +160,25 @@ describe('rooms module', () => {
 
     const a = (await create({ id: 'session-room-a' })).json<Room>();
     await create({ id: 'session-room-b' });
-    const session = await connectSession(t, tenant.apiKey, { modules: ['rooms'], roomId: a.id });
-    const own = await call(t.app, {
+    const session = await connectSession(s.t, s.tenant.apiKey, { modules: ['rooms'], roomId: a.id });
+    const own = await call(s.t.app, {
       method: 'GET',
       url: `/v1/rooms/${a.id}`,
       headers: bearer(session.token),
     });
     assert.equal(own.statusCode, 200);
-    const other = await call(t.app, {
+    const other = await call(s.t.app, {
       method: 'GET',
       url: '/v1/rooms/session-room-b',
       headers: bearer(session.token),
     });
     assert.equal(other.statusCode, 403);
-    const listed = await call(t.app, { method: 'GET', url: '/v1/rooms', headers: bearer(session.token) });
+    const listed = await call(s.t.app, { method: 'GET', url: '/v1/rooms', headers: bearer(session.token) });
     assert.deepEqual(
       listed.json<{ data: Room[] }>().data.map((r) => r.id),
       [a.id],
     );
-    const write = await call(t.app, {
+    const write = await call(s.t.app, {
       method: 'POST',
       url: '/v1/rooms',
       headers: bearer(session.token),
