@@ -18,12 +18,12 @@ const SRC = path.join(ROOT, 'packages/client/src');
 // Inside the package, so the examples resolve `ws` and the types as an app beside it would.
 const dir = fs.mkdtempSync(path.join(import.meta.dirname, '.realtime-examples-'));
 
-/** The page's ```ts block that starts with `firstLine`, written to `dir/name`. */
-function example(name: string, firstLine: string): string {
-  const doc = fs.readFileSync(path.join(ROOT, 'docs/client.md'), 'utf8');
+/** The ```ts block of a page that starts with `firstLine`, written to `dir/name`. */
+function example(name: string, firstLine: string, page = 'docs/client.md'): string {
+  const doc = fs.readFileSync(path.join(ROOT, page), 'utf8');
   const blocks = [...doc.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? '');
   const found = blocks.filter((code) => code.startsWith(firstLine));
-  assert.equal(found.length, 1, `docs/client.md has one ts block starting with ${firstLine}`);
+  assert.equal(found.length, 1, `${page} has one ts block starting with ${firstLine}`);
   const file = path.join(dir, name);
   fs.writeFileSync(file, found[0] ?? '');
   return file;
@@ -31,6 +31,7 @@ function example(name: string, firstLine: string): string {
 
 const NODE_EXAMPLE = example('bot.ts', '// A bot in a room, in Node');
 const BROWSER_EXAMPLE = example('page.ts', '// In a page: a room');
+const QUICKSTART = example('chat.ts', '// chat.ts: a room', 'docs/quickstart.md');
 
 /** A tsconfig for one example, `@svc/client*` mapped to the sources (not a build that may be older). */
 function tsconfig(name: string, file: string, types: string[]): string {
@@ -85,58 +86,93 @@ after(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+/** Runs an example with tsx, `@svc/client*` from the sources; `stop` sends SIGINT and resolves with its exit code. */
+function start(file: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', file], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      SVC_URL: svc.baseUrl,
+      TSX_TSCONFIG_PATH: tsconfig(`run-${path.basename(file)}`, file, ['node']),
+      ...env,
+    },
+  });
+  let text = '';
+  const collect = (chunk: Buffer) => {
+    text += chunk.toString('utf8');
+  };
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    output: () => text,
+    async stop(): Promise<number | null> {
+      child.kill('SIGINT');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
+
 describe("docs/client.md's realtime examples", () => {
   test('compile: the Node one with Node types, the browser one with the DOM only', async () => {
-    const [node, browser] = await Promise.all([
+    const [node, browser, quickstart] = await Promise.all([
       typecheck(tsconfig('node', NODE_EXAMPLE, ['node'])),
       typecheck(tsconfig('browser', BROWSER_EXAMPLE, [])),
+      typecheck(tsconfig('quickstart', QUICKSTART, ['node'])),
     ]);
     assert.equal(node.code, 0, node.output);
     assert.equal(browser.code, 0, browser.output);
+    assert.equal(quickstart.code, 0, quickstart.output);
+  });
+
+  test("the quickstart's script makes its room, posts and prints the room's messages", async () => {
+    const { output, stop } = start(QUICKSTART, { API_KEY: svc.tenant.apiKey });
+    try {
+      await eventually(
+        () => `the script's message:\n${output()}`,
+        () => /^stored as #1$/m.test(output()) || undefined,
+        {
+          timeoutMs: 60_000,
+        },
+      );
+      await eventually(
+        () => `the message printed:\n${output()}`,
+        () => /^#1 acme-oidc:user_42: hello from the SDK$/m.test(output()) || undefined,
+      );
+      assert.match(output(), /^here: acme-oidc:user_42$/m);
+    } finally {
+      await stop();
+    }
   });
 
   test('the Node bot joins, says hello, answers !time, and leaves on SIGINT', async () => {
     const roomId = await svc.createRoom();
-    const child = spawn(process.execPath, ['--import', 'tsx', NODE_EXAMPLE], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        SVC_URL: svc.baseUrl,
-        SVC_API_KEY: svc.tenant.apiKey,
-        ROOM: roomId,
-        TSX_TSCONFIG_PATH: tsconfig('run', NODE_EXAMPLE, ['node']),
-      },
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-    });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const { output, stop } = start(NODE_EXAMPLE, { SVC_API_KEY: svc.tenant.apiKey, ROOM: roomId });
+    let exit: number | null | undefined;
     try {
       await eventually(
-        () => `the bot's hello:\n${output}`,
-        () => /^sent #1$/m.test(output) || undefined,
+        () => `the bot's hello:\n${output()}`,
+        () => /^sent #1$/m.test(output()) || undefined,
         {
           timeoutMs: 60_000,
         },
       );
       await postMessage(svc, roomId, '!time');
       await eventually(
-        () => `the bot's answer:\n${output}`,
-        () => /^#3 demo:clock-bot: \d{4}-\d\d-\d\dT/m.test(output) || undefined,
+        () => `the bot's answer:\n${output()}`,
+        () => /^#3 demo:clock-bot: \d{4}-\d\d-\d\dT/m.test(output()) || undefined,
       );
-      assert.match(output, /^status connected$/m);
-      assert.match(output, /^#2 test:rest: !time$/m);
+      assert.match(output(), /^status connected$/m);
+      assert.match(output(), /^#2 test:rest: !time$/m);
       const texts = (await svc.allMessages(roomId)).map((m) => m.text);
       assert.equal(texts.length, 3);
       assert.deepEqual(texts.slice(0, 2), ['clock-bot is here: say !time', '!time']);
-      child.kill('SIGINT');
-      assert.equal(await exited, 0, output);
     } finally {
-      child.kill('SIGKILL');
+      exit = await stop();
     }
+    assert.equal(exit, 0, `the bot leaves and exits on SIGINT:\n${output()}`);
   });
 });
