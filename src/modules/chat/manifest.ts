@@ -1,4 +1,5 @@
 import { ALL_WORKSPACES, defineAction, type ModuleManifest } from '../../core/modules/manifest.ts';
+import { moduleScopes } from '../../core/modules/module-scopes.ts';
 import { chatIds } from './ids.ts';
 import { chatRealtime } from './realtime/index.ts';
 import { CHAT_CHANGES_RETENTION } from './retention.ts';
@@ -21,8 +22,7 @@ export const chatModule: ModuleManifest = {
   description:
     'Messages in rooms, numbered per room, with edits, tombstones, reactions, moderation and live delivery.',
   version: '1.0.0',
-  scopes: ['chat:read', 'chat:write'],
-  sessionScopes: ['chat:read', 'chat:write'],
+  ...moduleScopes('chat', ['read', 'write'], ['read', 'write']),
   eventTypes: ['chat.message.created', 'chat.message.updated', 'chat.message.deleted'],
   configSchema: ChatConfig,
   idPrefixes: chatIds.prefixes,

@@ -1,4 +1,5 @@
 import { ALL_WORKSPACES, defineAction, type ModuleManifest } from '../../core/modules/manifest.ts';
+import { moduleScopes } from '../../core/modules/module-scopes.ts';
 import { presenceRealtime } from './realtime.ts';
 import { presenceRoutes } from './routes.ts';
 import { MemberList, PresenceConfig, PresenceRef } from './schema.ts';
@@ -10,8 +11,7 @@ export const presenceModule: ModuleManifest = {
   description:
     'Who is in a room right now, one member per person or agent however many tabs they have, with live state.',
   version: '1.0.0',
-  scopes: ['presence:read', 'presence:write'],
-  sessionScopes: ['presence:read', 'presence:write'],
+  ...moduleScopes('presence', ['read', 'write'], ['read', 'write']),
   eventTypes: [],
   configSchema: PresenceConfig,
   routes: presenceRoutes,

@@ -1,4 +1,5 @@
 import { ALL_WORKSPACES, defineAction, type ModuleManifest } from '../../core/modules/manifest.ts';
+import { moduleScopes } from '../../core/modules/module-scopes.ts';
 import { roomsIds } from './ids.ts';
 import { roomsRealtime } from './realtime.ts';
 import { roomRoutes } from './routes.ts';
@@ -23,8 +24,7 @@ export const roomsModule: ModuleManifest = {
   title: 'Rooms',
   description: 'Named spaces that people and agents join: live shows, auctions, community channels.',
   version: '1.0.0',
-  scopes: ['rooms:read', 'rooms:write'],
-  sessionScopes: ['rooms:read'],
+  ...moduleScopes('rooms', ['read', 'write'], ['read']),
   eventTypes: ['room.created', 'room.updated', 'room.deleted'],
   configSchema: RoomsConfig,
   idPrefixes: roomsIds.prefixes,

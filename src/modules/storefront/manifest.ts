@@ -1,4 +1,5 @@
 import type { ModuleManifest } from '../../core/modules/manifest.ts';
+import { moduleScopes } from '../../core/modules/module-scopes.ts';
 import { storefrontIds } from './ids.ts';
 import { storefrontRoutes } from './routes.ts';
 import { StorefrontConfig } from './schema.ts';
@@ -13,8 +14,7 @@ export const storefrontModule: ModuleManifest = {
   description:
     'Brand metadata and published auction listings for storefronts and white-label apps (product keys), operators, and mobile build dispatch.',
   version: '1.0.0',
-  scopes: ['storefront:read'],
-  sessionScopes: [],
+  ...moduleScopes('storefront', ['read']),
   eventTypes: ['mobile_build.queued', 'mobile_build.succeeded', 'mobile_build.failed'],
   configSchema: StorefrontConfig,
   idPrefixes: storefrontIds.prefixes,
