@@ -91,7 +91,7 @@ export class Cluster {
   }
 
   /** `svc start` on `port`; resolves once it listens. */
-  async start(name: string, port: number, timeoutMs = 90_000): Promise<Instance> {
+  async start(name: string, port: number, timeoutMs = 180_000): Promise<Instance> {
     const child = spawn(process.execPath, [BIN, 'start'], {
       cwd: ROOT,
       env: { ...this.env, PORT: String(port) },
@@ -110,12 +110,19 @@ export class Cluster {
     child.stderr?.on('data', take);
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const instance = { name, port, child, lines, exited };
-    await this.until(
-      () => lines.some((line) => line.startsWith('svc listening on')),
-      timeoutMs,
-      () => `${name} to listen on ${port}:\n${lines.slice(-20).join('\n')}`,
-      exited,
-    );
+    try {
+      await this.until(
+        () => lines.some((line) => line.startsWith('svc listening on')),
+        timeoutMs,
+        () => `${name} to listen on ${port}:\n${lines.slice(-20).join('\n')}`,
+        exited,
+      );
+    } catch (error) {
+      // A start given up on must not hold the port for the next attempt.
+      child.kill('SIGKILL');
+      await exited;
+      throw error;
+    }
     return instance;
   }
 
