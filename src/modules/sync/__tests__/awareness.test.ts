@@ -1,20 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { WebSocket } from 'ws';
-import type { WebsocketProvider } from 'y-websocket';
+import { describe, test } from 'node:test';
 import { eventually } from '../../../../test/support/eventually.ts';
 import { DEFAULT_SYNC_LIMITS, SYNC_CLOSE } from '../limits.ts';
 import { type AwarenessEntry, awarenessMessage, encodeAwarenessEntries } from '../protocol.ts';
-import {
-  closeCode,
-  provider,
-  type SyncInstance,
-  type SyncTenant,
-  startSyncInstance,
-  synced,
-  syncToken,
-  tenantWithRoom,
-} from './support.ts';
+import { syncSuite } from './suites.ts';
+import { rawClient, socketUrl, synced } from './support.ts';
 
 /**
  * Issue 28 item 5: a connection may set or remove only the awareness client ids it introduced (another
@@ -22,38 +12,11 @@ import {
  * states it sets are bounded in size, depth and number (4413).
  */
 
-let t: SyncInstance;
-let tenant: SyncTenant;
-const providers: WebsocketProvider[] = [];
-
-before(async () => {
-  t = await startSyncInstance();
-  tenant = await tenantWithRoom(t);
-});
-after(async () => {
-  for (const p of providers) {
-    p.destroy();
-    p.doc.destroy();
-  }
-  await t.close();
-});
-
-function open(room: string, token: string): WebsocketProvider {
-  const p = provider(t, room, token);
-  providers.push(p);
-  return p;
-}
+const s = syncSuite();
 
 /** A raw client of the document (another actor's token), attached once the server sent its step 1. */
-async function rawClient(room: string) {
-  const token = await syncToken(t, tenant.apiKey);
-  const socket = new WebSocket(`${t.syncUrl}/${room}?token=${encodeURIComponent(token)}`);
-  socket.binaryType = 'nodebuffer';
-  const closed = closeCode(socket);
-  await new Promise<void>((resolve, reject) => {
-    socket.once('message', () => resolve());
-    socket.once('error', reject);
-  });
+async function awarenessClient(room: string) {
+  const { socket, closed } = await rawClient(socketUrl(s.t, room, await s.token()));
   return {
     closed,
     sendStates(entries: AwarenessEntry[]) {
@@ -65,9 +28,9 @@ async function rawClient(room: string) {
 
 describe('awareness', () => {
   test('a client can neither overwrite nor remove another client’s state; its own goes through', async () => {
-    const room = `${tenant.roomId}/spoof`;
-    const victim = open(room, await syncToken(t, tenant.apiKey));
-    const observer = open(room, await syncToken(t, tenant.apiKey));
+    const room = `${s.tenant.roomId}/spoof`;
+    const victim = s.open(room, await s.token());
+    const observer = s.open(room, await s.token());
     await Promise.all([synced(victim), synced(observer)]);
     victim.awareness.setLocalStateField('user', { name: 'Victim' });
     const victimId = victim.doc.clientID;
@@ -77,7 +40,7 @@ describe('awareness', () => {
     });
     const clock = observer.awareness.meta.get(victimId)?.clock ?? 0;
 
-    const spoofer = await rawClient(room);
+    const spoofer = await awarenessClient(room);
     spoofer.sendStates([{ clientId: victimId, clock: clock + 10, json: '{"user":{"name":"Mallory"}}' }]);
     spoofer.sendStates([{ clientId: victimId, clock: clock + 20, json: 'null' }]);
     // Its own id, after the spoofs: once the observer sees it, the spoofs were handled before.
@@ -98,10 +61,10 @@ describe('awareness', () => {
   });
 
   test(`4413: a state over ${DEFAULT_SYNC_LIMITS.maxAwarenessStateBytes} bytes is refused, and reaches nobody`, async () => {
-    const room = `${tenant.roomId}/big`;
-    const observer = open(room, await syncToken(t, tenant.apiKey));
+    const room = `${s.tenant.roomId}/big`;
+    const observer = s.open(room, await s.token());
     await synced(observer);
-    const client = await rawClient(room);
+    const client = await awarenessClient(room);
     const big = JSON.stringify({ blob: 'x'.repeat(200 * 1024) });
     client.sendStates([{ clientId: 777, clock: 1, json: big }]);
     assert.equal(await client.closed, SYNC_CLOSE.documentTooLarge);
@@ -109,14 +72,14 @@ describe('awareness', () => {
   });
 
   test('4413: a state 3,000 levels deep is refused', async () => {
-    const client = await rawClient(`${tenant.roomId}/deep`);
+    const client = await awarenessClient(`${s.tenant.roomId}/deep`);
     const deep = `${'['.repeat(3000)}${']'.repeat(3000)}`;
     client.sendStates([{ clientId: 778, clock: 1, json: deep }]);
     assert.equal(await client.closed, SYNC_CLOSE.documentTooLarge);
   });
 
   test(`4413: one connection introducing more than ${DEFAULT_SYNC_LIMITS.maxAwarenessClientsPerConnection} client ids`, async () => {
-    const client = await rawClient(`${tenant.roomId}/many`);
+    const client = await awarenessClient(`${s.tenant.roomId}/many`);
     const entries = Array.from({ length: 40 }, (_, i) => ({ clientId: 1000 + i, clock: 1, json: '{}' }));
     client.sendStates(entries);
     assert.equal(await client.closed, SYNC_CLOSE.documentTooLarge);

@@ -1,25 +1,24 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { WebsocketProvider } from 'y-websocket';
+import { describe, test } from 'node:test';
 import { createTestTenant } from '../../../../test/factories.ts';
 import { call } from '../../../../test/helper.ts';
 import { eventually } from '../../../../test/support/eventually.ts';
 import { ManualClock } from '../../../core/clock.ts';
 import { systemTx } from '../../../core/db/tenant-tx.ts';
 import { SYNC_CLOSE } from '../limits.ts';
+import { deleteRoom, documentData, revokeSession } from './rest.ts';
+import { syncSuite } from './suites.ts';
 import {
   configureSync,
   createRoom,
-  provider,
   providerClose,
-  type SyncInstance,
   type SyncTenant,
-  startSyncInstance,
+  socketUrl,
   synced,
   syncSession,
   syncToken,
   tenantWithRoom,
-  tryUpgrade,
+  upgradeOutcome,
 } from './support.ts';
 
 /**
@@ -30,59 +29,26 @@ import {
  */
 
 const ACCESS_CHECK_MS = 30_000;
-let clock: ManualClock;
-let t: SyncInstance;
-const providers: WebsocketProvider[] = [];
-
-function open(room: string, token: string): WebsocketProvider {
-  const p = provider(t, room, token);
-  providers.push(p);
-  return p;
-}
-
-before(async () => {
-  clock = new ManualClock(Date.now());
-  t = await startSyncInstance({
-    clock,
-    limits: {
-      pingIntervalMs: 24 * 3600_000,
-      accessCheckIntervalMs: ACCESS_CHECK_MS,
-      maxConnectionsPerDocument: 2,
-    },
-  });
-});
-after(async () => {
-  for (const p of providers) {
-    p.destroy();
-    p.doc.destroy();
-  }
-  await t.close();
+const clock = new ManualClock(Date.now());
+const s = syncSuite({
+  tenants: 0,
+  clock,
+  limits: {
+    pingIntervalMs: 24 * 3600_000,
+    accessCheckIntervalMs: ACCESS_CHECK_MS,
+    maxConnectionsPerDocument: 2,
+  },
 });
 
-async function storedText(tenant: SyncTenant, docName: string): Promise<unknown> {
-  const res = await call(t.app, {
-    method: 'GET',
-    url: `/v1/rooms/${tenant.roomId}/ydoc?docName=${docName}`,
-    headers: { authorization: `Bearer ${tenant.apiKey}` },
-  });
-  assert.equal(res.statusCode, 200, res.body);
-  return res.json<{ data: { t?: unknown } }>().data.t;
-}
-
-async function refusal(room: string, token: string): Promise<string> {
-  const result = await tryUpgrade(`${t.syncUrl}/${room}?token=${encodeURIComponent(token)}`);
-  if ('socket' in result) {
-    result.socket.close();
-    return 'opened';
-  }
-  return `${result.status} ${(JSON.parse(result.body) as { error: string }).error}`;
-}
+const storedText = async (tenant: SyncTenant, docName: string) =>
+  (await documentData(s.t, tenant, docName)).t;
+const refusal = (room: string, token: string) => upgradeOutcome(socketUrl(s.t, room, token));
 
 describe('limits', () => {
   test('4413: an update that would grow the document past maxDocumentBytes; the document keeps what it had', async () => {
-    const tenant = await tenantWithRoom(t);
-    await configureSync(t, tenant, { enabled: true, config: { maxDocumentBytes: 1024 } });
-    const p = open(`${tenant.roomId}/big`, await syncToken(t, tenant.apiKey));
+    const tenant = await tenantWithRoom(s.t);
+    await configureSync(s.t, tenant, { enabled: true, config: { maxDocumentBytes: 1024 } });
+    const p = s.open(`${tenant.roomId}/big`, await syncToken(s.t, tenant.apiKey));
     await synced(p);
     p.doc.getText('t').insert(0, 'small');
     await eventually(
@@ -98,9 +64,9 @@ describe('limits', () => {
   });
 
   test('4429: more messages than maxUpdatesPerSecond allows (burst twice that)', async () => {
-    const tenant = await tenantWithRoom(t);
-    await configureSync(t, tenant, { enabled: true, config: { maxUpdatesPerSecond: 5 } });
-    const p = open(`${tenant.roomId}/fast`, await syncToken(t, tenant.apiKey));
+    const tenant = await tenantWithRoom(s.t);
+    await configureSync(s.t, tenant, { enabled: true, config: { maxUpdatesPerSecond: 5 } });
+    const p = s.open(`${tenant.roomId}/fast`, await syncToken(s.t, tenant.apiKey));
     await synced(p);
     const closed = providerClose(p);
     // Each insert is one update message; the clock does not move, so the budget of 10 never refills.
@@ -109,48 +75,42 @@ describe('limits', () => {
   });
 
   test('1013: one connection more than maxConnectionsPerDocument; the others go on', async () => {
-    const tenant = await tenantWithRoom(t);
-    const token = await syncToken(t, tenant.apiKey);
-    const a = open(`${tenant.roomId}/cap`, token);
-    const b = open(`${tenant.roomId}/cap`, token);
+    const tenant = await tenantWithRoom(s.t);
+    const token = await syncToken(s.t, tenant.apiKey);
+    const a = s.open(`${tenant.roomId}/cap`, token);
+    const b = s.open(`${tenant.roomId}/cap`, token);
     await Promise.all([synced(a), synced(b)]);
-    const c = open(`${tenant.roomId}/cap`, token);
+    const c = s.open(`${tenant.roomId}/cap`, token);
     assert.equal(await providerClose(c), SYNC_CLOSE.tryAgainLater);
     c.destroy();
     a.doc.getText('t').insert(0, 'still here');
     await eventually('b to receive a’s edit', () => b.doc.getText('t').toString() === 'still here');
     assert.ok(a.wsconnected && b.wsconnected);
     // Another document of the same room has its own count.
-    const other = open(`${tenant.roomId}/other`, token);
+    const other = s.open(`${tenant.roomId}/other`, token);
     await synced(other);
   });
 });
 
 describe('access ends', () => {
   test('4401: the session token passes its exp on the app clock', async () => {
-    const tenant = await tenantWithRoom(t);
-    const p = open(`${tenant.roomId}/exp`, await syncToken(t, tenant.apiKey));
+    const tenant = await tenantWithRoom(s.t);
+    const p = s.open(`${tenant.roomId}/exp`, await syncToken(s.t, tenant.apiKey));
     await synced(p);
     const closed = providerClose(p);
-    clock.advance(t.config.sessionTtlSeconds * 1000 + 1000);
+    clock.advance(s.t.config.sessionTtlSeconds * 1000 + 1000);
     assert.equal(await closed, SYNC_CLOSE.unauthorized);
   });
 
   test('4401: the session is revoked (POST /v1/runtime/sessions/revoke); another session stays', async () => {
-    const tenant = await tenantWithRoom(t);
-    const revoked = await syncSession(t, tenant.apiKey);
-    const kept = await syncSession(t, tenant.apiKey);
-    const p = open(`${tenant.roomId}/revoke`, revoked.token);
-    const q = open(`${tenant.roomId}/revoke`, kept.token);
+    const tenant = await tenantWithRoom(s.t);
+    const revoked = await syncSession(s.t, tenant.apiKey);
+    const kept = await syncSession(s.t, tenant.apiKey);
+    const p = s.open(`${tenant.roomId}/revoke`, revoked.token);
+    const q = s.open(`${tenant.roomId}/revoke`, kept.token);
     await Promise.all([synced(p), synced(q)]);
     const closed = providerClose(p);
-    const res = await call(t.app, {
-      method: 'POST',
-      url: '/v1/runtime/sessions/revoke',
-      headers: { 'x-api-key': tenant.apiKey },
-      payload: { sessionId: revoked.sessionId },
-    });
-    assert.equal(res.statusCode, 200, res.body);
+    await revokeSession(s.t, tenant.apiKey, revoked.sessionId);
     assert.equal(await closed, SYNC_CLOSE.unauthorized);
     q.doc.getText('t').insert(0, 'after');
     await eventually(
@@ -161,17 +121,17 @@ describe('access ends', () => {
   });
 
   test('4403: the tenant switches the module off: open sockets close at the next check, new ones are refused', async () => {
-    const tenant = await tenantWithRoom(t);
-    const token = await syncToken(t, tenant.apiKey);
-    const a = open(tenant.roomId, token);
-    const b = open(`${tenant.roomId}/notes`, token);
+    const tenant = await tenantWithRoom(s.t);
+    const token = await syncToken(s.t, tenant.apiKey);
+    const a = s.open(tenant.roomId, token);
+    const b = s.open(`${tenant.roomId}/notes`, token);
     await Promise.all([synced(a), synced(b)]);
     // A tenant that keeps the module on is not touched by the same check.
-    const other = await tenantWithRoom(t);
-    const bystander = open(other.roomId, await syncToken(t, other.apiKey));
+    const other = await tenantWithRoom(s.t);
+    const bystander = s.open(other.roomId, await syncToken(s.t, other.apiKey));
     await synced(bystander);
     const closed = [providerClose(a), providerClose(b)];
-    await configureSync(t, tenant, { enabled: false });
+    await configureSync(s.t, tenant, { enabled: false });
     clock.advance(ACCESS_CHECK_MS);
     assert.deepEqual(await Promise.all(closed), [SYNC_CLOSE.forbidden, SYNC_CLOSE.forbidden]);
     assert.equal(await refusal(tenant.roomId, token), '403 module_disabled');
@@ -182,7 +142,7 @@ describe('access ends', () => {
 
 describe('room deletion', () => {
   async function rows(tenantId: string, roomId: string): Promise<{ documents: number; updates: number }> {
-    return systemTx(t.db, async (tx) => {
+    return systemTx(s.t.db, async (tx) => {
       const count = async (table: string) => {
         const { rows } = await tx.query<{ n: string }>(
           `select count(*)::text as n from ${table} where tenant_id = $1 and room_id = $2`,
@@ -195,14 +155,14 @@ describe('room deletion', () => {
   }
 
   test('4404: deleting the room deletes its documents and closes their sockets; reconnecting is refused', async () => {
-    const tenant = await createTestTenant(t);
-    const roomId = await createRoom(t, tenant.apiKey);
-    const keep = await createRoom(t, tenant.apiKey);
-    const token = await syncToken(t, tenant.apiKey);
-    const a = open(roomId, token);
-    const b = open(roomId, token);
-    const notes = open(`${roomId}/notes`, token);
-    const elsewhere = open(keep, token);
+    const tenant = await createTestTenant(s.t);
+    const roomId = await createRoom(s.t, tenant.apiKey);
+    const keep = await createRoom(s.t, tenant.apiKey);
+    const token = await syncToken(s.t, tenant.apiKey);
+    const a = s.open(roomId, token);
+    const b = s.open(roomId, token);
+    const notes = s.open(`${roomId}/notes`, token);
+    const elsewhere = s.open(keep, token);
     await Promise.all([synced(a), synced(b), synced(notes), synced(elsewhere)]);
     a.doc.getText('t').insert(0, 'doomed');
     notes.doc.getText('t').insert(0, 'doomed too');
@@ -214,12 +174,7 @@ describe('room deletion', () => {
     });
 
     const closed = [providerClose(a), providerClose(b), providerClose(notes)];
-    const res = await call(t.app, {
-      method: 'DELETE',
-      url: `/v1/rooms/${roomId}`,
-      headers: { authorization: `Bearer ${tenant.apiKey}` },
-    });
-    assert.equal(res.statusCode, 200, res.body);
+    await deleteRoom(s.t, tenant.apiKey, roomId);
     assert.deepEqual(await Promise.all(closed), [
       SYNC_CLOSE.roomDeleted,
       SYNC_CLOSE.roomDeleted,
@@ -231,14 +186,14 @@ describe('room deletion', () => {
     assert.equal((await rows(tenant.tenantId, keep)).documents, 1);
     assert.ok(elsewhere.wsconnected);
     // A room created again under the id starts with an empty document.
-    const again = await call(t.app, {
+    const again = await call(s.t.app, {
       method: 'POST',
       url: '/v1/rooms',
       headers: { authorization: `Bearer ${tenant.apiKey}` },
       payload: { id: roomId },
     });
     assert.equal(again.statusCode, 201, again.body);
-    const fresh = open(roomId, token);
+    const fresh = s.open(roomId, token);
     await synced(fresh);
     assert.equal(fresh.doc.getText('t').toString(), '');
   });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import * as encoding from 'lib0/encoding';
 import { WebSocket } from 'ws';
 import { Awareness, encodeAwarenessUpdate } from 'y-protocols/awareness';
@@ -8,16 +8,8 @@ import * as Y from 'yjs';
 import { eventually } from '../../../../test/support/eventually.ts';
 import { ManualClock } from '../../../core/clock.ts';
 import { DEFAULT_SYNC_LIMITS, SYNC_CLOSE } from '../limits.ts';
-import {
-  closeCode,
-  configureSync,
-  provider,
-  type SyncInstance,
-  startSyncInstance,
-  synced,
-  syncToken,
-  tenantWithRoom,
-} from './support.ts';
+import { syncSuite } from './suites.ts';
+import { configureSync, rawClient, socketUrl, synced, syncToken, tenantWithRoom } from './support.ts';
 
 /**
  * Peers that stop taking part: one that no longer answers pings is dropped, one that stops reading is
@@ -27,44 +19,18 @@ import {
  */
 
 const PING_MS = 10_000;
-let clock: ManualClock;
-let t: SyncInstance;
-const providers: WebsocketProvider[] = [];
-
-before(async () => {
-  clock = new ManualClock(Date.now());
-  t = await startSyncInstance({
-    clock,
-    // The default send buffer limit (8 MiB) is what is tested; access checks stay out of the way.
-    limits: { pingIntervalMs: PING_MS, accessCheckIntervalMs: 24 * 3600_000 },
-  });
-});
-after(async () => {
-  for (const p of providers) {
-    p.destroy();
-    p.doc.destroy();
-  }
-  await t.close();
+const clock = new ManualClock(Date.now());
+const s = syncSuite({
+  tenants: 0,
+  clock,
+  // The default send buffer limit (8 MiB) is what is tested; access checks stay out of the way.
+  limits: { pingIntervalMs: PING_MS, accessCheckIntervalMs: 24 * 3600_000 },
 });
 
-function open(room: string, token: string): WebsocketProvider {
-  const p = provider(t, room, token);
-  providers.push(p);
-  return p;
-}
-
-/** A raw client of the document, open once the server has sent its step 1 (it is attached then). */
-async function rawClient(room: string, token: string, options: { autoPong?: boolean } = {}) {
-  const socket = new WebSocket(`${t.syncUrl}/${room}?token=${encodeURIComponent(token)}`, {
-    autoPong: options.autoPong ?? true,
-  });
-  socket.binaryType = 'nodebuffer';
-  const closed = guarded(closeCode(socket), 'the server to close the raw client');
-  await new Promise<void>((resolve, reject) => {
-    socket.once('message', () => resolve());
-    socket.once('error', reject);
-  });
-  return { socket, closed };
+/** A raw client of the document whose close the test awaits (guarded). */
+async function guardedClient(room: string, token: string, options: { autoPong?: boolean } = {}) {
+  const { socket, closed } = await rawClient(socketUrl(s.t, room, token), options);
+  return { socket, closed: guarded(closed, 'the server to close the raw client') };
 }
 
 /** A guard, not a threshold: a close that never comes fails the test instead of hanging it. */
@@ -85,23 +51,23 @@ function pinged(p: WebsocketProvider): Promise<void> {
 
 /** The server's side of every connection whose close it has started (close frame queued). */
 function serverSocketsClosing(): number {
-  return [...t.app.websocketServer.clients].filter((ws) => ws.readyState === WebSocket.CLOSING).length;
+  return [...s.t.app.websocketServer.clients].filter((ws) => ws.readyState === WebSocket.CLOSING).length;
 }
 
 describe('peers that stop taking part', () => {
   test('a peer that does not answer a ping is dropped at the next one; peers that answer stay', async () => {
-    const tenant = await tenantWithRoom(t);
-    const token = await syncToken(t, tenant.apiKey);
+    const tenant = await tenantWithRoom(s.t);
+    const token = await syncToken(s.t, tenant.apiKey);
     const room = `${tenant.roomId}/ping`;
-    const live = open(room, token);
-    const watcher = open(room, token);
+    const live = s.open(room, token);
+    const watcher = s.open(room, token);
     await Promise.all([synced(live), synced(watcher)]);
-    const hub = t.hub;
+    const hub = s.t.hub;
     const before = hub.stats.connections;
 
     // A client that stays silent and does not answer pings (its awareness state is set, so its
     // disappearance is visible to the others).
-    const dead = await rawClient(room, token, { autoPong: false });
+    const dead = await guardedClient(room, token, { autoPong: false });
     const deadId = 424242;
     const ghostDoc = new Y.Doc();
     ghostDoc.clientID = deadId;
@@ -145,18 +111,18 @@ describe('peers that stop taking part', () => {
   });
 
   test('1013: a client that stops reading is closed once 8 MiB wait for it; the writer and other readers go on', async () => {
-    const tenant = await tenantWithRoom(t);
+    const tenant = await tenantWithRoom(s.t);
     // Room for the updates this test sends (each appended to the log) and no rate limit in the way.
-    await configureSync(t, tenant, {
+    await configureSync(s.t, tenant, {
       enabled: true,
       config: { maxDocumentBytes: 64 * 1024 * 1024, maxUpdatesPerSecond: 10_000 },
     });
-    const token = await syncToken(t, tenant.apiKey);
+    const token = await syncToken(s.t, tenant.apiKey);
     const room = `${tenant.roomId}/slow`;
-    const writer = open(room, token);
-    const reader = open(room, token);
+    const writer = s.open(room, token);
+    const reader = s.open(room, token);
     await Promise.all([synced(writer), synced(reader)]);
-    const slow = await rawClient(room, token);
+    const slow = await guardedClient(room, token);
     // The slow client stops reading its TCP socket: the kernel's buffers fill, then the server's.
     slow.socket.pause();
 

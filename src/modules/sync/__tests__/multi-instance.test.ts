@@ -1,25 +1,13 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
-import type { WebsocketProvider } from 'y-websocket';
-import { call, testConfig } from '../../../../test/helper.ts';
-import { type Deployment, deployment, redisUrl } from '../../../../test/realtime-gateway/support.ts';
+import { redisUrl } from '../../../../test/realtime-gateway/support.ts';
 import { eventually } from '../../../../test/support/eventually.ts';
-import type { Database } from '../../../core/db/database.ts';
-import { openDatabase } from '../../../runtime.ts';
 import { documentChannel, documentKey } from '../document-key.ts';
-import { SYNC_CLOSE, type SyncLimits } from '../limits.ts';
-import {
-  createRoom,
-  provider,
-  providerClose,
-  type SyncInstance,
-  type SyncTenant,
-  startSyncInstance,
-  synced,
-  syncToken,
-  tenantWithRoom,
-} from './support.ts';
+import { SYNC_CLOSE } from '../limits.ts';
+import { deleteRoom } from './rest.ts';
+import { twoInstancesSuite } from './suites.ts';
+import { createRoom, providerClose, type SyncTenant, synced, syncToken, tenantWithRoom } from './support.ts';
 
 /**
  * Two app instances on one database (each its own pool with DATABASE_URL) and one backplane (Redis with
@@ -29,42 +17,17 @@ import {
  */
 
 /** No periodic re-read during the test: only a gap in the backplane's delivery starts one. */
-const limits: Partial<SyncLimits> = { resyncIntervalMs: 24 * 3600_000 };
-let shared: Deployment;
-let a: SyncInstance;
-let b: SyncInstance;
-let ownDb: Database | undefined;
+const s = twoInstancesSuite({ resyncIntervalMs: 24 * 3600_000 });
 let tenant: SyncTenant;
-const providers: WebsocketProvider[] = [];
-function open(t: SyncInstance, room: string, token: string): WebsocketProvider {
-  const p = provider(t, room, token);
-  providers.push(p);
-  return p;
-}
-
 before(async () => {
-  shared = deployment();
-  a = await startSyncInstance({ deployment: shared, limits });
-  const config = testConfig();
-  if (config.databaseUrl !== undefined) ownDb = await openDatabase(config);
-  b = await startSyncInstance({ deployment: shared, db: ownDb ?? a.db, limits });
-  tenant = await tenantWithRoom(a);
-});
-after(async () => {
-  for (const p of providers) {
-    p.destroy();
-    p.doc.destroy();
-  }
-  await Promise.all([b.close(), a.close()]);
-  await ownDb?.close();
-  await shared.cleanup();
+  tenant = await tenantWithRoom(s.a);
 });
 
 describe('sync on two instances', () => {
   test('clients on both instances edit one Y.Text at once and converge; awareness crosses', async () => {
-    const token = await syncToken(a, tenant.apiKey);
-    const onA = open(a, tenant.roomId, token);
-    const onB = open(b, tenant.roomId, token);
+    const token = await syncToken(s.a, tenant.apiKey);
+    const onA = s.open(s.a, tenant.roomId, token);
+    const onB = s.open(s.b, tenant.roomId, token);
     await Promise.all([synced(onA), synced(onB)]);
     for (let i = 0; i < 25; i++) {
       onA.doc.getText('t').insert(0, `a${i};`);
@@ -91,17 +54,17 @@ describe('sync on two instances', () => {
   test('an update published while B’s Redis link is down reaches B’s clients by the re-read from the database', {
     skip: redisUrl === undefined ? 'needs REDIS_URL' : false,
   }, async () => {
-    const token = await syncToken(a, tenant.apiKey);
+    const token = await syncToken(s.a, tenant.apiKey);
     const room = `${tenant.roomId}/drop`;
-    const onA = open(a, room, token);
-    const onB = open(b, room, token);
+    const onA = s.open(s.a, room, token);
+    const onB = s.open(s.b, room, token);
     await Promise.all([synced(onA), synced(onB)]);
     onA.doc.getText('t').insert(0, 'before;');
     await eventually('B to have it', () => onB.doc.getText('t').toString() === 'before;');
 
-    const hubB = b.hub;
+    const hubB = s.b.hub;
     // B's subscriber connection (private to the backplane; reached into here to cut it at a known moment).
-    const subscriberOfB = (b.backplane.pubsub as unknown as { subscriber: Redis }).subscriber;
+    const subscriberOfB = (s.b.backplane.pubsub as unknown as { subscriber: Redis }).subscriber;
     // A listener of our own on the document's channel: it sees each message when Redis sends it to B too.
     const listener = new Redis(redisUrl ?? '');
     const seen: { from?: string; kind?: string }[] = [];
@@ -118,7 +81,7 @@ describe('sync on two instances', () => {
       subscriberOfB.stream.pause();
       onA.doc.getText('t').insert(7, 'during;');
       await eventually('Redis to have sent A’s update (to B as well)', () =>
-        seen.some((m) => m.kind === 'update' && m.from === a.backplane.instanceId),
+        seen.some((m) => m.kind === 'update' && m.from === s.a.backplane.instanceId),
       );
       assert.equal(onB.doc.getText('t').toString(), 'before;', 'B has not received it');
       assert.equal(hubB.stats.resyncs, resyncsBefore);
@@ -146,20 +109,15 @@ describe('sync on two instances', () => {
   });
 
   test('a room deleted through A closes its document’s sockets on B too (4404)', async () => {
-    const roomId = await createRoom(a, tenant.apiKey);
-    const token = await syncToken(a, tenant.apiKey);
-    const onA = open(a, roomId, token);
-    const onB = open(b, roomId, token);
+    const roomId = await createRoom(s.a, tenant.apiKey);
+    const token = await syncToken(s.a, tenant.apiKey);
+    const onA = s.open(s.a, roomId, token);
+    const onB = s.open(s.b, roomId, token);
     await Promise.all([synced(onA), synced(onB)]);
     onB.doc.getText('t').insert(0, 'x');
     await eventually('A to have it', () => onA.doc.getText('t').toString() === 'x');
     const closed = [providerClose(onA), providerClose(onB)];
-    const res = await call(a.app, {
-      method: 'DELETE',
-      url: `/v1/rooms/${roomId}`,
-      headers: { authorization: `Bearer ${tenant.apiKey}` },
-    });
-    assert.equal(res.statusCode, 200, res.body);
+    await deleteRoom(s.a, tenant.apiKey, roomId);
     assert.deepEqual(await Promise.all(closed), [SYNC_CLOSE.roomDeleted, SYNC_CLOSE.roomDeleted]);
   });
 });

@@ -1,51 +1,21 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import * as encoding from 'lib0/encoding';
 import type { WebSocket } from 'ws';
-import type { WebsocketProvider } from 'y-websocket';
-import type * as Y from 'yjs';
 import { createApiKey, createTestTenant } from '../../../../test/factories.ts';
 import { eventually } from '../../../../test/support/eventually.ts';
 import { DEFAULT_SYNC_LIMITS, SYNC_CLOSE } from '../limits.ts';
-import {
-  closeCode,
-  provider,
-  type SyncInstance,
-  type SyncTenant,
-  startSyncInstance,
-  synced,
-  syncToken,
-  tenantWithRoom,
-  tryUpgrade,
-} from './support.ts';
+import { documentData } from './rest.ts';
+import { syncSuite } from './suites.ts';
+import { closeCode, socketUrl, synced, syncToken, tryUpgrade, upgradeOutcome } from './support.ts';
 
-let t: SyncInstance;
-let tenant: SyncTenant;
-const providers: WebsocketProvider[] = [];
-
-function open(room: string, token: string, doc?: Y.Doc): WebsocketProvider {
-  const p = provider(t, room, token, doc);
-  providers.push(p);
-  return p;
-}
-
-before(async () => {
-  t = await startSyncInstance({ limits: { maxFrameBytes: 64 * 1024 } });
-  tenant = await tenantWithRoom(t);
-});
-after(async () => {
-  for (const p of providers) {
-    p.destroy();
-    p.doc.destroy();
-  }
-  await t.close();
-});
+const s = syncSuite({ limits: { maxFrameBytes: 64 * 1024 } });
 
 describe('the stock y-websocket provider', () => {
   test('two clients edit one Y.Text at once and converge; a third joining late gets the whole document', async () => {
-    const token = await syncToken(t, tenant.apiKey);
-    const a = open(tenant.roomId, token);
-    const b = open(tenant.roomId, token);
+    const token = await s.token();
+    const a = s.open(s.tenant.roomId, token);
+    const b = s.open(s.tenant.roomId, token);
     await Promise.all([synced(a), synced(b)]);
     const textA = a.doc.getText('t');
     const textB = b.doc.getText('t');
@@ -61,7 +31,7 @@ describe('the stock y-websocket provider', () => {
       assert.ok(textA.toString().includes(`a${i} `));
       assert.ok(textA.toString().includes(`b${i} `));
     }
-    const c = open(tenant.roomId, token);
+    const c = s.open(s.tenant.roomId, token);
     await synced(c);
     await eventually(
       'the late joiner to hold everything',
@@ -70,10 +40,10 @@ describe('the stock y-websocket provider', () => {
   });
 
   test('documents of one room are separate (roomId/docName)', async () => {
-    const token = await syncToken(t, tenant.apiKey);
-    const one = open(`${tenant.roomId}/notes`, token);
-    const two = open(`${tenant.roomId}/notes`, token);
-    const other = open(`${tenant.roomId}/other`, token);
+    const token = await s.token();
+    const one = s.open(`${s.tenant.roomId}/notes`, token);
+    const two = s.open(`${s.tenant.roomId}/notes`, token);
+    const other = s.open(`${s.tenant.roomId}/other`, token);
     await Promise.all([synced(one), synced(two), synced(other)]);
     one.doc.getMap('m').set('k', 'v');
     await eventually('the same document to receive it', () => two.doc.getMap('m').get('k') === 'v');
@@ -81,14 +51,14 @@ describe('the stock y-websocket provider', () => {
   });
 
   test('the awareness of a client that closed disappears for the others', async () => {
-    const token = await syncToken(t, tenant.apiKey);
-    const a = open(`${tenant.roomId}/aw`, token);
-    const b = open(`${tenant.roomId}/aw`, token);
+    const token = await s.token();
+    const a = s.open(`${s.tenant.roomId}/aw`, token);
+    const b = s.open(`${s.tenant.roomId}/aw`, token);
     await Promise.all([synced(a), synced(b)]);
     a.awareness.setLocalStateField('user', { name: 'Ada' });
     const aId = a.doc.clientID;
     await eventually('b to see a', () => b.awareness.getStates().get(aId)?.user !== undefined);
-    const c = open(`${tenant.roomId}/aw`, token);
+    const c = s.open(`${s.tenant.roomId}/aw`, token);
     await synced(c);
     await eventually(
       'a late joiner to see a at once',
@@ -100,12 +70,12 @@ describe('the stock y-websocket provider', () => {
   });
 
   test('a read-only token reads and shares awareness, but its updates are dropped', async () => {
-    const writer = open(`${tenant.roomId}/ro`, await syncToken(t, tenant.apiKey));
-    const reader = open(`${tenant.roomId}/ro`, await syncToken(t, tenant.apiKey, { scopes: ['sync:read'] }));
+    const writer = s.open(`${s.tenant.roomId}/ro`, await s.token());
+    const reader = s.open(`${s.tenant.roomId}/ro`, await s.token({ scopes: ['sync:read'] }));
     await Promise.all([synced(writer), synced(reader)]);
     writer.doc.getText('t').insert(0, 'written');
     await eventually('the reader to read it', () => reader.doc.getText('t').toString() === 'written');
-    const hub = t.hub;
+    const hub = s.t.hub;
     const droppedBefore = hub.stats.droppedUpdates;
     reader.doc.getText('t').insert(0, 'forged ');
     reader.awareness.setLocalStateField('user', { name: 'Reader' });
@@ -115,7 +85,7 @@ describe('the stock y-websocket provider', () => {
     );
     // A later edit of the writer arrives after anything the reader sent before: the forged one never did.
     writer.doc.getText('t').insert(7, '!');
-    const late = open(`${tenant.roomId}/ro`, await syncToken(t, tenant.apiKey));
+    const late = s.open(`${s.tenant.roomId}/ro`, await s.token());
     await synced(late);
     await eventually(
       'the late joiner to get the writer’s edits',
@@ -123,65 +93,51 @@ describe('the stock y-websocket provider', () => {
     );
     assert.equal(writer.doc.getText('t').toString(), 'written!');
     assert.ok(hub.stats.droppedUpdates > droppedBefore, 'the dropped update is counted');
-    const rest = await t.app.inject({
-      method: 'GET',
-      url: `/v1/rooms/${tenant.roomId}/ydoc?docName=ro`,
-      headers: { authorization: `Bearer ${tenant.apiKey}` },
-    });
-    assert.deepEqual(rest.json<{ data: unknown }>().data, { t: 'written!' });
+    assert.deepEqual(await documentData(s.t, s.tenant, 'ro'), { t: 'written!' });
   });
 });
 
 describe('refusals before the upgrade', () => {
-  const url = (room: string, token?: string) =>
-    `${t.syncUrl}/${room}${token === undefined ? '' : `?token=${encodeURIComponent(token)}`}`;
-  const refusal = async (target: string) => {
-    const result = await tryUpgrade(target);
-    if ('socket' in result) {
-      result.socket.close();
-      return 'opened';
-    }
-    return `${result.status} ${(JSON.parse(result.body) as { error: string }).error}`;
-  };
+  const refusal = (token?: string) => upgradeOutcome(socketUrl(s.t, s.tenant.roomId, token));
 
   test('no token: 401 unauthorized', async () => {
-    assert.equal(await refusal(url(tenant.roomId)), '401 unauthorized');
+    assert.equal(await refusal(), '401 unauthorized');
   });
   test('a token without the sync module: 403 insufficient_scope', async () => {
-    const token = await syncToken(t, tenant.apiKey, { modules: ['rooms', 'chat'] });
-    assert.equal(await refusal(url(tenant.roomId, token)), '403 insufficient_scope');
+    const token = await s.token({ modules: ['rooms', 'chat'] });
+    assert.equal(await refusal(token), '403 insufficient_scope');
   });
   test('a token limited to another room: 403 forbidden', async () => {
-    const token = await syncToken(t, tenant.apiKey, { roomId: 'some-other-room' });
-    assert.equal(await refusal(url(tenant.roomId, token)), '403 forbidden');
+    const token = await s.token({ roomId: 'some-other-room' });
+    assert.equal(await refusal(token), '403 forbidden');
   });
   test("a token of another tenant: 404 not_found (the room is not the token's tenant's)", async () => {
-    const stranger = await createTestTenant(t);
-    const token = await syncToken(t, stranger.apiKey);
-    assert.equal(await refusal(url(tenant.roomId, token)), '404 not_found');
+    const stranger = await createTestTenant(s.t);
+    const token = await syncToken(s.t, stranger.apiKey);
+    assert.equal(await refusal(token), '404 not_found');
   });
   test('a forged token: 401 invalid_token', async () => {
-    const token = await syncToken(t, tenant.apiKey);
+    const token = await s.token();
     const forged = `${token.slice(0, -4)}${token.endsWith('AAAA') ? 'BBBB' : 'AAAA'}`;
-    assert.equal(await refusal(url(tenant.roomId, forged)), '401 invalid_token');
+    assert.equal(await refusal(forged), '401 invalid_token');
   });
   test('an API key without sync:read: 403 insufficient_scope', async () => {
-    const key = await createApiKey(t, tenant.tenantId, ['rooms:read']);
-    assert.equal(await refusal(url(tenant.roomId, key)), '403 insufficient_scope');
+    const key = await createApiKey(s.t, s.tenant.tenantId, ['rooms:read']);
+    assert.equal(await refusal(key), '403 insufficient_scope');
   });
   test('the control: the right token opens', async () => {
-    assert.equal(await refusal(url(tenant.roomId, await syncToken(t, tenant.apiKey))), 'opened');
+    assert.equal(await refusal(await s.token()), 'opened');
   });
 });
 
 describe('without the upgrade', () => {
   test('GET /v1/sync/:roomId[/:docName] answers where to connect and every limit a client meets', async () => {
-    const token = await syncToken(t, tenant.apiKey);
-    for (const path of [tenant.roomId, `${tenant.roomId}/notes`]) {
-      const res = await t.app.inject({ method: 'GET', url: `/v1/sync/${path}?token=${token}` });
+    const token = await s.token();
+    for (const path of [s.tenant.roomId, `${s.tenant.roomId}/notes`]) {
+      const res = await s.t.app.inject({ method: 'GET', url: `/v1/sync/${path}?token=${token}` });
       assert.equal(res.statusCode, 200, res.body);
       assert.deepEqual(res.json(), {
-        url: `${t.config.publicUrl.replace(/^http/, 'ws')}/v1/sync/${path}`,
+        url: `${s.t.config.publicUrl.replace(/^http/, 'ws')}/v1/sync/${path}`,
         limits: {
           // The instance's limits (this test's instance has 64 KiB frames) and the tenant's configuration.
           maxFrameBytes: 64 * 1024,
@@ -198,7 +154,7 @@ describe('without the upgrade', () => {
 
 describe('OpenAPI', () => {
   test('lists the upgrade routes and the REST routes', async () => {
-    const res = await t.app.inject({ method: 'GET', url: '/openapi.json' });
+    const res = await s.t.app.inject({ method: 'GET', url: '/openapi.json' });
     assert.equal(res.statusCode, 200);
     const paths = res.json<{
       paths: Record<string, Record<string, { operationId?: string; responses?: Record<string, unknown> }>>;
@@ -215,16 +171,16 @@ describe('OpenAPI', () => {
 
 describe('bad frames close only their own connection', () => {
   async function raw(room: string): Promise<WebSocket> {
-    const result = await tryUpgrade(`${t.syncUrl}/${room}?token=${await syncToken(t, tenant.apiKey)}`);
+    const result = await tryUpgrade(socketUrl(s.t, room, await s.token()));
     if (!('socket' in result)) throw new Error(`refused: ${result.status} ${result.body}`);
     return result.socket;
   }
-  const room = () => `${tenant.roomId}/frames`;
+  const room = () => `${s.tenant.roomId}/frames`;
 
   test('malformed, text, unknown-step and oversized frames get 1007, 1003, 1007 and 1009', async () => {
-    const token = await syncToken(t, tenant.apiKey);
-    const bystander = open(room(), token);
-    const peer = open(room(), token);
+    const token = await s.token();
+    const bystander = s.open(room(), token);
+    const peer = s.open(room(), token);
     await Promise.all([synced(bystander), synced(peer)]);
 
     const garbage = await raw(room());

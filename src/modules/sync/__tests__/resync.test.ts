@@ -1,19 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { WebsocketProvider } from 'y-websocket';
+import { test } from 'node:test';
 import * as Y from 'yjs';
 import { redisUrl } from '../../../../test/realtime-gateway/support.ts';
 import { eventually } from '../../../../test/support/eventually.ts';
 import { ManualClock } from '../../../core/clock.ts';
 import { systemTx } from '../../../core/db/tenant-tx.ts';
-import {
-  provider,
-  type SyncInstance,
-  startSyncInstance,
-  synced,
-  syncToken,
-  tenantWithRoom,
-} from './support.ts';
+import { syncSuite } from './suites.ts';
+import { synced } from './support.ts';
 
 /**
  * With Redis, a message can be lost without any sign (an instance that committed an update and died before
@@ -22,38 +15,22 @@ import {
  */
 
 const RESYNC_MS = 30_000;
-let clock: ManualClock;
-let t: SyncInstance | undefined;
-const providers: WebsocketProvider[] = [];
-
-before(async () => {
-  if (redisUrl === undefined) return;
-  clock = new ManualClock(Date.now());
-  t = await startSyncInstance({
-    clock,
-    limits: {
-      resyncIntervalMs: RESYNC_MS,
-      pingIntervalMs: 24 * 3600_000,
-      accessCheckIntervalMs: 24 * 3600_000,
-    },
-  });
-});
-after(async () => {
-  for (const p of providers) {
-    p.destroy();
-    p.doc.destroy();
-  }
-  await t?.close();
+const clock = new ManualClock(Date.now());
+const s = syncSuite({
+  enabled: redisUrl !== undefined,
+  clock,
+  limits: {
+    resyncIntervalMs: RESYNC_MS,
+    pingIntervalMs: 24 * 3600_000,
+    accessCheckIntervalMs: 24 * 3600_000,
+  },
 });
 
 test('an update committed but never published reaches the clients at the periodic re-read', {
   skip: redisUrl === undefined ? 'needs REDIS_URL (without Redis one instance holds each document)' : false,
 }, async () => {
-  if (t === undefined) throw new Error('no instance');
-  const instance = t;
-  const tenant = await tenantWithRoom(instance);
-  const p = provider(instance, `${tenant.roomId}/lost`, await syncToken(instance, tenant.apiKey));
-  providers.push(p);
+  const { t: instance, tenant } = s;
+  const p = s.open(`${tenant.roomId}/lost`, await s.token());
   await synced(p);
   p.doc.getText('t').insert(0, 'seen;');
   const hub = instance.hub;

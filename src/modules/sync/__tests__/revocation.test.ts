@@ -1,20 +1,17 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { WebsocketProvider } from 'y-websocket';
+import { describe, test } from 'node:test';
 import { hostedToken } from '../../../../test/factories.ts';
-import { call, testConfig } from '../../../../test/helper.ts';
-import { type Deployment, deployment } from '../../../../test/realtime-gateway/support.ts';
+import { call } from '../../../../test/helper.ts';
 import { eventually } from '../../../../test/support/eventually.ts';
-import type { Database } from '../../../core/db/database.ts';
 import { createApiKey } from '../../../core/tenancy/api-keys.ts';
-import { openDatabase } from '../../../runtime.ts';
-import { SYNC_CLOSE, type SyncLimits } from '../limits.ts';
+import { SYNC_CLOSE } from '../limits.ts';
+import { documentData, getDocument, revokeSession } from './rest.ts';
+import { twoInstancesSuite } from './suites.ts';
 import {
-  provider,
   providerClose,
   type SyncInstance,
   type SyncTenant,
-  startSyncInstance,
+  socketUrl,
   synced,
   syncSession,
   tenantWithRoom,
@@ -28,40 +25,11 @@ import {
  * only the revocation can explain a close. Two instances on one database and one backplane.
  */
 
-const limits: Partial<SyncLimits> = { accessCheckIntervalMs: 24 * 3600_000, pingIntervalMs: 24 * 3600_000 };
-let shared: Deployment;
-let a: SyncInstance;
-let b: SyncInstance;
-let ownDb: Database | undefined;
-const providers: WebsocketProvider[] = [];
-
-before(async () => {
-  shared = deployment();
-  a = await startSyncInstance({ deployment: shared, limits });
-  const config = testConfig();
-  if (config.databaseUrl !== undefined) ownDb = await openDatabase(config);
-  b = await startSyncInstance({ deployment: shared, db: ownDb ?? a.db, limits });
-});
-after(async () => {
-  for (const p of providers) {
-    p.destroy();
-    p.doc.destroy();
-  }
-  await b.close();
-  await a.close();
-  await ownDb?.close();
-  await shared.cleanup();
-});
-
-function open(t: SyncInstance, room: string, token: string): WebsocketProvider {
-  const p = provider(t, room, token);
-  providers.push(p);
-  return p;
-}
+const s = twoInstancesSuite({ accessCheckIntervalMs: 24 * 3600_000, pingIntervalMs: 24 * 3600_000 });
 
 /** A key of the tenant with these scopes: its secret and its id (to revoke it). */
 async function keyOf(tenant: SyncTenant, scopes: string[]): Promise<{ key: string; id: string }> {
-  const { db, clock, registry } = a.app.services;
+  const { db, clock, registry } = s.a.app.services;
   const created = await createApiKey(
     { db, tenantId: tenant.tenantId, clock },
     { name: `sync ${scopes.join(' ')}`, scopes, knownScopes: registry.knownScopes },
@@ -71,7 +39,7 @@ async function keyOf(tenant: SyncTenant, scopes: string[]): Promise<{ key: strin
 
 /** DELETE /api/console/tenants/:tenantId/api-keys/:keyId as the tenant's owner, on instance A. */
 async function revokeKey(tenant: SyncTenant, keyId: string): Promise<void> {
-  const res = await call(a.app, {
+  const res = await call(s.a.app, {
     method: 'DELETE',
     url: `/api/console/tenants/${tenant.tenantId}/api-keys/${keyId}`,
     headers: { authorization: `Bearer ${tenant.ownerToken}` },
@@ -80,23 +48,20 @@ async function revokeKey(tenant: SyncTenant, keyId: string): Promise<void> {
 }
 
 async function storedText(t: SyncInstance, tenant: SyncTenant, docName: string): Promise<string> {
-  const res = await call(t.app, {
-    method: 'GET',
-    url: `/v1/rooms/${tenant.roomId}/ydoc?docName=${docName}`,
-    headers: { authorization: `Bearer ${tenant.apiKey}` },
-  });
-  assert.equal(res.statusCode, 200, res.body);
-  return String(res.json<{ data: Record<string, unknown> }>().data.t ?? '');
+  return String((await documentData(t, tenant, docName)).t ?? '');
 }
 
 describe('revoked credentials on /v1/sync, on two instances', () => {
   test('an API key with sync:write: revoked on A, its socket on B closes with 4401 and its edits stop', async (ctx) => {
-    const tenant = await tenantWithRoom(a);
+    const tenant = await tenantWithRoom(s.a);
     const writer = await keyOf(tenant, ['sync:read', 'sync:write']);
-    const p = open(b, `${tenant.roomId}/key`, writer.key);
+    const p = s.open(s.b, `${tenant.roomId}/key`, writer.key);
     await synced(p);
     p.doc.getText('t').insert(0, 'before;');
-    await eventually('the edit to be stored', async () => (await storedText(a, tenant, 'key')) === 'before;');
+    await eventually(
+      'the edit to be stored',
+      async () => (await storedText(s.a, tenant, 'key')) === 'before;',
+    );
 
     const closed = providerClose(p);
     const started = performance.now();
@@ -105,69 +70,53 @@ describe('revoked credentials on /v1/sync, on two instances', () => {
     const ms = Math.round(performance.now() - started);
     // The provider stops on 44xx; an edit made now stays local.
     p.doc.getText('t').insert(0, 'after;');
-    const rest = await call(b.app, {
-      method: 'GET',
-      url: `/v1/rooms/${tenant.roomId}/ydoc?docName=key`,
-      headers: { authorization: `Bearer ${writer.key}` },
-    });
+    const rest = await getDocument(s.b, writer.key, tenant.roomId, 'key');
     assert.equal(rest.statusCode, 401, rest.body);
-    const again = await tryUpgrade(`${b.syncUrl}/${tenant.roomId}/key?token=${writer.key}`);
+    const again = await tryUpgrade(socketUrl(s.b, `${tenant.roomId}/key`, writer.key));
     assert.ok('status' in again && again.status === 401, 'a new upgrade with the key is refused');
-    assert.equal(await storedText(a, tenant, 'key'), 'before;');
+    assert.equal(await storedText(s.a, tenant, 'key'), 'before;');
     ctx.diagnostic(`closed on B ${ms} ms after the revoke call on A`);
   });
 
   test('a session token minted by an API key: the key revoked on A closes the session’s socket on B', async () => {
-    const tenant = await tenantWithRoom(a);
+    const tenant = await tenantWithRoom(s.a);
     const minter = await keyOf(tenant, ['sessions:manage']);
-    const session = await syncSession(a, minter.key);
-    const other = await syncSession(a, tenant.apiKey);
-    const p = open(b, `${tenant.roomId}/minted`, session.token);
-    const q = open(b, `${tenant.roomId}/minted`, other.token);
+    const session = await syncSession(s.a, minter.key);
+    const other = await syncSession(s.a, tenant.apiKey);
+    const p = s.open(s.b, `${tenant.roomId}/minted`, session.token);
+    const q = s.open(s.b, `${tenant.roomId}/minted`, other.token);
     await Promise.all([synced(p), synced(q)]);
 
     const closed = providerClose(p);
     await revokeKey(tenant, minter.id);
     assert.equal(await closed, SYNC_CLOSE.unauthorized);
     // REST refuses the session too, on both instances; a session of another key goes on.
-    for (const t of [a, b]) {
-      const res = await call(t.app, {
-        method: 'GET',
-        url: `/v1/rooms/${tenant.roomId}/ydoc?docName=minted`,
-        headers: { authorization: `Bearer ${session.token}` },
-      });
+    for (const t of [s.a, s.b]) {
+      const res = await getDocument(t, session.token, tenant.roomId, 'minted');
       assert.equal(res.statusCode, 401, res.body);
       assert.match(res.body, /API key that minted it was revoked/);
     }
     q.doc.getText('t').insert(0, 'still here');
     await eventually(
       'the other session’s edit to be stored',
-      async () => (await storedText(a, tenant, 'minted')) === 'still here',
+      async () => (await storedText(s.a, tenant, 'minted')) === 'still here',
     );
     assert.ok(q.wsconnected);
   });
 
   test('a session token revoked by id on A: its socket on B closes with 4401', async () => {
-    const tenant = await tenantWithRoom(a);
-    const session = await syncSession(a, tenant.apiKey);
-    const p = open(b, `${tenant.roomId}/session`, session.token);
+    const tenant = await tenantWithRoom(s.a);
+    const session = await syncSession(s.a, tenant.apiKey);
+    const p = s.open(s.b, `${tenant.roomId}/session`, session.token);
     await synced(p);
     const closed = providerClose(p);
-    const res = await call(a.app, {
-      method: 'POST',
-      url: '/v1/runtime/sessions/revoke',
-      headers: { 'x-api-key': tenant.apiKey },
-      payload: { sessionId: session.sessionId },
-    });
-    assert.equal(res.statusCode, 200, res.body);
+    await revokeSession(s.a, tenant.apiKey, session.sessionId);
     assert.equal(await closed, SYNC_CLOSE.unauthorized);
   });
 
   test('a hosted-auth JWT (a console user) is not a sync credential: 401 before the upgrade', async () => {
-    const tenant = await tenantWithRoom(a);
-    const result = await tryUpgrade(
-      `${b.syncUrl}/${tenant.roomId}?token=${encodeURIComponent(await hostedToken(b, tenant.ownerSub))}`,
-    );
+    const tenant = await tenantWithRoom(s.a);
+    const result = await tryUpgrade(socketUrl(s.b, tenant.roomId, await hostedToken(s.b, tenant.ownerSub)));
     assert.ok('status' in result, 'no socket opens');
     assert.equal(result.status, 401);
     assert.match(result.body, /does not accept a hosted-auth JWT/);

@@ -96,12 +96,14 @@ export async function createRoom(t: TestApp, apiKey: string): Promise<string> {
   return res.json<{ id: string }>().id;
 }
 
+export interface SessionOptions {
+  modules?: string[];
+  roomId?: string;
+  scopes?: string[];
+}
+
 /** A session token through POST /v1/runtime/connect (`scopes` narrows it, e.g. read-only). */
-export async function syncToken(
-  t: TestApp,
-  apiKey: string,
-  options: { modules?: string[]; roomId?: string; scopes?: string[] } = {},
-): Promise<string> {
+export async function syncToken(t: TestApp, apiKey: string, options: SessionOptions = {}): Promise<string> {
   return (await syncSession(t, apiKey, options)).token;
 }
 
@@ -109,7 +111,7 @@ export async function syncToken(
 export async function syncSession(
   t: TestApp,
   apiKey: string,
-  options: { modules?: string[]; roomId?: string; scopes?: string[] } = {},
+  options: SessionOptions = {},
 ): Promise<{ token: string; sessionId: string }> {
   const res = await call(t.app, {
     method: 'POST',
@@ -161,6 +163,36 @@ export function tryUpgrade(url: string): Promise<{ status: number; body: string 
       if (!String(error.message).includes('Unexpected server response')) reject(error);
     });
   });
+}
+
+/** `/v1/sync/<room>` of the instance, with the token as its query when there is one. */
+export function socketUrl(instance: Pick<SyncInstance, 'syncUrl'>, room: string, token?: string): string {
+  return `${instance.syncUrl}/${room}${token === undefined ? '' : `?token=${encodeURIComponent(token)}`}`;
+}
+
+/** What an upgrade got, in a word: `opened` (closed again at once) or `<status> <error code>`. */
+export async function upgradeOutcome(url: string): Promise<string> {
+  const result = await tryUpgrade(url);
+  if ('socket' in result) {
+    result.socket.close();
+    return 'opened';
+  }
+  return `${result.status} ${(JSON.parse(result.body) as { error: string }).error}`;
+}
+
+/** A raw client of a document, open once the server has sent its step 1 (it is attached then). */
+export async function rawClient(
+  url: string,
+  options: { autoPong?: boolean } = {},
+): Promise<{ socket: WebSocket; closed: Promise<number> }> {
+  const socket = new WebSocket(url, { autoPong: options.autoPong ?? true });
+  socket.binaryType = 'nodebuffer';
+  const closed = closeCode(socket);
+  await new Promise<void>((resolve, reject) => {
+    socket.once('message', () => resolve());
+    socket.once('error', reject);
+  });
+  return { socket, closed };
 }
 
 /** Resolves with the close code the server sent. */
