@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { createTestTenant, type TestTenant } from '../../../../test/factories.ts';
-import { buildTestApp, call, type Response, type TestApp } from '../../../../test/helper.ts';
+import { before, describe, test } from 'node:test';
+import { call, type Response } from '../../../../test/helper.ts';
+import { appSuite } from '../../../../test/support/suite.ts';
 import { ManualClock } from '../../../core/clock.ts';
 import { actorNamed, ingest, keyOf } from './support.ts';
 
@@ -30,14 +30,11 @@ function expectBadRequest(res: Response, code: string, field: string): string {
 }
 
 describe('analytics: inherited property names and dates at the edge of what is represented', () => {
-  let t: TestApp;
-  let tenant: TestTenant;
+  const s = appSuite({ clock: new ManualClock(Date.UTC(2026, 4, 20)) });
 
   before(async () => {
-    t = await buildTestApp({ clock: new ManualClock(Date.UTC(2026, 4, 20)) });
-    tenant = await createTestTenant(t);
     // Properties named like Object.prototype's members are ordinary properties (JSON.parse makes them own).
-    await ingest(t, keyOf(tenant.apiKey), {
+    await ingest(s.t, keyOf(s.tenant.apiKey), {
       batch: [
         {
           event: 'Odd',
@@ -54,10 +51,9 @@ describe('analytics: inherited property names and dates at the edge of what is r
       ],
     });
   });
-  after(() => t.close());
 
   const post = (url: string, payload: object) =>
-    call(t.app, { method: 'POST', url, headers: keyOf(tenant.apiKey), payload });
+    call(s.t.app, { method: 'POST', url, headers: keyOf(s.tenant.apiKey), payload });
 
   test('breakdown and filters by an inherited name: a property like any other on every route (was 500)', async () => {
     for (const name of INHERITED) {
@@ -144,10 +140,10 @@ describe('analytics: inherited property names and dates at the edge of what is r
   });
 
   test('an event timestamp that is a leap second: refused as an invalid event, not a 500', async () => {
-    const res = await call(t.app, {
+    const res = await call(s.t.app, {
       method: 'POST',
       url: '/v1/analytics/events',
-      headers: keyOf(tenant.apiKey),
+      headers: keyOf(s.tenant.apiKey),
       payload: { event: 'Leap', actor: actorNamed('test:ann'), timestamp: '2026-06-30T23:59:60Z' },
     });
     assert.equal(res.statusCode, 400, res.body);

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { bearer, connectSession, createTestTenant, type TestTenant } from '../../../../test/factories.ts';
-import { buildTestApp, call, type Response, type TestApp } from '../../../../test/helper.ts';
+import { before, describe, test } from 'node:test';
+import { bearer, connectSession } from '../../../../test/factories.ts';
+import { call, type Response } from '../../../../test/helper.ts';
+import { appSuite } from '../../../../test/support/suite.ts';
 import { LIMITS } from '../schema.ts';
-import { keyOf, query } from './support.ts';
+import { createProductKey, keyOf, query } from './support.ts';
 
 const SHOP = 'https://shop.example';
 const ELSEWHERE = 'https://elsewhere.example';
@@ -21,14 +22,13 @@ function expectError(res: Response, status: number, code: string): string {
  * storefront's allowed origins (issue 28 item 4) and as `navigator.sendBeacon` sends them (item 17).
  */
 describe('analytics from a browser: the storefront origin rule and text/plain bodies', () => {
-  let t: TestApp;
-  let tenant: TestTenant;
+  const s = appSuite({ config: { authFailureLimit: 1_000_000 } });
   let productKey: string;
 
   const count = async (event: string) =>
-    (await query(t, tenant.apiKey, { event, dateRange: { preset: 'today' } })).totals.events;
+    (await query(s.t, s.tenant.apiKey, { event, dateRange: { preset: 'today' } })).totals.events;
   const send = (headers: Record<string, string>, payload: string | object, url = EVENTS) =>
-    call(t.app, {
+    call(s.t.app, {
       method: 'POST',
       url,
       headers,
@@ -41,28 +41,18 @@ describe('analytics from a browser: the storefront origin rule and text/plain bo
   });
 
   before(async () => {
-    t = await buildTestApp({ config: { authFailureLimit: 1_000_000 } });
-    tenant = await createTestTenant(t);
     // An unrestricted product key: only the storefront's list restricts it.
-    const created = await call(t.app, {
-      method: 'POST',
-      url: `/api/console/tenants/${tenant.tenantId}/product-keys`,
-      headers: bearer(tenant.ownerToken),
-      payload: { name: 'web shop' },
-    });
-    assert.equal(created.statusCode, 201, created.body);
-    productKey = created.json<{ key: string }>().key;
-    const url = `/api/console/tenants/${tenant.tenantId}/storefront`;
-    const current = await call(t.app, { method: 'GET', url, headers: bearer(tenant.ownerToken) });
-    const saved = await call(t.app, {
+    productKey = await createProductKey(s.t, s.tenant, { name: 'web shop' });
+    const url = `/api/console/tenants/${s.tenant.tenantId}/storefront`;
+    const current = await call(s.t.app, { method: 'GET', url, headers: bearer(s.tenant.ownerToken) });
+    const saved = await call(s.t.app, {
       method: 'PUT',
       url,
-      headers: bearer(tenant.ownerToken),
+      headers: bearer(s.tenant.ownerToken),
       payload: { brand: current.json<{ brand: object }>().brand, allowedOrigins: [SHOP] },
     });
     assert.equal(saved.statusCode, 200, saved.body);
   });
-  after(() => t.close());
 
   test("the storefront's allowedOrigins: ingestion refuses another origin as /api/public/* does (was 202)", async () => {
     const event = { event: 'Origin Probe', anonymousId: 'b-1' };
@@ -70,7 +60,7 @@ describe('analytics from a browser: the storefront origin rule and text/plain bo
     const message = expectError(refused, 403, 'forbidden');
     assert.match(message, /allowedOrigins/);
     assert.equal(refused.headers['access-control-allow-origin'], undefined);
-    const publicRoute = await call(t.app, {
+    const publicRoute = await call(s.t.app, {
       method: 'GET',
       url: '/api/public/brand',
       headers: page(ELSEWHERE),
@@ -87,8 +77,8 @@ describe('analytics from a browser: the storefront origin rule and text/plain bo
   });
 
   test('a session token or an API key is not a storefront page: the storefront rule is not theirs', async () => {
-    const session = (await connectSession(t, tenant.apiKey, { modules: ['analytics'] })).token;
-    for (const credential of [bearer(session), keyOf(tenant.apiKey)]) {
+    const session = (await connectSession(s.t, s.tenant.apiKey, { modules: ['analytics'] })).token;
+    for (const credential of [bearer(session), keyOf(s.tenant.apiKey)]) {
       const res = await send(
         { ...credential, origin: ELSEWHERE, 'content-type': 'application/json' },
         {
@@ -102,7 +92,7 @@ describe('analytics from a browser: the storefront origin rule and text/plain bo
 
   test('preflight: ingestion answers it as the public routes do (no key, so no tenant, is known)', async () => {
     const preflight = (url: string, method: string) =>
-      call(t.app, {
+      call(s.t.app, {
         method: 'OPTIONS',
         url,
         headers: {
@@ -164,7 +154,7 @@ describe('analytics from a browser: the storefront origin rule and text/plain bo
   });
 
   test('every other route still answers 415 for text/plain', async () => {
-    const plain = { ...keyOf(tenant.apiKey), 'content-type': 'text/plain' };
+    const plain = { ...keyOf(s.tenant.apiKey), 'content-type': 'text/plain' };
     const body = { dateRange: { preset: 'today' } };
     expectError(await send(plain, body, '/v1/analytics/query'), 415, 'unsupported_media_type');
     expectError(

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { createTestTenant, type TestTenant } from '../../../../test/factories.ts';
-import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
+import { before, describe, test } from 'node:test';
+import { createTestTenant } from '../../../../test/factories.ts';
+import { call } from '../../../../test/helper.ts';
+import { appSuite } from '../../../../test/support/suite.ts';
 import { ManualClock } from '../../../core/clock.ts';
 import { actorNamed, ingest, keyOf } from './support.ts';
 
@@ -66,13 +67,11 @@ function bruteForce(
 }
 
 describe('analytics funnels', () => {
-  let t: TestApp;
-  let tenant: TestTenant;
   const events: RandomEvent[] = [];
 
+  const s = appSuite({ clock: new ManualClock(Date.UTC(2026, 6, 20)) });
+
   before(async () => {
-    t = await buildTestApp({ clock: new ManualClock(Date.UTC(2026, 6, 20)) });
-    tenant = await createTestTenant(t);
     const next = random(20260701);
     // 40 actors, from very active to rarely seen, 1200 events over 4 days, on whole minutes so that equal times happen.
     for (let i = 0; i < 1200; i++) {
@@ -84,7 +83,7 @@ describe('analytics funnels', () => {
       });
     }
     for (let i = 0; i < events.length; i += 300) {
-      const answer = await ingest(t, keyOf(tenant.apiKey), {
+      const answer = await ingest(s.t, keyOf(s.tenant.apiKey), {
         batch: events.slice(i, i + 300).map((e) => ({
           event: e.event,
           actor: actorNamed(e.actor),
@@ -95,13 +94,12 @@ describe('analytics funnels', () => {
       assert.equal(answer.accepted, Math.min(300, events.length - i));
     }
   });
-  after(() => t.close());
 
   const funnel = async (payload: object) => {
-    const res = await call(t.app, {
+    const res = await call(s.t.app, {
       method: 'POST',
       url: '/v1/analytics/funnel',
-      headers: keyOf(tenant.apiKey),
+      headers: keyOf(s.tenant.apiKey),
       payload,
     });
     assert.equal(res.statusCode, 200, res.body);
@@ -158,8 +156,8 @@ describe('analytics funnels', () => {
   }
 
   test('steps out of order do not count; a repeated step needs a later event', async () => {
-    const other = await createTestTenant(t);
-    await ingest(t, keyOf(other.apiKey), {
+    const other = await createTestTenant(s.t);
+    await ingest(s.t, keyOf(other.apiKey), {
       batch: [
         { event: 'b', actor: actorNamed('test:x'), timestamp: '2026-07-01T10:00:00Z' },
         { event: 'a', actor: actorNamed('test:x'), timestamp: '2026-07-01T11:00:00Z' },
@@ -169,7 +167,7 @@ describe('analytics funnels', () => {
         { event: 'a', actor: actorNamed('test:z'), timestamp: '2026-07-01T10:00:01Z' },
       ],
     });
-    const res = await call(t.app, {
+    const res = await call(s.t.app, {
       method: 'POST',
       url: '/v1/analytics/funnel',
       headers: keyOf(other.apiKey),

@@ -1,26 +1,23 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { createTestTenant, type TestTenant } from '../../../../test/factories.ts';
-import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
+import { before, describe, test } from 'node:test';
+import { call } from '../../../../test/helper.ts';
+import { appSuite } from '../../../../test/support/suite.ts';
 import { ManualClock } from '../../../core/clock.ts';
 import { actorNamed, ingest, keyOf, query } from './support.ts';
 
 const range = { from: '2026-05-01T00:00:00Z', to: '2026-05-08T00:00:00Z' };
 
 describe('analytics queries: uniques, sums, breakdowns, filters', () => {
-  let t: TestApp;
-  let tenant: TestTenant;
+  const s = appSuite({ clock: new ManualClock(Date.UTC(2026, 4, 20)) });
 
   before(async () => {
-    t = await buildTestApp({ clock: new ManualClock(Date.UTC(2026, 4, 20)) });
-    tenant = await createTestTenant(t);
     const bid = (actor: string, day: number, plan: string | undefined, amount: unknown, extra = {}) => ({
       event: 'Bid',
       actor: actorNamed(`test:${actor}`),
       timestamp: `2026-05-0${day}T12:00:00Z`,
       properties: { ...(plan === undefined ? {} : { plan }), amount, ...extra },
     });
-    await ingest(t, keyOf(tenant.apiKey), {
+    await ingest(s.t, keyOf(s.tenant.apiKey), {
       batch: [
         // plan a: 5 events by ann (3) and bob (2); b: 3 by cy; c: 2 by ann, dee; d: 1 by dee; none: 1 by eve.
         bid('ann', 1, 'a', 10, { title: 'Signed Vinyl' }),
@@ -41,10 +38,9 @@ describe('analytics queries: uniques, sums, breakdowns, filters', () => {
       ],
     });
   });
-  after(() => t.close());
 
   test('events, uniques (actors, anonymous ids too), sum and avg of a numeric property', async () => {
-    const answer = await query(t, tenant.apiKey, {
+    const answer = await query(s.t, s.tenant.apiKey, {
       metrics: ['events', 'uniques', 'sum:amount', 'avg:amount'],
       event: 'Bid',
       dateRange: range,
@@ -64,14 +60,18 @@ describe('analytics queries: uniques, sums, breakdowns, filters', () => {
       ],
     );
     assert.equal(answer.buckets?.[6]?.values['avg:amount'], null, 'no values: no average');
-    const views = await query(t, tenant.apiKey, { metrics: ['uniques'], event: 'View', dateRange: range });
+    const views = await query(s.t, s.tenant.apiKey, {
+      metrics: ['uniques'],
+      event: 'View',
+      dateRange: range,
+    });
     assert.equal(views.totals.uniques, 2);
-    const all = await query(t, tenant.apiKey, { metrics: ['events'], dateRange: range });
+    const all = await query(s.t, s.tenant.apiKey, { metrics: ['events'], dateRange: range });
     assert.equal(all.totals.events, 15, 'no event named: every event');
   });
 
   test('breakdown: top N by the first metric, then one other row', async () => {
-    const answer = await query(t, tenant.apiKey, {
+    const answer = await query(s.t, s.tenant.apiKey, {
       metrics: ['events', 'uniques'],
       event: 'Bid',
       dateRange: range,
@@ -88,7 +88,7 @@ describe('analytics queries: uniques, sums, breakdowns, filters', () => {
       ],
     );
     assert.deepEqual(answer.totals, { events: 12, uniques: 5 });
-    const wide = await query(t, tenant.apiKey, {
+    const wide = await query(s.t, s.tenant.apiKey, {
       event: 'Bid',
       dateRange: range,
       breakdown: 'plan',
@@ -111,7 +111,7 @@ describe('analytics queries: uniques, sums, breakdowns, filters', () => {
 
   test('filters: eq, neq (missing too), in, contains (any case), gt, lt, ANDed', async () => {
     const count = async (filters: object[]) =>
-      (await query(t, tenant.apiKey, { event: 'Bid', dateRange: range, filters })).totals.events;
+      (await query(s.t, s.tenant.apiKey, { event: 'Bid', dateRange: range, filters })).totals.events;
     assert.equal(await count([{ property: 'plan', op: 'eq', value: 'a' }]), 5);
     assert.equal(await count([{ property: 'plan', op: 'neq', value: 'a' }]), 7);
     assert.equal(await count([{ property: 'plan', op: 'in', value: ['c', 'd'] }]), 3);
@@ -138,10 +138,10 @@ describe('analytics queries: uniques, sums, breakdowns, filters', () => {
       { property: 'roomId', op: 'lt', value: 5 },
       { property: 'title', op: 'contains', value: 5 },
     ]) {
-      const res = await call(t.app, {
+      const res = await call(s.t.app, {
         method: 'POST',
         url: '/v1/analytics/query',
-        headers: keyOf(tenant.apiKey),
+        headers: keyOf(s.tenant.apiKey),
         payload: { dateRange: range, filters: [filter] },
       });
       assert.equal(res.statusCode, 400, `${JSON.stringify(filter)}: ${res.body}`);
@@ -150,22 +150,26 @@ describe('analytics queries: uniques, sums, breakdowns, filters', () => {
   });
 
   test('the actions analytics_query and analytics_funnel answer as the routes do', async () => {
-    const listed = await call(t.app, { method: 'GET', url: '/v1/actions', headers: keyOf(tenant.apiKey) });
+    const listed = await call(s.t.app, {
+      method: 'GET',
+      url: '/v1/actions',
+      headers: keyOf(s.tenant.apiKey),
+    });
     const names = JSON.stringify(listed.json());
     assert.match(names, /analytics_query/);
     assert.match(names, /analytics_funnel/);
-    const asked = await call(t.app, {
+    const asked = await call(s.t.app, {
       method: 'POST',
       url: '/v1/actions/analytics_query',
-      headers: keyOf(tenant.apiKey),
+      headers: keyOf(s.tenant.apiKey),
       payload: { arguments: { metrics: ['uniques'], event: 'Bid', dateRange: range } },
     });
     assert.equal(asked.statusCode, 200, asked.body);
     assert.deepEqual(asked.json<{ result: { totals: unknown } }>().result.totals, { uniques: 5 });
-    const funnel = await call(t.app, {
+    const funnel = await call(s.t.app, {
       method: 'POST',
       url: '/v1/actions/analytics_funnel',
-      headers: keyOf(tenant.apiKey),
+      headers: keyOf(s.tenant.apiKey),
       payload: { arguments: { steps: [{ event: 'View' }, { event: 'View' }], dateRange: range } },
     });
     assert.equal(funnel.statusCode, 200, funnel.body);

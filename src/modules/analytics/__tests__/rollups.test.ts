@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { createTestTenant, type TestTenant } from '../../../../test/factories.ts';
-import { buildTestApp, type TestApp } from '../../../../test/helper.ts';
+import { before, describe, test } from 'node:test';
+
+import { appSuite } from '../../../../test/support/suite.ts';
 import { ManualClock } from '../../../core/clock.ts';
 import { postgresStore } from '../postgres-store.ts';
 import { seriesQuery } from '../query-input.ts';
@@ -11,12 +11,9 @@ const START = Date.UTC(2026, 8, 1);
 
 /** Rollups answer counts over long ranges: the same queries on raw rows must give the same numbers. */
 describe('analytics hourly rollups', () => {
-  let t: TestApp;
-  let tenant: TestTenant;
+  const s = appSuite({ clock: new ManualClock(Date.UTC(2026, 10, 20)) });
 
   before(async () => {
-    t = await buildTestApp({ clock: new ManualClock(Date.UTC(2026, 10, 20)) });
-    tenant = await createTestTenant(t);
     let seed = 7;
     const next = () => {
       seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
@@ -24,7 +21,7 @@ describe('analytics hourly rollups', () => {
     };
     const rooms = ['room-a', 'room-b', 'room-c', 'room-d', 'room-e'];
     for (let batch = 0; batch < 6; batch++) {
-      const answer = await ingest(t, keyOf(tenant.apiKey), {
+      const answer = await ingest(s.t, keyOf(s.tenant.apiKey), {
         batch: Array.from({ length: 400 }, () => {
           const room = next() < 0.15 ? undefined : rooms[Math.floor(next() ** 2 * rooms.length)];
           return {
@@ -38,7 +35,6 @@ describe('analytics hourly rollups', () => {
       assert.equal(answer.accepted, 400);
     }
   });
-  after(() => t.close());
 
   const cases: [string, Record<string, unknown>][] = [
     ['days in Berlin over a DST change', { interval: 'day', timezone: 'Europe/Berlin' }],
@@ -57,7 +53,7 @@ describe('analytics hourly rollups', () => {
   ]);
   for (const [name, extra] of cases) {
     test(`${name}: rollups equal raw rows`, async () => {
-      const ctx = contextIn(t, tenant.tenantId);
+      const ctx = contextIn(s.t, s.tenant.tenantId);
       const query = seriesQuery(ctx, {
         metrics: ['events'],
         dateRange: { from: '2026-09-01T00:00:00Z', to: '2026-11-01T00:00:00Z' },
@@ -75,7 +71,7 @@ describe('analytics hourly rollups', () => {
   }
 
   test('uniques, filters and breakdowns read raw rows', async () => {
-    const ctx = contextIn(t, tenant.tenantId);
+    const ctx = contextIn(s.t, s.tenant.tenantId);
     for (const extra of [
       { metrics: ['uniques'] },
       { filters: [{ property: 'roomId', op: 'eq' as const, value: 'room-a' }] },
@@ -94,7 +90,7 @@ describe('analytics hourly rollups', () => {
   });
 
   test('a zone with a half-hour offset reads raw rows for hour buckets, and agrees with the rollups by day', async () => {
-    const ctx = contextIn(t, tenant.tenantId);
+    const ctx = contextIn(s.t, s.tenant.tenantId);
     const hours = seriesQuery(ctx, {
       metrics: ['events'],
       dateRange: { from: '2026-09-01T00:00:00Z', to: '2026-09-03T00:00:00Z' },

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { createTestTenant, type TestTenant } from '../../../../test/factories.ts';
-import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
+import { before, describe, test } from 'node:test';
+import { appSuite } from '../../../../test/support/suite.ts';
 import { ManualClock } from '../../../core/clock.ts';
-import { eventsAt, ingest, keyOf, query } from './support.ts';
+import { eventsAt, ingest, keyOf, postQuery, query } from './support.ts';
 
 /**
  * Buckets across daylight-saving changes, with expected counts worked out by hand from the zones' rules:
@@ -11,14 +10,11 @@ import { eventsAt, ingest, keyOf, query } from './support.ts';
  * (03:00 CEST -> 02:00 CET); New York springs forward 2026-03-08 07:00Z and falls back 2026-11-01 06:00Z.
  */
 describe('analytics buckets in a time zone', () => {
-  let t: TestApp;
-  let tenant: TestTenant;
+  const s = appSuite({ clock: new ManualClock(Date.UTC(2026, 10, 20)) });
 
   before(async () => {
-    t = await buildTestApp({ clock: new ManualClock(Date.UTC(2026, 10, 20)) });
-    tenant = await createTestTenant(t);
-    const key = keyOf(tenant.apiKey);
-    await ingest(t, key, {
+    const key = keyOf(s.tenant.apiKey);
+    await ingest(s.t, key, {
       batch: [
         ...eventsAt('berlin-spring', [
           '2026-03-28T22:59:00Z', // 23:59 CET, Mar 28
@@ -52,18 +48,22 @@ describe('analytics buckets in a time zone', () => {
       ],
     });
   });
-  after(() => t.close());
 
+  /** The events named, in `interval` buckets of the zone's local time over [from, to). */
+  const inZone = (
+    event: string | string[],
+    interval: string,
+    timezone: string,
+    [from, to]: [string, string],
+  ) => query(s.t, s.tenant.apiKey, { event, interval, timezone, dateRange: { from, to } });
   const series = (answer: Awaited<ReturnType<typeof query>>) =>
     (answer.buckets ?? []).map((b) => [b.startLocal, b.values.events]);
 
   test('Berlin days across spring forward: the 23-hour day holds its four events', async () => {
-    const answer = await query(t, tenant.apiKey, {
-      event: 'berlin-spring',
-      interval: 'day',
-      timezone: 'Europe/Berlin',
-      dateRange: { from: '2026-03-28T00:00:00+01:00', to: '2026-03-31T00:00:00+02:00' },
-    });
+    const answer = await inZone('berlin-spring', 'day', 'Europe/Berlin', [
+      '2026-03-28T00:00:00+01:00',
+      '2026-03-31T00:00:00+02:00',
+    ]);
     assert.deepEqual(series(answer), [
       ['2026-03-28T00:00:00+01:00', 1],
       ['2026-03-29T00:00:00+01:00', 4],
@@ -76,12 +76,10 @@ describe('analytics buckets in a time zone', () => {
   });
 
   test('Berlin hours on the spring-forward day: 23 buckets, 02:00 skipped', async () => {
-    const answer = await query(t, tenant.apiKey, {
-      event: 'berlin-spring',
-      interval: 'hour',
-      timezone: 'Europe/Berlin',
-      dateRange: { from: '2026-03-29T00:00:00+01:00', to: '2026-03-30T00:00:00+02:00' },
-    });
+    const answer = await inZone('berlin-spring', 'hour', 'Europe/Berlin', [
+      '2026-03-29T00:00:00+01:00',
+      '2026-03-30T00:00:00+02:00',
+    ]);
     const buckets = series(answer);
     assert.equal(buckets.length, 23);
     assert.deepEqual(buckets.slice(0, 4), [
@@ -98,12 +96,10 @@ describe('analytics buckets in a time zone', () => {
   });
 
   test('Berlin across fall back: a 25-hour day, and 02:00 twice among its hours', async () => {
-    const days = await query(t, tenant.apiKey, {
-      event: 'berlin-fall',
-      interval: 'day',
-      timezone: 'Europe/Berlin',
-      dateRange: { from: '2026-10-24T00:00:00+02:00', to: '2026-10-27T00:00:00+01:00' },
-    });
+    const days = await inZone('berlin-fall', 'day', 'Europe/Berlin', [
+      '2026-10-24T00:00:00+02:00',
+      '2026-10-27T00:00:00+01:00',
+    ]);
     assert.deepEqual(series(days), [
       ['2026-10-24T00:00:00+02:00', 1],
       ['2026-10-25T00:00:00+02:00', 4],
@@ -113,12 +109,10 @@ describe('analytics buckets in a time zone', () => {
       Date.parse(days.buckets?.[1]?.end ?? '') - Date.parse(days.buckets?.[1]?.start ?? ''),
       25 * 3_600_000,
     );
-    const hours = await query(t, tenant.apiKey, {
-      event: 'berlin-fall',
-      interval: 'hour',
-      timezone: 'Europe/Berlin',
-      dateRange: { from: '2026-10-25T00:00:00+02:00', to: '2026-10-26T00:00:00+01:00' },
-    });
+    const hours = await inZone('berlin-fall', 'hour', 'Europe/Berlin', [
+      '2026-10-25T00:00:00+02:00',
+      '2026-10-26T00:00:00+01:00',
+    ]);
     const buckets = series(hours);
     assert.equal(buckets.length, 25);
     assert.deepEqual(buckets.slice(1, 5), [
@@ -132,12 +126,10 @@ describe('analytics buckets in a time zone', () => {
   });
 
   test('New York weeks (from Monday) across spring forward', async () => {
-    const answer = await query(t, tenant.apiKey, {
-      event: 'ny-spring',
-      interval: 'week',
-      timezone: 'America/New_York',
-      dateRange: { from: '2026-02-23T00:00:00-05:00', to: '2026-03-16T00:00:00-04:00' },
-    });
+    const answer = await inZone('ny-spring', 'week', 'America/New_York', [
+      '2026-02-23T00:00:00-05:00',
+      '2026-03-16T00:00:00-04:00',
+    ]);
     assert.deepEqual(series(answer), [
       ['2026-02-23T00:00:00-05:00', 1],
       ['2026-03-02T00:00:00-05:00', 2],
@@ -148,23 +140,19 @@ describe('analytics buckets in a time zone', () => {
   });
 
   test('New York days and hours across fall back', async () => {
-    const days = await query(t, tenant.apiKey, {
-      event: 'ny-fall',
-      interval: 'day',
-      timezone: 'America/New_York',
-      dateRange: { from: '2026-10-31T00:00:00-04:00', to: '2026-11-03T00:00:00-05:00' },
-    });
+    const days = await inZone('ny-fall', 'day', 'America/New_York', [
+      '2026-10-31T00:00:00-04:00',
+      '2026-11-03T00:00:00-05:00',
+    ]);
     assert.deepEqual(series(days), [
       ['2026-10-31T00:00:00-04:00', 1],
       ['2026-11-01T00:00:00-04:00', 3],
       ['2026-11-02T00:00:00-05:00', 1],
     ]);
-    const hours = await query(t, tenant.apiKey, {
-      event: 'ny-fall',
-      interval: 'hour',
-      timezone: 'America/New_York',
-      dateRange: { from: '2026-11-01T00:00:00-04:00', to: '2026-11-02T00:00:00-05:00' },
-    });
+    const hours = await inZone('ny-fall', 'hour', 'America/New_York', [
+      '2026-11-01T00:00:00-04:00',
+      '2026-11-02T00:00:00-05:00',
+    ]);
     const buckets = series(hours);
     assert.equal(buckets.length, 25);
     assert.deepEqual(buckets.slice(0, 4), [
@@ -177,7 +165,7 @@ describe('analytics buckets in a time zone', () => {
   });
 
   test('the same events in UTC fall on other days', async () => {
-    const answer = await query(t, tenant.apiKey, {
+    const answer = await query(s.t, s.tenant.apiKey, {
       event: 'berlin-spring',
       interval: 'day',
       dateRange: { from: '2026-03-28T00:00:00Z', to: '2026-03-30T00:00:00Z' },
@@ -190,12 +178,10 @@ describe('analytics buckets in a time zone', () => {
   });
 
   test('months (Mar 30 and Oct 26 are still in their month), empty buckets zero-filled', async () => {
-    const answer = await query(t, tenant.apiKey, {
-      event: ['berlin-spring', 'berlin-fall'],
-      interval: 'month',
-      timezone: 'Europe/Berlin',
-      dateRange: { from: '2026-03-01T00:00:00+01:00', to: '2026-11-01T00:00:00+01:00' },
-    });
+    const answer = await inZone(['berlin-spring', 'berlin-fall'], 'month', 'Europe/Berlin', [
+      '2026-03-01T00:00:00+01:00',
+      '2026-11-01T00:00:00+01:00',
+    ]);
     assert.deepEqual(
       series(answer).map(([, n]) => n),
       [6, 0, 0, 0, 0, 0, 0, 6],
@@ -213,19 +199,14 @@ describe('analytics buckets in a time zone', () => {
       [{ dateRange: { preset: 'today', from: '2026-01-01T00:00:00Z' } }, 'ambiguous_range'],
       [{ dateRange: {} }, 'required'],
     ] as const) {
-      const res = await call(t.app, {
-        method: 'POST',
-        url: '/v1/analytics/query',
-        headers: keyOf(tenant.apiKey),
-        payload,
-      });
+      const res = await postQuery(s.t, keyOf(s.tenant.apiKey), payload);
       assert.equal(res.statusCode, 400, res.body);
       assert.equal(res.json<{ details: { code: string }[] }>().details[0]?.code, code, res.body);
     }
   });
 
   test('presets are local days: last_7d in Berlin starts at a local midnight', async () => {
-    const answer = await query(t, tenant.apiKey, {
+    const answer = await query(s.t, s.tenant.apiKey, {
       dateRange: { preset: 'last_7d' },
       timezone: 'Europe/Berlin',
     });
