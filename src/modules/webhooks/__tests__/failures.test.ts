@@ -39,17 +39,9 @@ describe('webhook failures, retries and dead letters', () => {
     });
     const config = webhookConfig({ webhookRetryScheduleMs: [20, 40, 60] });
     const { tenantId, id } = await s.delivery(receiver.url, config);
-    const worker = startWorker({
-      db: s.db,
-      clock: futureClock,
-      config,
-      random: () => 0,
-      tenantIds: [tenantId],
-    });
     try {
-      await waitForState(s.db, id, 'delivered');
+      await s.settle(tenantId, id, config, { state: 'delivered', worker: { random: () => 0 } });
     } finally {
-      await worker.stop();
       await receiver.close();
     }
     assert.equal(receiver.received.length, 3);
@@ -87,20 +79,15 @@ describe('webhook failures, retries and dead letters', () => {
     receiver.reply = status(302, { location: elsewhere.url });
     const config = webhookConfig({ webhookRetryScheduleMs: [20, 40, 60] });
     const { tenantId, id } = await s.delivery(receiver.url, config);
-    const worker = startWorker({
-      db: s.db,
-      clock: futureClock,
-      config,
-      random: () => 0,
-      tenantIds: [tenantId],
-    });
     try {
-      const row = await waitForState(s.db, id, 'dead_lettered');
+      const row = await s.settle(tenantId, id, config, {
+        state: 'dead_lettered',
+        worker: { random: () => 0 },
+      });
       assert.equal(row.attempt_count, 4, 'attempt 1 and one retry per scheduled delay');
       assert.equal(row.next_attempt_at, null);
       assert.ok(row.dead_lettered_at !== null);
     } finally {
-      await worker.stop();
       await receiver.close();
       await elsewhere.close();
     }
@@ -127,7 +114,7 @@ describe('webhook failures, retries and dead letters', () => {
     const config = webhookConfig({ webhookRetryScheduleMs: [10], webhookTimeoutMs: 150 });
     const { tenantId, id } = await s.delivery(receiver.url, config);
     try {
-      await s.settle(tenantId, id, 'dead_lettered', config);
+      await s.settle(tenantId, id, config, { state: 'dead_lettered' });
     } finally {
       for (const res of held) res.destroy();
       await receiver.close();
@@ -149,7 +136,7 @@ describe('webhook failures, retries and dead letters', () => {
     await receiver.close();
     const config = webhookConfig({ webhookRetryScheduleMs: [10] });
     const { tenantId, id } = await s.delivery(url, config);
-    await s.settle(tenantId, id, 'dead_lettered', config);
+    await s.settle(tenantId, id, config, { state: 'dead_lettered' });
     const attempts = await attemptsOf(s.db, id);
     assert.deepEqual(
       attempts.map((a) => a.error_class),

@@ -1,22 +1,12 @@
 import assert from 'node:assert/strict';
 import type { LookupAddress } from 'node:dns';
 import { describe, test } from 'node:test';
-import { eventually } from '../../../../test/support/eventually.ts';
 import { AppError } from '../../../core/http/errors.ts';
 import { destinationPolicy } from '../destinations.ts';
 import { createEndpoint, isBlockedAddress, type Resolver } from '../index.ts';
 import { guardedLookup } from '../worker/lookup.ts';
 import { SECRET, suiteReceiver, webhookSuite } from './suite.ts';
-import {
-  attemptsOf,
-  createTenant,
-  ctxFor,
-  deliveryRow,
-  futureClock,
-  publishEvent,
-  startWorker,
-  webhookConfig,
-} from './support.ts';
+import { webhookConfig } from './support.ts';
 
 const production = () => webhookConfig({ env: 'production', webhookRetryScheduleMs: [] });
 
@@ -129,29 +119,9 @@ describe('webhook SSRF rules: every IPv6 form of an inside address', () => {
     }
   });
 
-  /** An endpoint accepted under a lenient config, delivered once by a production worker. */
-  async function deliverOnce(url: string, resolve?: Resolver) {
-    const tenantId = await createTenant(s.db);
-    await createEndpoint(ctxFor(s.db, tenantId, webhookConfig()), { url, secret: SECRET });
-    const { deliveryIds } = await publishEvent(s.db, tenantId, 'room.created', { roomId: 'room_1' });
-    const [id = ''] = deliveryIds;
-    const worker = startWorker({
-      db: s.db,
-      clock: futureClock,
-      config: production(),
-      tenantIds: [tenantId],
-      ...(resolve === undefined ? {} : { resolve }),
-    });
-    try {
-      await eventually(`${id} to leave pending`, async () => {
-        const row = await deliveryRow(s.db, id);
-        return row.state === 'pending' ? undefined : row;
-      });
-    } finally {
-      await worker.stop();
-    }
-    return attemptsOf(s.db, id);
-  }
+  /** An endpoint accepted under a lenient config, delivered once by a production worker: its attempts. */
+  const deliverOnce = async (url: string, resolve?: Resolver) =>
+    (await s.deliverOnce(url, production(), resolve === undefined ? {} : { resolve })).attempts;
 
   test('connect time, real sockets: a literal or a DNS answer that reaches the receiver is refused', async () => {
     // Each reaches the receiver's port on 127.0.0.1 unless the address rule refuses it before connecting.

@@ -1,22 +1,11 @@
 import assert from 'node:assert/strict';
 import type { LookupAddress } from 'node:dns';
 import { describe, test } from 'node:test';
-import { eventually } from '../../../../test/support/eventually.ts';
 import { destinationPolicy } from '../destinations.ts';
 import { createEndpoint, type Resolver } from '../index.ts';
 import { guardedLookup, systemResolver } from '../worker/lookup.ts';
 import { SECRET, suiteReceiver, webhookSuite } from './suite.ts';
-import {
-  attemptsOf,
-  createTenant,
-  ctxFor,
-  deliveryRow,
-  futureClock,
-  publishEvent,
-  receiverCert,
-  startWorker,
-  webhookConfig,
-} from './support.ts';
+import { createTenant, ctxFor, receiverCert, webhookConfig } from './support.ts';
 
 const production = (allowed: string[] = []) =>
   webhookConfig({ env: 'production', webhookAllowedHosts: allowed, webhookRetryScheduleMs: [] });
@@ -38,34 +27,15 @@ describe('webhook SSRF rules in production', () => {
   const plainReceiver = suiteReceiver();
 
   /** Creates the endpoint under a lenient config (the URL was acceptable then), delivers under `config`. */
-  async function deliverOnce(
+  const deliverOnce = (
     url: string,
     config = production(),
     extra: { resolve?: Resolver; ca?: boolean } = {},
-  ) {
-    const tenantId = await createTenant(s.db);
-    await createEndpoint(ctxFor(s.db, tenantId, webhookConfig()), { url, secret: SECRET });
-    const { deliveryIds } = await publishEvent(s.db, tenantId, 'room.created', { roomId: 'room_1' });
-    const [id = ''] = deliveryIds;
-    const worker = startWorker({
-      db: s.db,
-      clock: futureClock,
-      config,
-      tenantIds: [tenantId],
+  ) =>
+    s.deliverOnce(url, config, {
       ...(extra.resolve === undefined ? {} : { resolve: extra.resolve }),
       ...(extra.ca === true ? { tls: { ca: receiverCert } } : {}),
     });
-    try {
-      await eventually(`${id} to leave pending`, async () => {
-        const row = await deliveryRow(s.db, id);
-        return row.state === 'pending' ? undefined : row;
-      });
-    } finally {
-      await worker.stop();
-    }
-    const attempts = await attemptsOf(s.db, id);
-    return { id, attempts };
-  }
 
   test('a name resolving to 127.0.0.1 (localhost) is refused at connect time', async () => {
     const { attempts } = await deliverOnce(tlsReceiver().url, production(), { ca: true });

@@ -1,12 +1,16 @@
+import { eventually } from '../../../../test/support/eventually.ts';
 import { suiteFixture } from '../../../../test/support/suite.ts';
 import type { Config } from '../../../config.ts';
 import type { Clock } from '../../../core/clock.ts';
 import type { ServiceContext } from '../../../core/context.ts';
 import type { Database } from '../../../core/db/database.ts';
-import type { WebhookWorker } from '../index.ts';
+import type { WebhookWorkerOptions } from '../index.ts';
 import {
+  type AttemptRecord,
+  attemptsOf,
   createTenant,
   ctxFor,
+  deliveryRow,
   futureClock,
   oneDelivery,
   openTestDb,
@@ -21,6 +25,9 @@ import {
 /** The signing secret the tests' endpoints are made with. */
 export const SECRET = 'receiver-secret-0001';
 
+/** What a test may set on the worker beside its database, clock, config and tenants. */
+type WorkerExtras = Partial<Omit<WebhookWorkerOptions, 'db' | 'clock' | 'config' | 'tenantIds'>>;
+
 /** What the webhook suites open once for a describe: a database of their own, and helpers bound to it. */
 export interface WebhookSuite {
   readonly db: Database;
@@ -29,10 +36,24 @@ export interface WebhookSuite {
   /** A new tenant with one endpoint at `url` and one `room.created` event fanned out to it. */
   delivery(url: string, config: Config, clock?: Clock): Promise<{ tenantId: string; id: string }>;
   /**
-   * Runs a worker for `tenantId` (real timers, a century ahead) until delivery `id` is `state`, stops it
-   * and answers the delivery's row.
+   * Runs a worker for `tenantId` (real timers, a century ahead, `worker`'s options on top) until delivery
+   * `id` is `state` (by default: until it leaves `pending`), stops it and answers the delivery's row.
    */
-  settle(tenantId: string, id: string, state: string, config: Config): ReturnType<typeof waitForState>;
+  settle(
+    tenantId: string,
+    id: string,
+    config: Config,
+    options?: { state?: string; worker?: WorkerExtras },
+  ): Promise<Awaited<ReturnType<typeof deliveryRow>>>;
+  /**
+   * A delivery to an endpoint accepted under the lenient test config, tried by a worker under `config`
+   * until it leaves `pending`: its id and its attempts.
+   */
+  deliverOnce(
+    url: string,
+    config: Config,
+    worker?: WorkerExtras,
+  ): Promise<{ id: string; attempts: AttemptRecord[] }>;
 }
 
 /**
@@ -56,18 +77,28 @@ export function webhookSuite(): WebhookSuite {
     delivery(url, config, clock = futureClock) {
       return oneDelivery(db(), url, config, clock);
     },
-    async settle(tenantId, id, state, config) {
-      const worker: WebhookWorker = startWorker({
+    async settle(tenantId, id, config, options = {}) {
+      const worker = startWorker({
         db: db(),
         clock: futureClock,
         config,
         tenantIds: [tenantId],
+        ...options.worker,
       });
       try {
-        return await waitForState(db(), id, state);
+        if (options.state !== undefined) return await waitForState(db(), id, options.state);
+        return await eventually(`${id} to leave pending`, async () => {
+          const row = await deliveryRow(db(), id);
+          return row.state === 'pending' ? undefined : row;
+        });
       } finally {
         await worker.stop();
       }
+    },
+    async deliverOnce(url, config, worker = {}) {
+      const { tenantId, id } = await oneDelivery(db(), url, webhookConfig());
+      await this.settle(tenantId, id, config, { worker });
+      return { id, attempts: await attemptsOf(db(), id) };
     },
   };
 }
