@@ -15,8 +15,13 @@ import { postMessage, type RealtimeService, startService } from './support/realt
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const SRC = path.join(ROOT, 'packages/client/src');
-// Inside the package, so the examples resolve `ws` and the types as an app beside it would.
-const dir = fs.mkdtempSync(path.join(import.meta.dirname, '.realtime-examples-'));
+// Under the repository's node_modules (out of the linter's and the type check's way), so the examples
+// resolve `ws` and the types as an app's files would.
+const cache = path.join(ROOT, 'node_modules/.cache');
+fs.mkdirSync(cache, { recursive: true });
+const dir = fs.mkdtempSync(path.join(cache, 'svc-client-realtime-examples-'));
+// An app's scripts are ES modules (top-level await).
+fs.writeFileSync(path.join(dir, 'package.json'), '{ "type": "module" }\n');
 
 /** The ```ts block of a page that starts with `firstLine`, written to `dir/name`. */
 function example(name: string, firstLine: string, page = 'docs/client.md'): string {
