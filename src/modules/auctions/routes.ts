@@ -52,9 +52,14 @@ const BID_400 = errorRef(
   'The bid is malformed: `details[0].code` is e.g. `currency_mismatch`, `amount_required` or `amount_above_max`; amounts must be integers of at most 10^12 minor units.',
 );
 
-/** A route's OpenAPI entry: its operation, summary and schemas (the tag is the module's). */
-function doc<S extends object>(operationId: string, summary: string, schemas: S) {
-  return { operationId, summary, tags: ['auctions'], ...schemas };
+/** A route's options: who may call it (`config`), and its OpenAPI entry: operation, summary and schemas (the tag is the module's). */
+function route<C extends object, S extends object>(
+  config: C,
+  operationId: string,
+  summary: string,
+  schemas: S,
+) {
+  return { config, schema: { operationId, summary, tags: ['auctions'], ...schemas } };
 }
 
 /** Answers `201 Created` with what the verb made. */
@@ -70,146 +75,112 @@ export async function auctionRoutes(app: FastifyInstance, services: Services) {
 
   typed.post(
     '/v1/auctions',
-    {
-      config: write,
-      schema: doc('createAuction', 'Create an auction (in draft) in a room', {
-        body: CreateAuctionInput,
-        response: { 201: Auction },
-      }),
-    },
+    route(write, 'createAuction', 'Create an auction (in draft) in a room', {
+      body: CreateAuctionInput,
+      response: { 201: Auction },
+    }),
     async (request, reply) => created(reply, createAuction(ctx(request), request.body)),
   );
 
   typed.get(
     '/v1/auctions',
-    {
-      config: read,
-      schema: doc('listAuctions', 'List auctions, newest first; filter by status, roomId, published', {
-        querystring: ListAuctionsQuery,
-        response: { 200: AuctionPage },
-      }),
-    },
+    route(read, 'listAuctions', 'List auctions, newest first; filter by status, roomId, published', {
+      querystring: ListAuctionsQuery,
+      response: { 200: AuctionPage },
+    }),
     async (request) => listAuctions(ctx(request), request.query),
   );
 
   typed.get(
     '/v1/auctions/:auctionId',
-    {
-      config: read,
-      schema: doc('getAuction', 'Get an auction', { params, response: { 200: Auction } }),
-    },
+    route(read, 'getAuction', 'Get an auction', { params, response: { 200: Auction } }),
     async (request) => getAuction(ctx(request), request.params),
   );
 
   typed.patch(
     '/v1/auctions/:auctionId',
-    {
-      config: write,
-      schema: doc('updateAuction', 'Edit an auction in draft or scheduled (null removes an optional term)', {
-        params,
-        body: UpdateAuctionInput,
-        response: { 200: Auction, 409: TRANSITION_409 },
-      }),
-    },
+    route(write, 'updateAuction', 'Edit an auction in draft or scheduled (null removes an optional term)', {
+      params,
+      body: UpdateAuctionInput,
+      response: { 200: Auction, 409: TRANSITION_409 },
+    }),
     async (request) => updateAuction(ctx(request), { ...request.body, ...request.params }),
   );
 
   typed.delete(
     '/v1/auctions/:auctionId',
-    {
-      config: write,
-      schema: doc('deleteAuction', 'Delete a draft auction (anything later is cancelled instead)', {
-        params,
-        response: { 200: DeletedAuction, 409: TRANSITION_409 },
-      }),
-    },
+    route(write, 'deleteAuction', 'Delete a draft auction (anything later is cancelled instead)', {
+      params,
+      response: { 200: DeletedAuction, 409: TRANSITION_409 },
+    }),
     async (request) => deleteAuction(ctx(request), request.params),
   );
 
   typed.post(
     '/v1/auctions/:auctionId/schedule',
-    {
-      config: write,
-      schema: doc('scheduleAuction', 'Schedule a draft auction to start at startsAt', {
-        params,
-        body: ScheduleAuctionInput,
-        response: {
-          200: Auction,
-          409: errorRef(
-            'Not a draft, or the room has its configured maximum of scheduled and live auctions.',
-          ),
-        },
-      }),
-    },
+    route(write, 'scheduleAuction', 'Schedule a draft auction to start at startsAt', {
+      params,
+      body: ScheduleAuctionInput,
+      response: {
+        200: Auction,
+        409: errorRef('Not a draft, or the room has its configured maximum of scheduled and live auctions.'),
+      },
+    }),
     async (request) => scheduleAuction(ctx(request), { ...request.body, ...request.params }),
   );
 
   typed.post(
     '/v1/auctions/:auctionId/start',
-    {
-      config: write,
-      schema: doc('startAuction', 'Start a draft or scheduled auction now', {
-        params,
-        response: {
-          200: Auction,
-          409: errorRef('Not draft or scheduled, or the room has its maximum of live auctions.'),
-        },
-      }),
-    },
+    route(write, 'startAuction', 'Start a draft or scheduled auction now', {
+      params,
+      response: {
+        200: Auction,
+        409: errorRef('Not draft or scheduled, or the room has its maximum of live auctions.'),
+      },
+    }),
     async (request) => startAuction(ctx(request), request.params),
   );
 
   typed.post(
     '/v1/auctions/:auctionId/cancel',
-    {
-      config: write,
-      schema: doc(
-        'cancelAuction',
-        'Cancel a draft, scheduled or live auction (live with bids: needs auctions:admin)',
-        { params, body: CancelAuctionInput, response: { 200: Auction, 409: TRANSITION_409 } },
-      ),
-    },
+    route(
+      write,
+      'cancelAuction',
+      'Cancel a draft, scheduled or live auction (live with bids: needs auctions:admin)',
+      { params, body: CancelAuctionInput, response: { 200: Auction, 409: TRANSITION_409 } },
+    ),
     async (request) => cancelAuction(ctx(request), { ...request.body, ...request.params }),
   );
 
   typed.post(
     '/v1/auctions/:auctionId/bids',
-    {
-      config: bid,
-      schema: doc('placeBid', 'Place a bid (amount, proxy maxAmount, or both)', {
-        headers: IdempotencyHeaders,
-        params,
-        body: PlaceBidInput,
-        response: { 201: BidResult, 400: BID_400, 409: BID_409 },
-      }),
-    },
+    route(bid, 'placeBid', 'Place a bid (amount, proxy maxAmount, or both)', {
+      headers: IdempotencyHeaders,
+      params,
+      body: PlaceBidInput,
+      response: { 201: BidResult, 400: BID_400, 409: BID_409 },
+    }),
     async (request, reply) => created(reply, placeBid(ctx(request), { ...request.body, ...request.params })),
   );
 
   typed.get(
     '/v1/auctions/:auctionId/bids',
-    {
-      config: read,
-      schema: doc('listBids', 'List an auction’s accepted bids, newest first', {
-        params,
-        querystring: PageQuery,
-        response: { 200: BidPage },
-      }),
-    },
+    route(read, 'listBids', 'List an auction’s accepted bids, newest first', {
+      params,
+      querystring: PageQuery,
+      response: { 200: BidPage },
+    }),
     async (request) => listBids(ctx(request), { ...request.query, ...request.params }),
   );
 
   typed.post(
     '/v1/auctions/:auctionId/buy-now',
-    {
-      config: bid,
-      schema: doc('buyNow', 'Buy at the buy-now price while it is offered; the auction ends at once', {
-        headers: IdempotencyHeaders,
-        params,
-        body: BuyNowInput,
-        response: { 201: BidResult, 409: BID_409 },
-      }),
-    },
+    route(bid, 'buyNow', 'Buy at the buy-now price while it is offered; the auction ends at once', {
+      headers: IdempotencyHeaders,
+      params,
+      body: BuyNowInput,
+      response: { 201: BidResult, 409: BID_409 },
+    }),
     async (request, reply) => created(reply, buyNow(ctx(request), { ...request.body, ...request.params })),
   );
 }
