@@ -33,7 +33,6 @@ export async function startMetricsListener(
       },
     );
   });
-  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
