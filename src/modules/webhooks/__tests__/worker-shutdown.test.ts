@@ -6,8 +6,6 @@ import { createEndpoint } from '../index.ts';
 import { SECRET, webhookSuite } from './suite.ts';
 import {
   attemptsOf,
-  createTenant,
-  ctxFor,
   deliveryRow,
   futureClock,
   publishEvent,
@@ -28,11 +26,8 @@ describe('webhook workers: shutdown, concurrency caps', () => {
       held.push(res);
     };
     const receiver = await startReceiver(hold);
-    const tenantId = await createTenant(s.db);
     const config = webhookConfig({ webhookTimeoutMs: 60_000 });
-    await createEndpoint(ctxFor(s.db, tenantId, config), { url: receiver.url, secret: SECRET });
-    const { deliveryIds } = await publishEvent(s.db, tenantId, 'room.created', {});
-    const [id = ''] = deliveryIds;
+    const { tenantId, id } = await s.delivery(receiver.url, config);
     const first = startWorker({
       db: s.db,
       clock: futureClock,
@@ -78,10 +73,7 @@ describe('webhook workers: shutdown, concurrency caps', () => {
     const receiver = await startReceiver((_req, res) => {
       setTimeout(() => res.writeHead(200).end(), 50);
     });
-    const tenantId = await createTenant(s.db);
-    await createEndpoint(ctxFor(s.db, tenantId, webhookConfig()), { url: receiver.url, secret: SECRET });
-    const { deliveryIds } = await publishEvent(s.db, tenantId, 'room.created', {});
-    const [id = ''] = deliveryIds;
+    const { tenantId, id } = await s.delivery(receiver.url, webhookConfig());
     const worker = startWorker({ db: s.db, clock: futureClock, tenantIds: [tenantId] });
     await eventually('the request to arrive', () => (receiver.received.length === 1 ? true : undefined));
     await worker.stop({ graceMs: 60_000 });
@@ -105,9 +97,8 @@ describe('webhook workers: shutdown, concurrency caps', () => {
       held.push(res);
     });
     const fast = await startReceiver();
-    const tenantId = await createTenant(s.db);
     const config = webhookConfig({ webhookTimeoutMs: 60_000 });
-    const ctx = ctxFor(s.db, tenantId, config);
+    const { tenantId, ctx } = await s.tenant(config);
     await createEndpoint(ctx, { url: slow.url, secret: SECRET, eventTypes: ['slow.thing'] });
     await createEndpoint(ctx, { url: fast.url, secret: SECRET, eventTypes: ['fast.thing'] });
     const slowIds: string[] = [];

@@ -12,8 +12,6 @@ import { claimDueDeliveries } from '../worker/claim.ts';
 import { SECRET, webhookSuite } from './suite.ts';
 import {
   attemptsOf,
-  createTenant,
-  ctxFor,
   deliveryRow,
   futureClock,
   manualClock,
@@ -78,11 +76,8 @@ describe('webhook workers: leases, concurrency, shutdown', () => {
   test("a dead worker's lease expires and another worker delivers", async () => {
     const clock = manualClock();
     const receiver = await startReceiver();
-    const tenantId = await createTenant(s.db);
     const config = webhookConfig();
-    await createEndpoint(ctxFor(s.db, tenantId, config, clock), { url: receiver.url, secret: SECRET });
-    const { deliveryIds } = await publishEvent(s.db, tenantId, 'room.created', {}, clock);
-    const [id = ''] = deliveryIds;
+    const { tenantId, id } = await s.delivery(receiver.url, config, clock);
 
     // What a crashed instance leaves behind: a claimed row nobody will ever finish.
     const leaseMs = 40_000;
@@ -138,11 +133,8 @@ describe('webhook workers: leases, concurrency, shutdown', () => {
       if (held.length === 0) held.push(res);
       else res.writeHead(200).end();
     });
-    const tenantId = await createTenant(s.db);
     const config = webhookConfig({ webhookTimeoutMs: 10_000 });
-    await createEndpoint(ctxFor(s.db, tenantId, config, clock), { url: receiver.url, secret: SECRET });
-    const { deliveryIds } = await publishEvent(s.db, tenantId, 'room.created', {}, clock);
-    const [id = ''] = deliveryIds;
+    const { tenantId, id } = await s.delivery(receiver.url, config, clock);
 
     const crashed = startWorker({
       db: s.db,
