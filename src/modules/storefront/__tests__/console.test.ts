@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { bearer, createTestTenant, type TestTenant } from '../../../../test/factories.ts';
-import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
-import { addMember, consoleCall, expectError, makeOperator } from './support.ts';
+import { describe, test } from 'node:test';
+import { bearer, createTestTenant } from '../../../../test/factories.ts';
+import { call } from '../../../../test/helper.ts';
+import { appSuite } from '../../../../test/support/suite.ts';
+import { addMember, consoleCall, expectError, type Method, makeOperator } from './support.ts';
 
 interface Operator {
   id: string;
@@ -13,56 +14,48 @@ interface Operator {
 }
 
 describe('console: operators and storefront configuration', () => {
-  let t: TestApp;
-  let tenant: TestTenant;
+  const s = appSuite();
+  /** A console call as the tenant's owner. */
+  const asOwner = (method: Method, url: string, payload?: Record<string, unknown>) =>
+    consoleCall(s.t, s.tenant, method, url, payload);
 
-  before(async () => {
-    t = await buildTestApp();
-    tenant = await createTestTenant(t);
-  });
-  after(() => t.close());
-
-  const base = () => `/api/console/tenants/${tenant.tenantId}`;
+  const base = () => `/api/console/tenants/${s.tenant.tenantId}`;
 
   test('operators: create, list newest first, get, update, delete', async () => {
-    const first = await makeOperator(t, tenant, {
+    const first = await makeOperator(s.t, s.tenant, {
       app: { androidPackage: 'com.shop.one', iosBundleId: 'com.shop.one' },
     });
-    const second = await makeOperator(t, tenant);
+    const second = await makeOperator(s.t, s.tenant);
     assert.match(first.id, /^op_/);
-    const list = await consoleCall(t, tenant, 'GET', `${base()}/operators?limit=1`);
+    const list = await asOwner('GET', `${base()}/operators?limit=1`);
     const page = list.json<{ data: Operator[]; nextCursor: string | null }>();
     assert.deepEqual(
       page.data.map((o) => o.id),
       [second.id],
     );
-    const next = await consoleCall(t, tenant, 'GET', `${base()}/operators?limit=1&cursor=${page.nextCursor}`);
+    const next = await asOwner('GET', `${base()}/operators?limit=1&cursor=${page.nextCursor}`);
     assert.deepEqual(
       next.json<{ data: Operator[] }>().data.map((o) => o.id),
       [first.id],
     );
-    const got = (await consoleCall(t, tenant, 'GET', `${base()}/operators/${first.id}`)).json<Operator>();
+    const got = (await asOwner('GET', `${base()}/operators/${first.id}`)).json<Operator>();
     assert.deepEqual(got.app, { androidPackage: 'com.shop.one', iosBundleId: 'com.shop.one' });
-    const patched = await consoleCall(t, tenant, 'PATCH', `${base()}/operators/${first.id}`, {
+    const patched = await asOwner('PATCH', `${base()}/operators/${first.id}`, {
       name: 'Renamed',
     });
     assert.equal(patched.json<Operator>().name, 'Renamed');
-    const taken = await consoleCall(t, tenant, 'PATCH', `${base()}/operators/${first.id}`, {
+    const taken = await asOwner('PATCH', `${base()}/operators/${first.id}`, {
       slug: second.slug,
     });
     expectError(taken, 409, 'conflict');
     expectError(
-      await consoleCall(t, tenant, 'POST', `${base()}/operators`, { name: 'Dup', slug: second.slug }),
+      await asOwner('POST', `${base()}/operators`, { name: 'Dup', slug: second.slug }),
       409,
       'conflict',
     );
-    assert.equal((await consoleCall(t, tenant, 'DELETE', `${base()}/operators/${first.id}`)).statusCode, 200);
-    expectError(await consoleCall(t, tenant, 'GET', `${base()}/operators/${first.id}`), 404, 'not_found');
-    expectError(
-      await consoleCall(t, tenant, 'GET', `/api/console/operators/${first.id}/storefront`),
-      404,
-      'not_found',
-    );
+    assert.equal((await asOwner('DELETE', `${base()}/operators/${first.id}`)).statusCode, 200);
+    expectError(await asOwner('GET', `${base()}/operators/${first.id}`), 404, 'not_found');
+    expectError(await asOwner('GET', `/api/console/operators/${first.id}/storefront`), 404, 'not_found');
   });
 
   test('bad input is refused with details naming each field', async () => {
@@ -74,17 +67,13 @@ describe('console: operators and storefront configuration', () => {
       [{ name: 'x', slug: 'ok', extra: 1 }, '/body/extra'],
     ];
     for (const [payload, field] of cases) {
-      const body = expectError(
-        await consoleCall(t, tenant, 'POST', `${base()}/operators`, payload),
-        400,
-        'invalid_request',
-      );
+      const body = expectError(await asOwner('POST', `${base()}/operators`, payload), 400, 'invalid_request');
       assert.ok(
         (body.details ?? []).some((d) => d.field === field),
         `${field} in ${JSON.stringify(body.details)}`,
       );
     }
-    const storefront = await consoleCall(t, tenant, 'PUT', `${base()}/storefront`, {
+    const storefront = await asOwner('PUT', `${base()}/storefront`, {
       defaultCurrency: 'euro',
       allowedOrigins: ['not an origin'],
     });
@@ -93,12 +82,10 @@ describe('console: operators and storefront configuration', () => {
   });
 
   test("storefront: defaults, replace, and an operator's overrides resolved field by field", async () => {
-    const initial = (await consoleCall(t, tenant, 'GET', `${base()}/storefront`)).json<
-      Record<string, unknown>
-    >();
+    const initial = (await asOwner('GET', `${base()}/storefront`)).json<Record<string, unknown>>();
     assert.deepEqual(initial.brand, { name: 'Test tenant' });
     assert.equal(initial.updatedAt, null);
-    const put = await consoleCall(t, tenant, 'PUT', `${base()}/storefront`, {
+    const put = await asOwner('PUT', `${base()}/storefront`, {
       brand: { name: 'House', slogan: 'Bid', colors: { primary: '#111111', text: '#222222' } },
       allowedOrigins: ['https://Shop.example'],
       defaultLocale: 'de',
@@ -108,9 +95,9 @@ describe('console: operators and storefront configuration', () => {
     const saved = put.json<Record<string, unknown>>();
     assert.deepEqual(saved.allowedOrigins, ['https://shop.example']);
     assert.equal(saved.defaultCurrency, 'CHF');
-    const operator = await makeOperator(t, tenant);
+    const operator = await makeOperator(s.t, s.tenant);
     const url = `/api/console/operators/${operator.id}/storefront`;
-    const set = await consoleCall(t, tenant, 'PUT', url, {
+    const set = await asOwner('PUT', url, {
       brand: { slogan: 'Vinyl only', colors: { primary: '#000000' } },
     });
     assert.equal(set.statusCode, 200, set.body);
@@ -122,14 +109,15 @@ describe('console: operators and storefront configuration', () => {
   });
 
   test('roles: viewers read, admins write; non-members get 404 on operator-addressed routes', async () => {
-    const operator = await makeOperator(t, tenant);
-    const viewer = await addMember(t, tenant, 'viewer');
+    const operator = await makeOperator(s.t, s.tenant);
+    const viewer = await addMember(s.t, s.tenant, 'viewer');
     const as = (
       token: string,
       method: 'GET' | 'PUT' | 'POST',
       url: string,
       payload?: Record<string, unknown>,
-    ) => call(t.app, { method, url, headers: bearer(token), ...(payload === undefined ? {} : { payload }) });
+    ) =>
+      call(s.t.app, { method, url, headers: bearer(token), ...(payload === undefined ? {} : { payload }) });
     assert.equal((await as(viewer, 'GET', `${base()}/storefront`)).statusCode, 200);
     assert.equal(
       (await as(viewer, 'GET', `/api/console/operators/${operator.id}/storefront`)).statusCode,
@@ -142,7 +130,7 @@ describe('console: operators and storefront configuration', () => {
       403,
       'forbidden',
     );
-    const stranger = await createTestTenant(t);
+    const stranger = await createTestTenant(s.t);
     for (const url of [
       `/api/console/operators/${operator.id}/storefront`,
       `/api/console/operators/${operator.id}/mobile-builds`,

@@ -1,119 +1,22 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { bearer, createTestTenant, type TestTenant } from '../../../../test/factories.ts';
-import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
+import { describe, test } from 'node:test';
 import {
-  bid,
-  consoleCall,
-  expectError,
-  makeAuction,
-  makeOperator,
-  makeProductKey,
-  makeRoom,
-  productHeaders,
-} from './support.ts';
+  AUCTION_FIELDS,
+  BRAND_FIELDS,
+  PAGE_FIELDS,
+  type PublicAuction,
+  publicSuite,
+  withStorefront,
+} from './public-fixture.ts';
+import { bid, consoleCall, expectError, makeOperator, productHeaders } from './support.ts';
 
-/** Every field a public answer may carry: anything else is a leak. */
-const BRAND_FIELDS = [
-  'colors',
-  'coverImageUrl',
-  'defaultCurrency',
-  'defaultLocale',
-  'links',
-  'logoUrl',
-  'name',
-  'operator',
-  'shortDescription',
-  'slogan',
-];
-const AUCTION_FIELDS = [
-  'bidCount',
-  'buyNowAvailable',
-  'buyNowPrice',
-  'currency',
-  'currentPrice',
-  'description',
-  'endedAt',
-  'endsAt',
-  'finalPrice',
-  'hasReserve',
-  'id',
-  'images',
-  'minimumBid',
-  'outcome',
-  'reserveMet',
-  'roomId',
-  'startingPrice',
-  'startsAt',
-  'status',
-  'title',
-  'updatedAt',
-];
-const PAGE_FIELDS = ['data', 'nextCursor'];
-
-interface PublicAuction {
-  id: string;
-  status: string;
-  roomId: string;
-  images: string[];
-  reserveMet: boolean;
-  hasReserve: boolean;
-  currentPrice: number | null;
-  bidCount: number;
-  [field: string]: unknown;
-}
-
+/** What /api/public/* shows a product key: the brand, and the published auctions, only their public fields. */
 describe('public surface: /api/public/* with product keys', () => {
-  let t: TestApp;
-  let tenant: TestTenant;
-  let other: TestTenant;
-  let key: string;
-  let otherKey: string;
-  let roomId: string;
-  let otherRoom: string;
-  const ids = { live: '', scheduled: '', draft: '', unpublished: '', otherTenant: '' };
-
-  before(async () => {
-    t = await buildTestApp({ config: { authFailureLimit: 1_000_000 } });
-    tenant = await createTestTenant(t, { name: 'Tenant A' });
-    other = await createTestTenant(t, { name: 'Tenant B' });
-    key = (await makeProductKey(t, tenant)).key;
-    otherKey = (await makeProductKey(t, other)).key;
-    roomId = await makeRoom(t, tenant.apiKey);
-    otherRoom = await makeRoom(t, tenant.apiKey);
-    ids.live = await makeAuction(
-      t,
-      tenant.apiKey,
-      roomId,
-      {
-        published: true,
-        reservePrice: 20000,
-        metadata: {
-          image: 'https://img.example/1.jpg',
-          images: 'https://img.example/2.jpg, not-a-url https://img.example/1.jpg',
-          sku: 'private-sku',
-        },
-      },
-      'live',
-    );
-    ids.scheduled = await makeAuction(t, tenant.apiKey, otherRoom, { published: true }, 'scheduled');
-    ids.draft = await makeAuction(t, tenant.apiKey, roomId, { published: true });
-    ids.unpublished = await makeAuction(t, tenant.apiKey, roomId, { published: false }, 'live');
-    ids.otherTenant = await makeAuction(
-      t,
-      other.apiKey,
-      await makeRoom(t, other.apiKey),
-      { published: true },
-      'live',
-    );
-    await bid(t, tenant.apiKey, ids.live, 1000, 9000);
-    await bid(t, tenant.apiKey, ids.live, 2000);
-  });
-  after(() => t.close());
-
-  const get = (url: string, headers: Record<string, string>) => call(t.app, { method: 'GET', url, headers });
+  const s = publicSuite();
+  const { get, listed } = s;
 
   test('brand: the tenant name by default, then the configured brand; only public fields', async () => {
+    const { t, tenant, key } = s.world();
     const first = await get('/api/public/brand', productHeaders(key));
     assert.equal(first.statusCode, 200, first.body);
     assert.equal(first.json<{ name: string }>().name, 'Tenant A');
@@ -140,19 +43,15 @@ describe('public surface: /api/public/* with product keys', () => {
   });
 
   test("another tenant's key sees its own tenant's brand and auctions, never the first tenant's", async () => {
+    const { otherKey, ids } = s.world();
     const brand = (await get('/api/public/brand', productHeaders(otherKey))).json<{ name: string }>();
     assert.equal(brand.name, 'Tenant B');
-    const list = (await get('/api/public/auctions', productHeaders(otherKey))).json<{
-      data: PublicAuction[];
-    }>();
-    assert.deepEqual(
-      list.data.map((a) => a.id),
-      [ids.otherTenant],
-    );
+    assert.deepEqual(await listed('/api/public/auctions', productHeaders(otherKey)), [ids.otherTenant]);
     expectError(await get(`/api/public/auctions/${ids.live}`, productHeaders(otherKey)), 404, 'not_found');
   });
 
   test('auctions: published only, live first then scheduled; drafts and unpublished never', async () => {
+    const { key, ids } = s.world();
     const res = await get('/api/public/auctions', productHeaders(key));
     assert.equal(res.statusCode, 200, res.body);
     const page = res.json<{ data: PublicAuction[]; nextCursor: string | null }>();
@@ -171,6 +70,7 @@ describe('public surface: /api/public/* with product keys', () => {
   });
 
   test('one auction: price and bid count, whether the reserve is met; never maxima, bidders or the reserve', async () => {
+    const { key, ids } = s.world();
     const res = await get(`/api/public/auctions/${ids.live}`, productHeaders(key));
     assert.equal(res.statusCode, 200, res.body);
     const auction = res.json<PublicAuction>();
@@ -195,13 +95,8 @@ describe('public surface: /api/public/* with product keys', () => {
   });
 
   test('filters by status and room, and pages with a cursor', async () => {
-    const live = (await get('/api/public/auctions?status=live', productHeaders(key))).json<{
-      data: PublicAuction[];
-    }>();
-    assert.deepEqual(
-      live.data.map((a) => a.id),
-      [ids.live],
-    );
+    const { key, otherRoom, ids } = s.world();
+    assert.deepEqual(await listed('/api/public/auctions?status=live', productHeaders(key)), [ids.live]);
     const inRoom = await get(`/api/public/auctions?roomId=${otherRoom}`, productHeaders(key));
     assert.deepEqual(
       inRoom.json<{ data: PublicAuction[] }>().data.map((a) => a.id),
@@ -229,26 +124,15 @@ describe('public surface: /api/public/* with product keys', () => {
   });
 
   test('the storefront listing limits the rooms shown', async () => {
-    const url = `/api/console/tenants/${tenant.tenantId}/storefront`;
-    const current = (await consoleCall(t, tenant, 'GET', url)).json<Record<string, unknown>>();
-    const limited = await consoleCall(t, tenant, 'PUT', url, {
-      brand: current.brand as Record<string, unknown>,
-      listing: { roomIds: [otherRoom] },
-    });
-    assert.equal(limited.statusCode, 200, limited.body);
-    try {
-      const list = (await get('/api/public/auctions', productHeaders(key))).json<{ data: PublicAuction[] }>();
-      assert.deepEqual(
-        list.data.map((a) => a.id),
-        [ids.scheduled],
-      );
+    const { t, tenant, key, otherRoom, ids } = s.world();
+    await withStorefront(t, tenant, { listing: { roomIds: [otherRoom] } }, async () => {
+      assert.deepEqual(await listed('/api/public/auctions', productHeaders(key)), [ids.scheduled]);
       expectError(await get(`/api/public/auctions/${ids.live}`, productHeaders(key)), 404, 'not_found');
-    } finally {
-      await consoleCall(t, tenant, 'PUT', url, { brand: current.brand as Record<string, unknown> });
-    }
+    });
   });
 
   test('ETag and Cache-Control on every answer; If-None-Match -> 304; a change shows at once', async () => {
+    const { t, tenant, key, ids } = s.world();
     for (const url of ['/api/public/brand', '/api/public/auctions', `/api/public/auctions/${ids.live}`]) {
       const res = await get(url, productHeaders(key));
       assert.equal(res.statusCode, 200, res.body);
@@ -273,81 +157,8 @@ describe('public surface: /api/public/* with product keys', () => {
     assert.equal(after.json<PublicAuction>().bidCount, 3);
   });
 
-  test('no key, an unknown key, a revoked key: 401 invalid_api_key naming the header', async () => {
-    const created = await makeProductKey(t, tenant);
-    assert.equal((await get('/api/public/brand', productHeaders(created.key))).statusCode, 200);
-    const revoke = await consoleCall(
-      t,
-      tenant,
-      'DELETE',
-      `/api/console/tenants/${tenant.tenantId}/product-keys/${created.id}`,
-    );
-    assert.equal(revoke.statusCode, 200, revoke.body);
-    for (const url of ['/api/public/brand', '/api/public/auctions', `/api/public/auctions/${ids.live}`]) {
-      for (const headers of [
-        {},
-        productHeaders('pk_live_000000000000000000000000'),
-        productHeaders(created.key),
-      ]) {
-        const body = expectError(await get(url, headers), 401, 'invalid_api_key');
-        assert.match(body.message, /X-SVC-Product-Key/);
-      }
-      // A secret API key or a console token is not what these routes take.
-      expectError(await get(url, { 'x-api-key': tenant.apiKey }), 401, 'unauthorized');
-      expectError(await get(url, bearer(tenant.ownerToken)), 401, 'unauthorized');
-    }
-  });
-
-  test("disallowed origins: the key's own list and the storefront's both apply", async () => {
-    const limited = await makeProductKey(t, tenant, { allowedOrigins: ['https://shop.example'] });
-    for (const url of ['/api/public/brand', '/api/public/auctions', `/api/public/auctions/${ids.live}`]) {
-      const ok = await get(url, productHeaders(limited.key, { origin: 'https://shop.example' }));
-      assert.equal(ok.statusCode, 200, ok.body);
-      assert.equal(ok.headers['access-control-allow-origin'], 'https://shop.example');
-      const refused = await get(url, productHeaders(limited.key, { origin: 'https://evil.example' }));
-      expectError(refused, 403, 'forbidden');
-      assert.equal(refused.headers['access-control-allow-origin'], undefined);
-    }
-    const url = `/api/console/tenants/${tenant.tenantId}/storefront`;
-    const current = (await consoleCall(t, tenant, 'GET', url)).json<Record<string, unknown>>();
-    await consoleCall(t, tenant, 'PUT', url, {
-      brand: current.brand as Record<string, unknown>,
-      allowedOrigins: ['https://brand.example'],
-    });
-    try {
-      // An unrestricted key on the storefront's origin passes; elsewhere the storefront refuses.
-      assert.equal(
-        (await get('/api/public/brand', productHeaders(key, { origin: 'https://brand.example' }))).statusCode,
-        200,
-      );
-      const refused = await get(
-        '/api/public/brand',
-        productHeaders(key, { origin: 'https://elsewhere.example' }),
-      );
-      expectError(refused, 403, 'forbidden');
-      assert.equal(refused.headers['access-control-allow-origin'], undefined);
-    } finally {
-      await consoleCall(t, tenant, 'PUT', url, { brand: current.brand as Record<string, unknown> });
-    }
-  });
-
-  test('preflight of a public route: 204 with the headers a browser needs', async () => {
-    const res = await call(t.app, {
-      method: 'OPTIONS',
-      url: '/api/public/auctions',
-      headers: {
-        origin: 'https://shop.example',
-        'access-control-request-method': 'GET',
-        'access-control-request-headers': 'x-svc-product-key, if-none-match',
-      },
-    });
-    assert.equal(res.statusCode, 204, res.body);
-    assert.equal(res.headers['access-control-allow-origin'], 'https://shop.example');
-    assert.match(String(res.headers['access-control-allow-headers']), /X-SVC-Product-Key/);
-    assert.match(String(res.headers['access-control-allow-headers']), /If-None-Match/);
-  });
-
   test("an operator's key: its brand over the tenant's, field by field, and its listing", async () => {
+    const { t, tenant, roomId, ids } = s.world();
     const operator = await makeOperator(t, tenant, {
       name: 'Vintage Vinyl',
       brand: { name: 'Vintage Vinyl', colors: { primary: '#000000' } },
@@ -364,13 +175,7 @@ describe('public surface: /api/public/* with product keys', () => {
     assert.equal(brand.slogan, 'Bid live');
     assert.deepEqual(brand.colors, { primary: '#000000', accent: '#AABBCC' });
     assert.deepEqual(brand.operator, { id: operator.id, name: 'Vintage Vinyl', slug: operator.slug });
-    const list = (await get('/api/public/auctions', productHeaders(opKey.key))).json<{
-      data: PublicAuction[];
-    }>();
-    assert.deepEqual(
-      list.data.map((a) => a.id),
-      [ids.live],
-    );
+    assert.deepEqual(await listed('/api/public/auctions', productHeaders(opKey.key)), [ids.live]);
     // Deleting the operator takes its keys along, at once.
     const deleted = await consoleCall(
       t,
@@ -380,27 +185,5 @@ describe('public surface: /api/public/* with product keys', () => {
     );
     assert.equal(deleted.statusCode, 200, deleted.body);
     expectError(await get('/api/public/brand', productHeaders(opKey.key)), 401, 'invalid_api_key');
-  });
-});
-
-describe('public surface: rate limit per key and address', () => {
-  let t: TestApp;
-  let tenant: TestTenant;
-  before(async () => {
-    t = await buildTestApp({ config: { authFailureLimit: 1_000_000 } });
-    tenant = await createTestTenant(t);
-  });
-  after(() => t.close());
-
-  test('past the key’s rate: 429 rate_limited with Retry-After; another address is unaffected', async () => {
-    const { key } = await makeProductKey(t, tenant, { rateLimitPerMinute: 2 });
-    const get = (remoteAddress: string) =>
-      call(t.app, { method: 'GET', url: '/api/public/brand', headers: productHeaders(key), remoteAddress });
-    assert.equal((await get('203.0.113.5')).statusCode, 200);
-    assert.equal((await get('203.0.113.5')).statusCode, 200);
-    const limited = await get('203.0.113.5');
-    expectError(limited, 429, 'rate_limited');
-    assert.ok(Number(limited.headers['retry-after']) >= 1);
-    assert.equal((await get('203.0.113.6')).statusCode, 200);
   });
 });

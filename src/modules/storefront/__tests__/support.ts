@@ -18,10 +18,12 @@ export function expectError(res: Response, status: number, code: string) {
   return body;
 }
 
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
 export async function consoleCall(
   t: TestApp,
   tenant: TestTenant,
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+  method: Method,
   url: string,
   payload?: Record<string, unknown>,
   token = tenant.ownerToken,
