@@ -5,7 +5,6 @@ import { testConfig } from '../../../../test/helper.ts';
 import { eventually } from '../../../../test/support/eventually.ts';
 import { suiteFixture } from '../../../../test/support/suite.ts';
 import { ManualClock } from '../../../core/clock.ts';
-import type { Database } from '../../../core/db/database.ts';
 import { openDatabase } from '../../../runtime.ts';
 import { createEndpoint } from '../index.ts';
 import { claimDueDeliveries } from '../worker/claim.ts';
@@ -26,13 +25,12 @@ import {
 describe('webhook workers: leases, concurrency, shutdown', () => {
   const s = webhookSuite();
   /** A second handle on the same database: a second instance on PostgreSQL; the same handle on PGlite. */
-  const secondHandle = suiteFixture(
+  const ownHandle = suiteFixture(
     'second database handle',
-    async () => (process.env.DATABASE_URL === undefined ? s.db : await openDatabase(testConfig())),
-    async (db2: Database) => {
-      if (db2 !== s.db) await db2.close();
-    },
+    async () => (process.env.DATABASE_URL === undefined ? undefined : await openDatabase(testConfig())),
+    (db2) => db2?.close(),
   );
+  const secondHandle = () => ownHandle() ?? s.db;
 
   test('two workers deliver every delivery exactly once to healthy receivers', async () => {
     const receivers = await Promise.all(
