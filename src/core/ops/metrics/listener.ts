@@ -23,7 +23,13 @@ export async function startMetricsListener(
   const server = http.createServer((request, response) => {
     answer(app, metrics, request).then(
       ({ status, type, body }) => {
-        response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
+        // One request per connection: a scrape every few seconds gains nothing from keep-alive, and a client
+        // reusing a connection the server just timed out gets ECONNRESET.
+        response.writeHead(status, {
+          'content-type': type,
+          'cache-control': 'no-store',
+          connection: 'close',
+        });
         response.end(body);
       },
       (error: unknown) => {
