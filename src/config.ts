@@ -1,9 +1,9 @@
 import path from 'node:path';
+import { type MetricsConfig, metricsConfig } from './config/metrics.ts';
 import { mobileBuildRepository } from './config/mobile-build.ts';
 import { ConfigError, type Env, integer, msList, oneOf, text, url } from './config/parse.ts';
 import { retentionAges } from './config/retention.ts';
 import { encryptionKeys, trustedProxies } from './config/security.ts';
-import { type MetricsConfig, metricsConfig } from './config/metrics.ts';
 import { type ShutdownConfig, shutdownConfig } from './config/shutdown.ts';
 import { type SyncInstanceConfig, syncLimits } from './config/sync.ts';
 import type { EncryptionKey } from './core/secrets/keys.ts';
