@@ -21,8 +21,8 @@ export interface KeysetQuery<Row> {
   byteOrder?: boolean;
   /** The row's value of `orderBy`, for the next page's cursor. */
   keyOf(row: Row): number | string;
-  /** The list's own conditions, ANDed; `bind` binds a value and returns its placeholder. */
-  filters(bind: (value: unknown) => string): string[];
+  /** The list's own conditions, ANDed (none when left out); `bind` binds a value and returns its placeholder. */
+  filters?(bind: (value: unknown) => string): string[];
 }
 
 /**
@@ -48,7 +48,7 @@ export async function keysetPage<Row>(
     where.push(
       `${key} ${query.ascending === true ? '>' : '<'} ${bind(after)}::${query.textKey === true ? 'text' : 'bigint'}`,
     );
-  where.push(...query.filters(bind));
+  if (query.filters !== undefined) where.push(...query.filters(bind));
   const { rows } = await tenantRead<Row>(
     db,
     { tenantId },

@@ -2,7 +2,7 @@ import type { JsonObject } from './json.ts';
 import { MemoryPresenceHub } from './memory-presence-hub.ts';
 import type { RoomKey } from './names.ts';
 import type { ExpiredLeave, PresenceJoin, PresenceMember } from './presence.ts';
-import { PresenceStoreBase, type PresenceStoreOptions } from './presence-store-base.ts';
+import { type PresenceEntry, PresenceStoreBase, type PresenceStoreOptions } from './presence-store-base.ts';
 
 export interface MemoryPresenceOptions extends PresenceStoreOptions {
   hub?: MemoryPresenceHub;
@@ -17,12 +17,7 @@ export class MemoryPresence extends PresenceStoreBase {
     this.hub = options.hub ?? new MemoryPresenceHub();
   }
 
-  protected async add(
-    room: RoomKey,
-    actor: string,
-    connectionId: string,
-    state: JsonObject | undefined,
-  ): Promise<PresenceJoin> {
+  protected async add({ room, actor, connectionId, state }: PresenceEntry): Promise<PresenceJoin> {
     this.beat();
     return this.hub.join(room, actor, connectionId, this.instanceId, state, this.clock.now());
   }

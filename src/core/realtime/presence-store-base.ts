@@ -26,6 +26,14 @@ export interface PresenceStoreOptions {
  * on the injected clock, the expired-leave and eviction listeners, and noticing an eviction (this
  * instance registered anew after it had been registered, so it was swept as dead in between).
  */
+/** A connection joining a room's presence, as a store adds it. */
+export interface PresenceEntry {
+  room: RoomKey;
+  actor: string;
+  connectionId: string;
+  state: JsonObject | undefined;
+}
+
 export abstract class PresenceStoreBase implements PresenceStore {
   readonly instanceId: string;
   protected readonly clock: Clock;
@@ -49,12 +57,7 @@ export abstract class PresenceStoreBase implements PresenceStore {
   abstract update(room: RoomKey, actor: string, state: JsonObject): Promise<PresenceMember | undefined>;
   abstract heartbeat(): Promise<void>;
   /** Adds the connection (its ids are checked). */
-  protected abstract add(
-    room: RoomKey,
-    actor: string,
-    connectionId: string,
-    state: JsonObject | undefined,
-  ): Promise<PresenceJoin>;
+  protected abstract add(entry: PresenceEntry): Promise<PresenceJoin>;
   /** The room's members, in any order. */
   protected abstract members(room: RoomKey): Promise<PresenceMember[]>;
   /** Removes dead instances' connections from the store; `sweep` announces them. */
@@ -64,7 +67,7 @@ export abstract class PresenceStoreBase implements PresenceStore {
 
   async join(room: RoomKey, actor: string, connectionId: string, state?: JsonObject): Promise<PresenceJoin> {
     checkPresenceIds(actor, connectionId);
-    return this.add(room, actor, connectionId, state);
+    return this.add({ room, actor, connectionId, state });
   }
 
   async list(room: RoomKey): Promise<PresenceMember[]> {

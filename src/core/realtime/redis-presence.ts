@@ -3,7 +3,7 @@ import { decodeJsonObject, type JsonObject } from './json.ts';
 import type { RoomKey } from './names.ts';
 import type { ExpiredLeave, PresenceJoin, PresenceMember } from './presence.ts';
 import { HEARTBEAT, JOIN, LEAVE, LIST, SWEEP, UPDATE } from './presence-scripts.ts';
-import { PresenceStoreBase, type PresenceStoreOptions } from './presence-store-base.ts';
+import { type PresenceEntry, PresenceStoreBase, type PresenceStoreOptions } from './presence-store-base.ts';
 import { closeRedis, openRedis, pingRedis, redisConnected } from './redis-connection.ts';
 import { runScript } from './redis-script.ts';
 
@@ -49,12 +49,7 @@ export class RedisPresence extends PresenceStoreBase {
     this.redis = openRedis(options.url, `${options.instanceId}:presence`, this.report);
   }
 
-  protected async add(
-    room: RoomKey,
-    actor: string,
-    connectionId: string,
-    state: JsonObject | undefined,
-  ): Promise<PresenceJoin> {
+  protected async add({ room, actor, connectionId, state }: PresenceEntry): Promise<PresenceJoin> {
     const reply = replyArray(
       await runScript(this.redis, JOIN, [
         this.prefix,

@@ -2,9 +2,7 @@ import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { RawData, WebSocket } from 'ws';
 import type { Identity } from '../../core/auth/identity.ts';
 import type { Clock } from '../../core/clock.ts';
-import { type ServiceContext, type Services, serviceContext } from '../../core/context.ts';
-import { traceFrom } from '../../core/http/request-id.ts';
-import { newId } from '../../core/ids.ts';
+import type { ServiceContext, Services } from '../../core/context.ts';
 import { type AccessRequest, accessRefusal, tenantAccess } from '../../core/modules/authorize.ts';
 import type { InstalledHooks } from '../../core/modules/hooks.ts';
 import type {
@@ -29,10 +27,12 @@ import { closeInBatches } from './drain.ts';
 import { FanOutPacer } from './fan-out-pacer.ts';
 import { membershipIn } from './handlers/room-checks.ts';
 import type { GatewayLimits } from './limits.ts';
+import { roomModulesOf } from './local-room.ts';
 import { LocalRooms } from './local-rooms.ts';
 import type { RoomMembership } from './membership.ts';
 import { Protocol } from './protocol.ts';
-import { RawRoute } from './raw-route.ts';
+import { type RawRoute, rawRoutesOf } from './raw-route.ts';
+import { realtimeContext } from './realtime-context.ts';
 import { openSession } from './session.ts';
 import { SocketCaps } from './socket-caps.ts';
 import { SocketGuard } from './socket-guard.ts';
@@ -69,6 +69,9 @@ export class Gateway implements RealtimeHost {
   readonly rooms: LocalRooms;
   readonly services: Services;
   readonly backplane: RealtimeBackplane;
+  readonly presence: PresenceStore;
+  readonly pubsub: PubSub;
+  readonly modules: readonly InstalledHooks[];
   readonly limits: GatewayLimits;
   readonly streams = DEFAULT_STREAM_TIMINGS;
   readonly clock: Clock;
@@ -93,6 +96,9 @@ export class Gateway implements RealtimeHost {
   constructor(private readonly deps: GatewayDeps) {
     this.services = deps.services;
     this.backplane = deps.backplane;
+    this.presence = deps.backplane.presence;
+    this.pubsub = deps.backplane.pubsub;
+    this.modules = deps.modules;
     this.limits = deps.limits;
     this.clock = deps.services.clock;
     const guarding = {
@@ -108,31 +114,19 @@ export class Gateway implements RealtimeHost {
     });
     this.pacer = new FanOutPacer(deps.limits.fanOutPerTurn);
     this.caps = new SocketCaps(deps.limits, { label: 'realtime', instanceFull: 429 });
-    this.socketRoutes = deps.modules.flatMap(({ module, hooks }) =>
-      (hooks.realtime?.sockets ?? []).map(
-        (route) =>
-          new RawRoute(route, {
-            ...guarding,
-            log: deps.log.child({ module }),
-            closeGraceMs: deps.limits.closeGraceMs,
-            closing: () => this.closing,
-            counts: deps.services.metrics?.rawSocketCounts(module),
-          }),
-      ),
-    );
+    this.socketRoutes = rawRoutesOf(deps.modules, {
+      ...guarding,
+      log: deps.log,
+      closeGraceMs: deps.limits.closeGraceMs,
+      closing: () => this.closing,
+      metrics: deps.services.metrics,
+    });
     this.protocol = new Protocol(deps.modules);
     this.joins = deps.modules.flatMap(({ hooks }) => hooks.realtime?.join ?? []);
-    const handlers = deps.modules.flatMap(({ module, hooks }) =>
-      hooks.realtime === undefined ? [] : [{ module, hooks: hooks.realtime }],
-    );
     this.rooms = new LocalRooms({
       host: this,
       pubsub: deps.backplane.pubsub,
-      modules: {
-        handlers,
-        moduleOfEvent: (type) => deps.services.registry.moduleOfEvent(type),
-        resetEvents: new Set(handlers.flatMap(({ hooks }) => hooks.roomResetEvents ?? [])),
-      },
+      modules: roomModulesOf(deps.modules, (type) => deps.services.registry.moduleOfEvent(type)),
       report: this.report,
       pacer: this.pacer,
     });
@@ -140,18 +134,6 @@ export class Gateway implements RealtimeHost {
 
   private get closing(): boolean {
     return this.draining !== undefined;
-  }
-
-  get modules(): readonly InstalledHooks[] {
-    return this.deps.modules;
-  }
-
-  get presence(): PresenceStore {
-    return this.backplane.presence;
-  }
-
-  get pubsub(): PubSub {
-    return this.backplane.pubsub;
   }
 
   /** The `/v1/realtime` connections of this instance. */
@@ -236,14 +218,8 @@ export class Gateway implements RealtimeHost {
 
   /** The verb context of a frame: the connection's tenant and principal, a fresh request id and trace. */
   context(connection: RealtimeConnection): ServiceContext {
-    return serviceContext(this.services, {
-      log: connection.log,
-      tenantId: connection.session.tenantId,
-      principal: connection.session.principal,
-      requestId: newId('request', this.services.clock.now()),
-      trace: traceFrom(undefined),
-      origin: 'realtime',
-    });
+    const { tenantId, principal } = connection.session;
+    return realtimeContext(this.services, connection.log, tenantId, principal);
   }
 
   async publish(tenantId: string, roomId: string, message: RoomMessage): Promise<void> {
@@ -316,13 +292,6 @@ export class Gateway implements RealtimeHost {
   }
 
   systemContext(tenantId: string): ServiceContext {
-    return serviceContext(this.services, {
-      log: this.deps.log,
-      tenantId,
-      principal: undefined,
-      requestId: newId('request', this.services.clock.now()),
-      trace: traceFrom(undefined),
-      origin: 'realtime',
-    });
+    return realtimeContext(this.services, this.deps.log, tenantId, undefined);
   }
 }

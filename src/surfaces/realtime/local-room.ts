@@ -1,3 +1,4 @@
+import type { InstalledHooks } from '../../core/modules/hooks.ts';
 import type { ModuleRoom, RealtimeHooks, RealtimeHost } from '../../core/realtime/contributions.ts';
 import {
   type ErrorReporter,
@@ -18,6 +19,21 @@ export interface RoomModules {
   moduleOfEvent(type: string): string | undefined;
   /** Event types after which a room starts over (it was deleted). */
   resetEvents: ReadonlySet<string>;
+}
+
+/** The room parts of the installed modules' hooks; `moduleOfEvent` is the registry's. */
+export function roomModulesOf(
+  modules: readonly InstalledHooks[],
+  moduleOfEvent: (type: string) => string | undefined,
+): RoomModules {
+  const handlers = modules.flatMap(({ module, hooks }) =>
+    hooks.realtime === undefined ? [] : [{ module, hooks: hooks.realtime }],
+  );
+  return {
+    handlers,
+    moduleOfEvent,
+    resetEvents: new Set(handlers.flatMap(({ hooks }) => hooks.roomResetEvents ?? [])),
+  };
 }
 
 export interface LocalRoomDeps {

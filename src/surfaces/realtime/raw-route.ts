@@ -5,6 +5,8 @@ import type { Principal } from '../../core/auth/principal.ts';
 import type { Clock } from '../../core/clock.ts';
 import { AppError } from '../../core/http/errors.ts';
 import type { ModuleEnablement } from '../../core/modules/enablement.ts';
+import type { InstalledHooks } from '../../core/modules/hooks.ts';
+import type { ServiceMetrics } from '../../core/ops/metrics/service-metrics.ts';
 import type { SocketCounts } from '../../core/ops/metrics/socket-counts.ts';
 import { type AdmittedSocket, holderOf, type SocketRoute } from '../../core/realtime/socket-routes.ts';
 import { CLOSE } from './close-codes.ts';
@@ -24,6 +26,26 @@ export interface RawRouteDeps {
   report: (error: unknown, context: string) => void;
   /** The route's counts, when metrics are on. */
   counts?: SocketCounts | undefined;
+}
+
+/** What every module's raw routes share: the gateway's guard parts, its log, and the app's metrics. */
+export interface RawRoutesDeps extends Omit<RawRouteDeps, 'counts'> {
+  metrics: ServiceMetrics | undefined;
+}
+
+/** The raw socket routes the modules contribute (`hooks.realtime.sockets`), in module order. */
+export function rawRoutesOf(modules: readonly InstalledHooks[], deps: RawRoutesDeps): RawRoute[] {
+  const { metrics, ...shared } = deps;
+  return modules.flatMap(({ module, hooks }) =>
+    (hooks.realtime?.sockets ?? []).map(
+      (route) =>
+        new RawRoute(route, {
+          ...shared,
+          log: deps.log.child({ module }),
+          counts: metrics?.rawSocketCounts(module),
+        }),
+    ),
+  );
 }
 
 function frameBytes(data: RawData): Uint8Array {

@@ -3,8 +3,10 @@ import { type BackoffOptions, DEFAULT_BACKOFF, reconnectDelay } from './backoff.
 import { type CloseAction, closeAction } from './close-codes.js';
 import { Emitter } from './emitter.js';
 import { RealtimeError } from './errors.js';
+import type { RealtimeEvents, RealtimeOptions, RealtimeStatus } from './options.js';
 import { Outbox } from './outbox.js';
-import { type HistoryQuery, Room, type RoomHost } from './room.js';
+import { Room } from './room.js';
+import type { HistoryQuery, RoomHost } from './room-types.js';
 import { defaultTimers, type Timers } from './timers.js';
 import type {
   ChatMessagePage,
@@ -14,74 +16,10 @@ import type {
   WebSocketConstructor,
   WebSocketLike,
 } from './types.js';
-
-export type RealtimeStatus = 'connecting' | 'connected' | 'reconnecting' | 'closed';
-
-export interface RealtimeOptions {
-  /** The service's address, `https://api.example.com` (the socket is `wss://…/v1/realtime`). */
-  baseUrl: string;
-  /** A session token from your backend (`POST /v1/runtime/connect`); called before every (re)connect. */
-  getToken: () => string | Promise<string>;
-  /** The WebSocket class: the global one by default; pass `ws`'s in Node 20. */
-  WebSocket?: WebSocketConstructor;
-  /** For `room.history()`: the global fetch by default. */
-  fetch?: typeof fetch;
-  backoff?: BackoffOptions;
-  /** Randomness of the backoff (tests make it repeatable). */
-  random?: () => number;
-  setTimeout?: Timers['setTimeout'];
-  clearTimeout?: Timers['clearTimeout'];
-  now?: Timers['now'];
-  /** Sends a room keeps while they wait to be stored (default 100); one more is refused with `send_queue_full`. */
-  maxQueuedSends?: number;
-  /** A send unanswered for this long goes out again with the same clientId (default 15,000 ms). */
-  sendTimeoutMs?: number;
-  /** Nothing heard for this long: a ping; for twice this long: the socket counts as dead (default 25,000 ms). */
-  heartbeatMs?: number;
-  /** Frames a second the client sends at most, and its burst (default 15 and 20; the server takes 20 and 40). */
-  framesPerSecond?: number;
-  frameBurst?: number;
-}
-
-export interface StatusChange {
-  status: RealtimeStatus;
-  /** The close code that caused it (a reconnect or a stop). */
-  code?: number;
-  reason?: string;
-}
-
-export interface RealtimeEvents {
-  [name: string]: unknown;
-  status: StatusChange;
-  /** A reconnect is scheduled: which attempt (0 the first), after how long, after which close code. */
-  reconnect: { attempt: number; delayMs: number; code: number };
-  /** Something the app may want to log: `getToken` failed, an `error` frame that names no send or join. */
-  error: unknown;
-}
+import { frameText, newClientId, socketUrl } from './wire.js';
 
 /** Consecutive 4401 closes (the fresh token refused as well) after which the client stops. */
 const MAX_AUTH_FAILURES = 2;
-
-function socketUrl(baseUrl: string, token: string): string {
-  const base = baseUrl.replace(/\/+$/, '').replace(/^http/i, 'ws');
-  return `${base}/v1/realtime?token=${encodeURIComponent(token)}`;
-}
-
-function newClientId(): string {
-  const uuid = globalThis.crypto?.randomUUID?.();
-  if (uuid !== undefined) return uuid;
-  const part = () =>
-    Math.floor(Math.random() * 0x100000000)
-      .toString(16)
-      .padStart(8, '0');
-  return `c-${part()}${part()}${part()}${part()}`;
-}
-
-function frameText(data: unknown): string | undefined {
-  if (typeof data === 'string') return data;
-  if (data instanceof ArrayBuffer) return new TextDecoder().decode(data);
-  return typeof data === 'object' && data !== null ? String(data) : undefined;
-}
 
 /**
  * One socket to `/v1/realtime` for every room the app joins. It reconnects on its own with full-jitter

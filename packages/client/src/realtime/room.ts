@@ -1,62 +1,19 @@
 import type { ErrorDetail } from '../errors.js';
 import { Emitter } from './emitter.js';
 import { RealtimeError } from './errors.js';
-import { Members, type PresenceChange } from './members.js';
+import { Members } from './members.js';
 import { Revisions } from './revisions.js';
+import type { HistoryQuery, RoomEvents, RoomHost, RoomSettings } from './room-types.js';
 import { type SendInput, SendQueue } from './sends.js';
-import type { Timers } from './timers.js';
 import type {
-  Actor,
   AuctionFrame,
   ChatFrame,
   ChatMessage,
   ChatMessagePage,
-  ClientFrame,
   JsonObject,
   Member,
-  RoomEvent,
   ServerFrame,
 } from './types.js';
-
-export interface RoomEvents {
-  [name: string]: unknown;
-  /** Every (re)join: `resumedFrom` is the `changeSeq` it resumed after, null for a live join. */
-  joined: { members: Member[]; seq: number; changeSeq: number; resumedFrom: number | null };
-  message: ChatMessage;
-  messageUpdated: ChatMessage;
-  messageDeleted: ChatMessage;
-  presence: PresenceChange;
-  typing: Actor;
-  event: RoomEvent;
-  auction: AuctionFrame;
-  /** The server no longer has every change since the last one received: reload with `history()`. */
-  resync: { recovered: false; reason: string };
-  /** The room refused the join for good (forbidden, not found, ...): its sends were rejected. */
-  error: RealtimeError;
-}
-
-export interface HistoryQuery {
-  before?: number;
-  after?: number;
-  limit?: number;
-  cursor?: string;
-}
-
-/** What a room needs of its client. */
-export interface RoomHost {
-  readonly timers: Timers;
-  /** Queues a frame for the socket; false while there is none. */
-  send(frame: ClientFrame): boolean;
-  retryDelay(attempt: number): number;
-  history(roomId: string, query: HistoryQuery): Promise<ChatMessagePage>;
-  forget(room: Room): void;
-}
-
-export interface RoomSettings {
-  maxQueuedSends: number;
-  sendTimeoutMs: number;
-  newClientId(): string;
-}
 
 const RESYNC_CODES = new Set(['resync_required', 'unknown_change', 'unknown_seq']);
 const JOIN_RETRY_CODES = new Set(['rate_limited', 'service_unavailable', 'internal_error', 'room_full']);

@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import { roomLimit } from '../../../core/auth/principal.ts';
 import type { ServiceContext } from '../../../core/context.ts';
-import { keysetPage } from '../../../core/db/keyset-page.ts';
+import { listPage } from '../../../core/http/list-page.ts';
 import { AUCTION_COLUMNS, type AuctionRow, toAuction } from '../auction-row.ts';
 import { auctionFor } from '../audience.ts';
 import type { AuctionPage, ListAuctionsQuery } from '../schema/auction.ts';
@@ -11,10 +11,12 @@ export async function listAuctions(
   ctx: ServiceContext,
   input: Static<typeof ListAuctionsQuery>,
 ): Promise<Static<typeof AuctionPage>> {
-  const { page, nextCursor } = await keysetPage<AuctionRow>(ctx.db, ctx.tenantId, input, {
+  const now = ctx.clock.now();
+  return listPage(ctx, input, {
     select: `select ${AUCTION_COLUMNS} from auctions`,
     orderBy: 'list_seq',
-    keyOf: (row) => row.list_seq,
+    keyOf: (row: AuctionRow) => row.list_seq,
+    view: (row) => auctionFor(ctx.principal, toAuction(row, now)),
     filters: (bind) => {
       const where: string[] = [];
       if (input.status !== undefined) where.push(`status = ${bind(input.status)}`);
@@ -25,6 +27,4 @@ export async function listAuctions(
       return where;
     },
   });
-  const now = ctx.clock.now();
-  return { data: page.map((row) => auctionFor(ctx.principal, toAuction(row, now))), nextCursor };
 }

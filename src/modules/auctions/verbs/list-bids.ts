@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
-import { keysetPage } from '../../../core/db/keyset-page.ts';
+import { listPage } from '../../../core/http/list-page.ts';
 import { actorView } from '../../../core/tenancy/actors.ts';
 import { readAuction } from '../auction-row.ts';
 import type { Bidder } from '../rules.ts';
@@ -24,15 +24,13 @@ export async function listBids(
   input: Static<typeof ListBidsArguments>,
 ): Promise<Static<typeof BidPage>> {
   await readAuction(ctx, input.auctionId);
-  const { page, nextCursor } = await keysetPage<BidRow>(ctx.db, ctx.tenantId, input, {
+  return listPage(ctx, input, {
     select: `select id, seq, kind, bidder, amount, price_after, leading_after, client_bid_id, created_at
                from auction_bids`,
     orderBy: 'seq',
-    keyOf: (row) => row.seq,
+    keyOf: (row: BidRow) => row.seq,
     filters: (bind) => [`auction_id = ${bind(input.auctionId)}`],
-  });
-  return {
-    data: page.map((r) => ({
+    view: (r) => ({
       id: r.id,
       auctionId: input.auctionId,
       seq: Number(r.seq),
@@ -43,7 +41,6 @@ export async function listBids(
       leading: r.leading_after,
       clientBidId: r.client_bid_id,
       createdAt: new Date(r.created_at).toISOString(),
-    })),
-    nextCursor,
-  };
+    }),
+  });
 }

@@ -1,19 +1,20 @@
 import type { Static } from 'typebox';
 import { roomLimit } from '../../../core/auth/principal.ts';
 import type { ServiceContext } from '../../../core/context.ts';
-import { keysetPage } from '../../../core/db/keyset-page.ts';
+import { listPage } from '../../../core/http/list-page.ts';
 import { ROOM_COLUMNS, type RoomRow, toRoom } from '../room-row.ts';
 import type { ListRoomsInput, RoomPage } from '../schema.ts';
 
 /** Newest first; metadata filters are ANDed and compare as text (`?metadata.tier=2` matches 2 and "2"). */
-export async function listRooms(
+export function listRooms(
   ctx: ServiceContext,
   input: Static<typeof ListRoomsInput>,
 ): Promise<Static<typeof RoomPage>> {
-  const { page, nextCursor } = await keysetPage<RoomRow>(ctx.db, ctx.tenantId, input, {
+  return listPage(ctx, input, {
     select: `select ${ROOM_COLUMNS} from rooms r`,
     orderBy: 'r.seq',
-    keyOf: (row) => row.seq,
+    keyOf: (row: RoomRow) => row.seq,
+    view: toRoom,
     filters: (bind) => {
       const where: string[] = [];
       const onlyRoom = roomLimit(ctx.principal);
@@ -25,5 +26,4 @@ export async function listRooms(
       return where;
     },
   });
-  return { data: page.map(toRoom), nextCursor };
 }

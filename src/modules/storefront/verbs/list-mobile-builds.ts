@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import type { ServiceContext } from '../../../core/context.ts';
-import { keysetPage } from '../../../core/db/keyset-page.ts';
+import { listPage } from '../../../core/http/list-page.ts';
 import type { PageQuery } from '../../../core/http/pagination.ts';
 import { BUILD_COLUMNS, type BuildRow, toBuild } from '../build-row.ts';
 import type { MobileBuildPage } from '../build-schema.ts';
@@ -12,11 +12,11 @@ export async function listMobileBuilds(
   input: Static<typeof PageQuery> & { operatorId: string },
 ): Promise<Static<typeof MobileBuildPage>> {
   await findOperatorRow(ctx, input.operatorId);
-  const { page, nextCursor } = await keysetPage<BuildRow>(ctx.db, ctx.tenantId, input, {
+  return listPage(ctx, input, {
     select: `select ${BUILD_COLUMNS} from mobile_builds b`,
     orderBy: 'b.list_seq',
-    keyOf: (row) => row.list_seq,
+    keyOf: (row: BuildRow) => row.list_seq,
+    view: toBuild,
     filters: (bind) => [`b.operator_id = ${bind(input.operatorId)}`],
   });
-  return { data: page.map(toBuild), nextCursor };
 }

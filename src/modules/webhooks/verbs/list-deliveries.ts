@@ -1,6 +1,6 @@
 import type { ServiceContext } from '../../../core/context.ts';
-import { keysetPage } from '../../../core/db/keyset-page.ts';
 import { tenantTx } from '../../../core/db/tenant-tx.ts';
+import { listPage } from '../../../core/http/list-page.ts';
 import { validated } from '../../../core/modules/validate.ts';
 import { findEndpoint } from '../find-rows.ts';
 import { isEventType, rejectProblems } from '../input-rules.ts';
@@ -21,16 +21,16 @@ export async function listDeliveries(
   }
   if (endpointId !== undefined)
     await tenantTx(ctx.db, ctx, (tx) => findEndpoint(tx, ctx.tenantId, endpointId));
-  const { page, nextCursor } = await keysetPage<DeliveryRow>(ctx.db, ctx.tenantId, query, {
+  return listPage(ctx, query, {
     select: `select ${DELIVERY_COLUMNS} from webhook_deliveries`,
     orderBy: 'id',
     textKey: true,
-    keyOf: (row) => row.id,
+    keyOf: (row: DeliveryRow) => row.id,
+    view: deliveryView,
     filters: (bind) => [
       ...(endpointId === undefined ? [] : [`endpoint_id = ${bind(endpointId)}`]),
       ...(state === undefined ? [] : [`state = ${bind(state)}`]),
       ...(eventType === undefined ? [] : [`event_type = ${bind(eventType)}`]),
     ],
   });
-  return { data: page.map(deliveryView), nextCursor };
 }

@@ -1,5 +1,5 @@
 import type { ServiceContext } from '../../../core/context.ts';
-import { keysetPage } from '../../../core/db/keyset-page.ts';
+import { listPage } from '../../../core/http/list-page.ts';
 import { PageQuery } from '../../../core/http/pagination.ts';
 import { validated } from '../../../core/modules/validate.ts';
 import type { ListEndpointsInput, WebhookEndpointPage } from '../schema.ts';
@@ -11,13 +11,12 @@ export async function listEndpoints(
   input: ListEndpointsInput = {},
 ): Promise<WebhookEndpointPage> {
   const query = validated<ListEndpointsInput>(PageQuery, input, 'query');
-  const { page, nextCursor } = await keysetPage<EndpointRow>(ctx.db, ctx.tenantId, query, {
+  return listPage(ctx, query, {
     select: `select ${ENDPOINT_COLUMNS} from webhook_endpoints`,
     orderBy: 'id',
     textKey: true,
     ascending: true,
-    keyOf: (row) => row.id,
-    filters: () => [],
+    keyOf: (row: EndpointRow) => row.id,
+    view: endpointView,
   });
-  return { data: page.map(endpointView), nextCursor };
 }
