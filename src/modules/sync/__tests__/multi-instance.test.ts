@@ -16,14 +16,14 @@ import { createRoom, providerClose, type SyncTenant, synced, syncToken, tenantWi
  * deleted through one instance closes the document's sockets on both.
  */
 
-/** No periodic re-read during the test: only a gap in the backplane's delivery starts one. */
-const s = twoInstancesSuite({ resyncIntervalMs: 24 * 3600_000 });
-let tenant: SyncTenant;
-before(async () => {
-  tenant = await tenantWithRoom(s.a);
-});
-
 describe('sync on two instances', () => {
+  /** No periodic re-read during the test: only a gap in the backplane's delivery starts one. */
+  const s = twoInstancesSuite({ resyncIntervalMs: 24 * 3600_000 });
+  let tenant: SyncTenant;
+  before(async () => {
+    tenant = await tenantWithRoom(s.a);
+  });
+
   test('clients on both instances edit one Y.Text at once and converge; awareness crosses', async () => {
     const token = await syncToken(s.a, tenant.apiKey);
     const onA = s.open(s.a, tenant.roomId, token);
