@@ -179,6 +179,7 @@ describe('metrics: the internal listener and every family, on a real service', (
       assert.match(during, /^svc_websocket_frames_received_total\{surface="sync"\} [1-9]/m);
 
       provider.destroy();
+      doc.destroy(); // the provider's awareness has a timer of its own until its document is destroyed
       client.socket.close(1000);
       const closed = await eventually('both sockets closed', async () => {
         const text = await scrape(s.metricsUrl);
