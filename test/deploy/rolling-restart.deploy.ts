@@ -4,11 +4,10 @@
 // nothing but reconnects went wrong, each instance drained within its window and readiness answered 503
 // within 100 ms of the signal. Not a *.test.ts file: `npm test` does not run it (it needs the servers).
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { performance } from 'node:perf_hooks';
 import { ResumingClient } from './chat-client.ts';
-import { Cluster, freePort, type Instance } from './cluster.ts';
+import { Cluster, freePort } from './cluster.ts';
+import { json, roomMessageIds, startReceiver } from './http.ts';
+import { type Restart, restart, type StartRetries } from './restart.ts';
 
 const CLIENTS = Number(process.env.DEPLOY_CLIENTS ?? 200);
 const ROOMS = Number(process.env.DEPLOY_ROOMS ?? 20);
@@ -39,141 +38,8 @@ process.once('exit', () => {
   if (!finished) void cluster.cleanup();
 });
 
-interface Restart {
-  name: string;
-  readinessFlipMs: number;
-  /** From SIGTERM to the last batch of sockets closed. */
-  socketsDrainedMs: number;
-  /** From SIGTERM to the workers stopped with their leases released. */
-  workersDrainedMs: number;
-  exitMs: number;
-  exitCode: number | null;
-}
-
-async function json<T>(url: string, init: RequestInit = {}): Promise<{ status: number; body: T }> {
-  const response = await fetch(url, init);
-  const text = await response.text();
-  return { status: response.status, body: (text === '' ? {} : JSON.parse(text)) as T };
-}
-
-/** A webhook receiver: the message ids of every `chat.message.created` it got, and every delivery id. */
-async function startReceiver(): Promise<{
-  url: string;
-  messageIds: Set<string>;
-  deliveries: number;
-  close(): void;
-}> {
-  const state = { messageIds: new Set<string>(), deliveries: 0 };
-  const server = http.createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-        type: string;
-        data: { message?: { id: string } };
-      };
-      state.deliveries += 1;
-      if (body.type === 'chat.message.created' && body.data.message !== undefined) {
-        state.messageIds.add(body.data.message.id);
-      }
-      response.writeHead(200).end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/hook`,
-    messageIds: state.messageIds,
-    get deliveries() {
-      return state.deliveries;
-    },
-    close: () => server.close(),
-  };
-}
-
-/** Every message id of a room, read forward through the API. */
-async function roomMessageIds(base: string, apiKey: string, roomId: string): Promise<Set<string>> {
-  const ids = new Set<string>();
-  let after = 0;
-  for (;;) {
-    const page = await json<{ data: { id: string; seq: number }[] }>(
-      `${base}/v1/rooms/${roomId}/messages?after=${after}&limit=100`,
-      { headers: { 'x-api-key': apiKey } },
-    );
-    assert.equal(page.status, 200);
-    for (const message of page.body.data) ids.add(message.id);
-    const last = page.body.data.at(-1);
-    if (last === undefined || page.body.data.length < 100) return ids;
-    after = last.seq;
-  }
-}
-
-/** SIGTERM, then: when readiness first answered 503, when the drain ended (its log line), the exit. */
-async function restart(instance: Instance): Promise<{ figures: Restart; next: Instance }> {
-  const readyz = `http://127.0.0.1:${instance.port}/readyz`;
-  const began = performance.now();
-  instance.child.kill('SIGTERM');
-  // A probe every 5 ms, none waiting for the one before (a probe in flight when the signal came may take
-  // long to answer on a busy machine): the flip is when the first probe answered 503 was sent, and no probe
-  // sent after it may answer 200.
-  const probes: Promise<{ sentMs: number; status: number }>[] = [];
-  while (performance.now() - began < 1000) {
-    const sentMs = performance.now() - began;
-    probes.push(
-      fetch(readyz, { signal: AbortSignal.timeout(10_000) })
-        .then((r) => ({ sentMs, status: r.status }))
-        .catch(() => ({ sentMs, status: 0 })),
-    );
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  const answers = (await Promise.all(probes)).filter((p) => p.status !== 0);
-  const firstRefusal = answers.find((p) => p.status === 503);
-  const lateReady = answers.filter((p) => p.status === 200 && p.sentMs > (firstRefusal?.sentMs ?? 0));
-  const readinessFlipMs =
-    firstRefusal === undefined || lateReady.length > 0 ? Number.NaN : firstRefusal.sentMs;
-  const exitCode = await instance.exited;
-  const exitMs = performance.now() - began;
-  const drained = instance.lines
-    .map((line) => {
-      try {
-        return JSON.parse(line) as { msg?: string; drainMs?: { sockets?: number; workers?: number } };
-      } catch {
-        return {};
-      }
-    })
-    .find((entry) => entry.msg?.startsWith('stopping: finishing') === true);
-  const next = await startAgain(instance);
-  return {
-    figures: {
-      name: instance.name,
-      readinessFlipMs,
-      socketsDrainedMs: drained?.drainMs?.sockets ?? Number.NaN,
-      workersDrainedMs: drained?.drainMs?.workers ?? Number.NaN,
-      exitMs,
-      exitCode,
-    },
-    next,
-  };
-}
-
-/**
- * The same instance again on its port. A start whose first connection to PostgreSQL times out (5 s, on a
- * machine this busy) exits 1 as it should; it is started again, and counted.
- */
-let startRetries = 0;
-async function startAgain(instance: Instance): Promise<Instance> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await cluster.start(instance.name, instance.port);
-    } catch (error) {
-      if (attempt === 3) throw error;
-      startRetries += 1;
-      process.stdout.write(
-        `${instance.name} did not start (${(error as Error).message.split('\n')[0]}): again\n`,
-      );
-    }
-  }
-}
+/** Starts tried again after a start that failed, counted across the run. */
+const retries: StartRetries = { count: 0 };
 
 async function main(): Promise<void> {
   cluster.createDatabase();
@@ -284,7 +150,7 @@ async function main(): Promise<void> {
   for (let i = 0; i < instances.length; i += 1) {
     const instance = instances[i];
     if (instance === undefined) continue;
-    const { figures, next } = await restart(instance);
+    const { figures, next } = await restart(cluster, instance, retries);
     restarts.push(figures);
     instances = instances.map((old, j) => (j === i ? next : old));
     process.stdout.write(
@@ -351,7 +217,7 @@ async function main(): Promise<void> {
     webhookDeliveriesReceived: receiver.deliveries,
     webhooksLost,
     restarts: restarts.length,
-    startRetries,
+    startRetries: retries.count,
     drainWindowMs: DRAIN_WINDOW_MS,
     graceMs: GRACE_MS,
     socketsDrainedMs: restarts.map((r) => r.socketsDrainedMs),
