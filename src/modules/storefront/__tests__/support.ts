@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { bearer, hostedToken, type TestTenant } from '../../../../test/factories.ts';
 import { call, type Response, type TestApp } from '../../../../test/helper.ts';
+import { makeAuction as draftAuction } from '../../auctions/__tests__/support.ts';
 
 export const keyOf = (apiKey: string) => ({ 'x-api-key': apiKey });
 export const productHeaders = (key: string, extra: Record<string, string> = {}) => ({
@@ -73,21 +74,13 @@ export async function makeAuction(
   body: Record<string, unknown> = {},
   state: 'draft' | 'live' | 'scheduled' = 'draft',
 ): Promise<string> {
-  const res = await call(t.app, {
-    method: 'POST',
-    url: '/v1/auctions',
-    headers: keyOf(apiKey),
-    payload: {
-      roomId,
-      title: 'Signed vinyl',
-      currency: 'EUR',
-      startingPrice: 1000,
-      durationSeconds: 600,
-      ...body,
-    },
+  // The auctions module's own helper, with the auction's default increments (none given here).
+  const { id } = await draftAuction(t, apiKey, {
+    roomId,
+    durationSeconds: 600,
+    increments: undefined,
+    ...body,
   });
-  assert.equal(res.statusCode, 201, res.body);
-  const id = res.json<{ id: string }>().id;
   if (state === 'live') {
     const started = await call(t.app, {
       method: 'POST',
