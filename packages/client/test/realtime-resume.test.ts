@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { eventually } from '../../../test/support/eventually.ts';
 import type { ChatMessage } from '../src/realtime/types.ts';
 import type { Realtime, Room } from '../src/realtime.ts';
-import { TcpProxy } from './support/realtime-proxy.ts';
-import { nodeRealtime, type RealtimeService, sleep, startService } from './support/realtime-service.ts';
+import type { TcpProxy } from './support/realtime-proxy.ts';
+import { nodeRealtime, type RealtimeService, sleep, withProxiedService } from './support/realtime-service.ts';
 
 /**
  * The SDK against the real service, through a TCP proxy that cuts the client's socket: what the client
@@ -21,14 +21,9 @@ let svc: RealtimeService;
 let proxy: TcpProxy;
 const clients: Realtime[] = [];
 
-before(async () => {
-  svc = await startService();
-  proxy = await TcpProxy.start([svc.port]);
-});
-after(async () => {
-  for (const rt of clients) rt.close();
-  await proxy.close();
-  await svc.close();
+withProxiedService(clients, (opened, cut) => {
+  svc = opened;
+  proxy = cut;
 });
 
 /** Every message a room gave the app, and every `joined` (with where it resumed from). */

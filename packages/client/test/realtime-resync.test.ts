@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { MODULES } from '../../../src/app.ts';
 import { systemClock } from '../../../src/core/clock.ts';
 import { systemTx } from '../../../src/core/db/tenant-tx.ts';
@@ -8,8 +8,13 @@ import { RetentionWorker } from '../../../src/core/retention/worker.ts';
 import { eventually } from '../../../test/support/eventually.ts';
 import type { ChatMessage } from '../src/realtime/types.ts';
 import type { Realtime } from '../src/realtime.ts';
-import { TcpProxy } from './support/realtime-proxy.ts';
-import { nodeRealtime, postMessage, type RealtimeService, startService } from './support/realtime-service.ts';
+import type { TcpProxy } from './support/realtime-proxy.ts';
+import {
+  nodeRealtime,
+  postMessage,
+  type RealtimeService,
+  withProxiedService,
+} from './support/realtime-service.ts';
 
 /**
  * A client away longer than the server keeps changes (chat_changes retention) cannot resume: the room
@@ -20,14 +25,9 @@ let svc: RealtimeService;
 let proxy: TcpProxy;
 const clients: Realtime[] = [];
 
-before(async () => {
-  svc = await startService();
-  proxy = await TcpProxy.start([svc.port]);
-});
-after(async () => {
-  for (const rt of clients) rt.close();
-  await proxy.close();
-  await svc.close();
+withProxiedService(clients, (opened, cut) => {
+  svc = opened;
+  proxy = cut;
 });
 
 /** Ages every change of the room past the retention (7 days) and runs the retention pass that deletes them. */

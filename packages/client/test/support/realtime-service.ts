@@ -1,9 +1,11 @@
 import type { AddressInfo } from 'node:net';
+import { after, before } from 'node:test';
 import WebSocket from 'ws';
 import { connectSession, createTestTenant, type TestTenant } from '../../../../test/factories.ts';
 import { type BuildOptions, buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
 import type { ChatMessage } from '../../src/realtime/types.ts';
 import { createRealtime, type Realtime, type RealtimeOptions } from '../../src/realtime.ts';
+import { TcpProxy } from './realtime-proxy.ts';
 
 /** The real service listening on a loopback port, a tenant and a room: what the SDK's tests talk to. */
 export interface RealtimeService {
@@ -95,3 +97,24 @@ export async function postMessage(svc: RealtimeService, roomId: string, text: st
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A service with a TCP proxy in front of it (the test cuts the proxy), opened before the file's tests and
+ * closed after them, the clients the tests made first; `use` receives both once they are up.
+ */
+export function withProxiedService(
+  clients: readonly Realtime[],
+  use: (svc: RealtimeService, proxy: TcpProxy) => void,
+): void {
+  let opened: { svc: RealtimeService; proxy: TcpProxy } | undefined;
+  before(async () => {
+    const svc = await startService();
+    opened = { svc, proxy: await TcpProxy.start([svc.port]) };
+    use(opened.svc, opened.proxy);
+  });
+  after(async () => {
+    for (const rt of clients) rt.close();
+    await opened?.proxy.close();
+    await opened?.svc.close();
+  });
+}
