@@ -6631,7 +6631,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description This instance holds as many open documents or connections as it may, or is shutting down; retry */
+            /** @description This instance holds as many open documents or connections as it may; retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6729,7 +6729,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description This instance holds as many open documents or connections as it may, or is shutting down; retry */
+            /** @description This instance holds as many open documents or connections as it may; retry */
             503: {
                 headers: {
                     [name: string]: unknown;
