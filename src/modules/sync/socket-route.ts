@@ -69,9 +69,7 @@ const routeSchema = (withDocName: boolean) => ({
     429: errorRef(
       'The tenant’s or the actor’s share of this instance is full (connections or open documents); Retry-After says when to try again',
     ),
-    503: errorRef(
-      'This instance holds as many open documents or connections as it may; retry',
-    ),
+    503: errorRef('This instance holds as many open documents or connections as it may; retry'),
   },
 });
 
