@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { buildClient } from './build-client.mjs';
+import { buildConsole } from './build-console.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 // Another folder may be named (tests build into one of their own); paths to the sources stay right.
@@ -90,5 +91,9 @@ await build({
 // Written last: bin/svc.mjs compares the sources with this file's time.
 fs.writeFileSync(path.join(outdir, 'BUILT'), `${new Date().toISOString()}\n`);
 
-// The client SDK (packages/client) is built with the service, unless a test builds the service elsewhere.
-if (process.argv[2] === undefined) await buildClient();
+// The client SDK (packages/client) and the web console that uses it (console/) are built with the service,
+// unless a test builds the service elsewhere.
+if (process.argv[2] === undefined) {
+  await buildClient();
+  await buildConsole();
+}
