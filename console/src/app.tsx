@@ -1,13 +1,11 @@
 import { Link, match, tenantRoute } from './lib/router.tsx';
 import { EmptyState, Page } from './lib/ui.tsx';
-import { PAGES, type PageEntry } from './pages/registry.ts';
-
-const GROUPS = ['Tenant', 'Access', 'Webhooks & events', 'Live', 'Commerce', 'Data'] as const;
+import { NAV_GROUPS, PAGES, type PageEntry } from './pages/registry.ts';
 
 function Nav(props: { tenantId: string }) {
   return (
     <nav aria-label="Console">
-      {GROUPS.map((group) => {
+      {NAV_GROUPS.map((group) => {
         const entries = PAGES.filter((p) => p.nav?.group === group);
         if (entries.length === 0) return null;
         return (

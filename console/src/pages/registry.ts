@@ -1,15 +1,46 @@
-import type { ComponentType } from 'preact';
+import { type ComponentType, h } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { pages as commerce } from './commerce/index.ts';
+import { pages as live } from './live/index.ts';
+import { pages as tenant } from './tenant/index.ts';
+import { pages as webhooks } from './webhooks/index.ts';
+
+export type PageProps = { params: Record<string, string> };
 
 /** One console page: its path below `/t/:tenantId/` (`rooms/:roomId`), and where it sits in the menu. */
 export interface PageEntry {
   path: string;
-  component: ComponentType<{ params: Record<string, string> }>;
+  component: ComponentType<PageProps>;
   /** Shown in the side menu when set (detail pages have none). */
-  nav?: { label: string; group: 'Tenant' | 'Access' | 'Webhooks & events' | 'Live' | 'Commerce' | 'Data' };
+  nav?: { label: string; group: NavGroup };
 }
 
+export const NAV_GROUPS = ['Tenant', 'Access', 'Webhooks & events', 'Live', 'Commerce', 'Data'] as const;
+export type NavGroup = (typeof NAV_GROUPS)[number];
+
 /**
- * Every page of the console. Each area adds its pages in its own file (`pages/<area>/index.ts` exporting
- * `pages: PageEntry[]`) and one line here; the order is the menu's order.
+ * A page whose code is loaded when it is first shown (its own chunk), so the first load stays small:
+ * `component: lazyPage(() => import('./rooms.tsx'), 'RoomsPage')`.
  */
-export const PAGES: PageEntry[] = [];
+export function lazyPage<M extends Record<string, unknown>>(
+  load: () => Promise<M>,
+  name: keyof M & string,
+): ComponentType<PageProps> {
+  let loaded: ComponentType<PageProps> | undefined;
+  return function LazyPage(props: PageProps) {
+    const [component, setComponent] = useState<ComponentType<PageProps> | undefined>(() => loaded);
+    useEffect(() => {
+      if (loaded !== undefined) return;
+      void load().then((module) => {
+        loaded = module[name] as ComponentType<PageProps>;
+        setComponent(() => loaded);
+      });
+    }, []);
+    return component === undefined
+      ? h('p', { class: 'loading', role: 'status' }, 'Loading…')
+      : h(component, props);
+  };
+}
+
+/** Every page of the console; each area owns its `pages/<area>/index.ts`. */
+export const PAGES: PageEntry[] = [...tenant, ...webhooks, ...live, ...commerce];
