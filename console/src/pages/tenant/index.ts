@@ -1,4 +1,4 @@
-import type { PageEntry } from '../registry.ts';
+import type { PageEntry } from '../page.ts';
 
 /** The tenant area's pages (owned by that area; the order is the menu's). */
 export const pages: PageEntry[] = [];
