@@ -23,6 +23,11 @@ export interface Config extends ShutdownConfig, MetricsConfig {
   redisPrefix: string;
   publicUrl: string;
   hostedAuth: { jwksUrl: string | undefined; issuer: string | undefined; audience: string | undefined };
+  /**
+   * The web console's sign-in (OpenID Connect code + PKCE): the provider's issuer URL and the console's
+   * client id there. No issuer outside production = the built-in dev provider (docs/console.md).
+   */
+  consoleOidc: { issuer: string | undefined; clientId: string };
   sessionTtlSeconds: number;
   webhookRetryScheduleMs: number[];
   webhookTimeoutMs: number;
@@ -105,6 +110,10 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     redisPrefix: redisPrefix(env),
     publicUrl: publicUrl.replace(/\/+$/, ''),
     hostedAuth: { jwksUrl, issuer, audience },
+    consoleOidc: {
+      issuer: url(env, 'SVC_CONSOLE_OIDC_ISSUER', ['http:', 'https:']),
+      clientId: text(env, 'SVC_CONSOLE_OIDC_CLIENT_ID') ?? 'svc-console',
+    },
     sessionTtlSeconds: integer(env, 'SVC_SESSION_TTL_SECONDS', 900, 30, 86_400),
     webhookRetryScheduleMs: msList(
       env,
