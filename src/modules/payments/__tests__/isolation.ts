@@ -56,6 +56,7 @@ export const isolation = defineIsolation({
       'POST /v1/payments/:paymentId/simulate': onPayment('POST', '/simulate', { outcome: 'succeeded' }),
       'POST /v1/payments/:paymentId/refunds': onPayment('POST', '/refunds', {}),
       'GET /v1/payments/:paymentId/refunds': onPayment('GET', '/refunds'),
+      'GET /v1/payments/:paymentId/events': onPayment('GET', '/events'),
       'GET /v1/ledger/accounts/:account/postings': (r) => ({
         method: 'GET',
         url: `/v1/ledger/accounts/${r.ledgerAccount}/postings`,

@@ -63,6 +63,12 @@ export const security = defineSecurity({
       sessions: true,
     },
     {
+      method: 'GET',
+      url: (r) => `/v1/payments/${r.paymentId}/events`,
+      scope: 'payments:read',
+      ...own,
+    },
+    {
       method: 'PUT',
       url: () => '/v1/payments/providers/stripe',
       payload: () => ({ secretKey: 'sk_test_securitysuite', webhookSecret: 'whsec_securitysuite' }),
