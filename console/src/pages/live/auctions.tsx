@@ -1,0 +1,124 @@
+import { api } from '../../lib/api.ts';
+import { useLoad } from '../../lib/load.ts';
+import { Link, query, setQuery, tenantPath } from '../../lib/router.tsx';
+import { EmptyState, ErrorNotice, Field, Loading, Page, Table, Time } from '../../lib/ui.tsx';
+import { type Auction, AuctionActions } from './auction-actions.tsx';
+import { CreateAuctionForm } from './auction-create.tsx';
+import { formatMoney } from './money.ts';
+
+const STATUSES = ['draft', 'scheduled', 'live', 'ended', 'cancelled'] as const;
+type Status = (typeof STATUSES)[number];
+const PAGE_SIZE = 25;
+
+function isStatus(value: string | null): value is Status {
+  return STATUSES.some((status) => status === value);
+}
+
+function AuctionRow(props: { auction: Auction; reload: () => void }) {
+  const { auction } = props;
+  return (
+    <tr>
+      <td>
+        <Link to={tenantPath(`auctions/${encodeURIComponent(auction.id)}`)}>{auction.title}</Link>
+      </td>
+      <td>
+        <Link to={tenantPath(`rooms/${encodeURIComponent(auction.roomId)}`)}>{auction.roomId}</Link>
+      </td>
+      <td>
+        <span class={`live-badge live-badge-${auction.status}`}>{auction.status}</span>
+      </td>
+      <td>{formatMoney(auction.currentPrice ?? auction.startingPrice, auction.currency)}</td>
+      <td>{auction.bidCount}</td>
+      <td>
+        <Time value={auction.endsAt ?? auction.startsAt} />
+      </td>
+      <td>
+        <AuctionActions auction={auction} done={props.reload} />
+      </td>
+    </tr>
+  );
+}
+
+/** The tenant's auctions, newest first, by status (in the query string); create, start and cancel them. */
+export function AuctionsPage() {
+  const params = query.value;
+  const wanted = params.get('status');
+  const status = isStatus(wanted) ? wanted : undefined;
+  const cursor = params.get('cursor') ?? undefined;
+  const auctions = useLoad(async () => {
+    const { data } = await api.GET('/v1/auctions', {
+      params: {
+        query: {
+          limit: PAGE_SIZE,
+          ...(status === undefined ? {} : { status }),
+          ...(cursor === undefined ? {} : { cursor }),
+        },
+      },
+    });
+    return data;
+  }, [status, cursor]);
+  const page = auctions.data.value;
+  const reload = () => void auctions.reload();
+  return (
+    <Page title="Auctions">
+      <div class="live-filters">
+        <Field label="Status" id="auction-status">
+          <select
+            id="auction-status"
+            value={status ?? ''}
+            onChange={(event) => setQuery({ status: event.currentTarget.value })}
+          >
+            <option value="">Any status</option>
+            {STATUSES.map((s) => (
+              <option value={s} key={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </Field>
+      </div>
+      {auctions.error.value === undefined ? null : <ErrorNotice error={auctions.error.value} />}
+      {page === undefined ? (
+        auctions.loading.value ? (
+          <Loading what="auctions" />
+        ) : null
+      ) : page.data.length === 0 ? (
+        <EmptyState title={status === undefined ? 'No auctions yet.' : `No ${status} auctions.`}>
+          <p>
+            {status === undefined
+              ? 'Create one below: it starts as a draft, then start it or give it a start time.'
+              : 'Choose another status, or "Any status".'}
+          </p>
+        </EmptyState>
+      ) : (
+        <>
+          <Table
+            caption="Auctions, newest first"
+            head={['Auction', 'Room', 'Status', 'Price', 'Bids', 'Starts or ends', 'Actions']}
+          >
+            {page.data.map((auction) => (
+              <AuctionRow auction={auction} reload={reload} key={auction.id} />
+            ))}
+          </Table>
+          <p class="live-pager">
+            {cursor === undefined ? null : (
+              <button type="button" class="secondary" onClick={() => setQuery({ status })}>
+                First page
+              </button>
+            )}{' '}
+            {page.nextCursor === null ? null : (
+              <button
+                type="button"
+                class="secondary"
+                onClick={() => setQuery({ status, cursor: page.nextCursor ?? undefined })}
+              >
+                Next page
+              </button>
+            )}
+          </p>
+        </>
+      )}
+      <CreateAuctionForm created={reload} />
+    </Page>
+  );
+}
