@@ -435,6 +435,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/console/tenants/{tenantId}/event-counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How many events of each type the tenant's log holds in a time range (the overview's counts) */
+        get: operations["countConsoleEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/scopes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The scopes an API key may carry, with the module that declares each */
+        get: operations["listApiKeyScopes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sync/{roomId}": {
         parameters: {
             query?: never;
@@ -761,10 +795,27 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An endpoint's deliveries, newest first; filter by state and event type */
+        /** An endpoint's deliveries, newest first; filter by state, event type and time */
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhookId}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send again every one of the endpoint's dead-lettered deliveries since a time */
+        post: operations["replayWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -778,7 +829,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One delivery with its exact body and every attempt */
+        /** One delivery with its exact request and every attempt */
         get: operations["getWebhookDelivery"];
         put?: never;
         post?: never;
@@ -883,10 +934,27 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An endpoint's deliveries, newest first; filter by state and event type */
+        /** An endpoint's deliveries, newest first; filter by state, event type and time */
         get: operations["consoleListWebhookDeliveries"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/tenants/{tenantId}/webhooks/{webhookId}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send again every one of the endpoint's dead-lettered deliveries since a time */
+        post: operations["consoleReplayWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -900,7 +968,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One delivery with its exact body and every attempt */
+        /** One delivery with its exact request and every attempt */
         get: operations["consoleGetWebhookDelivery"];
         put?: never;
         post?: never;
@@ -1165,6 +1233,23 @@ export interface paths {
         put?: never;
         /** Refund a succeeded payment, in whole (default) or in part */
         post: operations["refundPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payments/{paymentId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A payment’s timeline: its payment.* and refund.* events, oldest first (kept as long as the event log keeps events) */
+        get: operations["listPaymentEvents"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2369,6 +2454,25 @@ export interface components {
             trace: components["schemas"]["EventTrace"];
         };
         /**
+         * EventCounts
+         * @description How many events the tenant's event log holds in a time range, by type
+         */
+        EventCounts: {
+            /** Format: date-time */
+            since: string;
+            /** Format: date-time */
+            until: string;
+            /** @description Events of every type in the range */
+            total: number;
+            /** @description Counts by event type, most frequent first (at most 100 types) */
+            types: {
+                type: string;
+                count: number;
+            }[];
+            /** @description Events of the types left out of `types` */
+            otherTypes: number;
+        };
+        /**
          * EventPage
          * @description A page of tenant events, newest first unless asked
          */
@@ -2864,6 +2968,15 @@ export interface components {
             updatedAt: string;
         };
         /**
+         * PaymentEventPage
+         * @description A page of a payment’s payment.* and refund.* events, oldest first
+         */
+        PaymentEventPage: {
+            data: components["schemas"]["Event"][];
+            /** @description Pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        /**
          * PaymentLastError
          * @description Why the last confirmation of a payment failed
          */
@@ -3170,6 +3283,22 @@ export interface components {
             reason?: "duplicate" | "fraudulent" | "requested_by_customer";
         };
         /**
+         * ReplayWebhookInput
+         * @description Which of the endpoint's dead-lettered deliveries to send again: those created since a time
+         */
+        ReplayWebhookInput: {
+            /**
+             * Format: date-time
+             * @description Replay dead-lettered deliveries created at or after this time
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description and before this time (default: now)
+             */
+            until?: string;
+        };
+        /**
          * RequestMobileBuildInput
          * @description Which platform to build, and whether to submit the build to its store
          */
@@ -3243,6 +3372,25 @@ export interface components {
              * @description When the scheduler starts it
              */
             startsAt?: string;
+        };
+        /**
+         * ScopeInfo
+         * @description A scope an API key may carry
+         */
+        ScopeInfo: {
+            scope: string;
+            /** @description The module that declares it; null for platform scopes */
+            module: string | null;
+            description: string;
+        };
+        /**
+         * ScopeInfoPage
+         * @description A page of the scopes an API key may carry
+         */
+        ScopeInfoPage: {
+            data: components["schemas"]["ScopeInfo"][];
+            /** @description Pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
         };
         /**
          * SendMessageInput
@@ -3578,11 +3726,19 @@ export interface components {
         };
         /**
          * WebhookDeliveryDetail
-         * @description A delivery with the exact body sent and every attempt
+         * @description A delivery with the exact request sent (body and headers) and every attempt
          */
         WebhookDeliveryDetail: components["schemas"]["WebhookDelivery"] & {
             /** @description The exact JSON body sent */
             body: string;
+            /** @description The headers every attempt sends; those that differ per attempt (the timestamp, the signatures, the traceparent's span) read (set per attempt) */
+            request: {
+                /** @description The endpoint's current URL */
+                url: string;
+                headers: {
+                    [key: string]: string;
+                };
+            };
             attempts: components["schemas"]["WebhookAttempt"][];
         };
         /**
@@ -3624,6 +3780,15 @@ export interface components {
             data: components["schemas"]["WebhookEndpoint"][];
             /** @description Pass as `cursor` for the next page; null on the last page */
             nextCursor: string | null;
+        };
+        /**
+         * WebhookReplay
+         * @description How many dead-lettered deliveries of the endpoint a replay queued for a new attempt cycle
+         */
+        WebhookReplay: {
+            endpointId: string;
+            /** @description Dead-lettered deliveries now pending again (0 when a replay already queued them) */
+            queued: number;
         };
     };
     responses: never;
@@ -4533,6 +4698,8 @@ export interface operations {
                 since?: string;
                 /** @description created_at < until */
                 until?: string;
+                /** @description Only events written after this one (by id): with order=asc, a tail polls with the last id it has seen */
+                after?: string;
                 order?: "desc" | "asc";
             };
             header?: never;
@@ -6462,6 +6629,8 @@ export interface operations {
                 since?: string;
                 /** @description created_at < until */
                 until?: string;
+                /** @description Only events written after this one (by id): with order=asc, a tail polls with the last id it has seen */
+                after?: string;
                 order?: "desc" | "asc";
             };
             header?: never;
@@ -6479,6 +6648,184 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EventPage"];
+                };
+            };
+            /** @description The request is invalid; `details` lists each field problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No credential, or it could not be verified (unauthorized, invalid_token, invalid_api_key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the scope or role, or the module is disabled. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A dependency (the database, or Redis when configured) does not answer; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    countConsoleEvents: {
+        parameters: {
+            query: {
+                /** @description Count events with created_at >= since */
+                since: string;
+                /** @description and created_at < until (default: now) */
+                until?: string;
+            };
+            header?: never;
+            path: {
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many events the tenant's event log holds in a time range, by type */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventCounts"];
+                };
+            };
+            /** @description The request is invalid; `details` lists each field problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No credential, or it could not be verified (unauthorized, invalid_token, invalid_api_key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the scope or role, or the module is disabled. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A dependency (the database, or Redis when configured) does not answer; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listApiKeyScopes: {
+        parameters: {
+            query?: {
+                /** @description Opaque: the `nextCursor` of the previous page; omit for the first page */
+                cursor?: string;
+                /** @description Rows in the page: 50 unless asked, at most 100 */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the scopes an API key may carry */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScopeInfoPage"];
                 };
             };
             /** @description The request is invalid; `details` lists each field problem. */
@@ -9156,6 +9503,10 @@ export interface operations {
             query?: {
                 state?: "pending" | "delivered" | "dead_lettered";
                 eventType?: string;
+                /** @description Deliveries created at or after this time */
+                since?: string;
+                /** @description Deliveries created before this time */
+                until?: string;
                 /** @description Opaque: the `nextCursor` of the previous page; omit for the first page */
                 cursor?: string;
                 /** @description Rows in the page: 50 unless asked, at most 100 */
@@ -9243,6 +9594,123 @@ export interface operations {
             };
         };
     };
+    replayWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        /** @description Which of the endpoint's dead-lettered deliveries to send again: those created since a time */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplayWebhookInput"];
+            };
+        };
+        responses: {
+            /** @description How many dead-lettered deliveries of the endpoint a replay queued for a new attempt cycle */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookReplay"];
+                };
+            };
+            /** @description The request is invalid; `details` lists each field problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No credential, or it could not be verified (unauthorized, invalid_token, invalid_api_key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the scope or role, or the module is disabled. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The endpoint is disabled. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A dependency (the database, or Redis when configured) does not answer; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     getWebhookDelivery: {
         parameters: {
             query?: never;
@@ -9254,7 +9722,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A delivery with the exact body sent and every attempt */
+            /** @description A delivery with the exact request sent (body and headers) and every attempt */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10155,6 +10623,10 @@ export interface operations {
             query?: {
                 state?: "pending" | "delivered" | "dead_lettered";
                 eventType?: string;
+                /** @description Deliveries created at or after this time */
+                since?: string;
+                /** @description Deliveries created before this time */
+                until?: string;
                 /** @description Opaque: the `nextCursor` of the previous page; omit for the first page */
                 cursor?: string;
                 /** @description Rows in the page: 50 unless asked, at most 100 */
@@ -10243,6 +10715,124 @@ export interface operations {
             };
         };
     };
+    consoleReplayWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenantId: string;
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        /** @description Which of the endpoint's dead-lettered deliveries to send again: those created since a time */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplayWebhookInput"];
+            };
+        };
+        responses: {
+            /** @description How many dead-lettered deliveries of the endpoint a replay queued for a new attempt cycle */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookReplay"];
+                };
+            };
+            /** @description The request is invalid; `details` lists each field problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No credential, or it could not be verified (unauthorized, invalid_token, invalid_api_key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the scope or role, or the module is disabled. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The endpoint is disabled. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A dependency (the database, or Redis when configured) does not answer; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     consoleGetWebhookDelivery: {
         parameters: {
             query?: never;
@@ -10255,7 +10845,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A delivery with the exact body sent and every attempt */
+            /** @description A delivery with the exact request sent (body and headers) and every attempt */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -12593,6 +13183,97 @@ export interface operations {
             };
             /** @description The body is not application/json. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A dependency (the database, or Redis when configured) does not answer; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listPaymentEvents: {
+        parameters: {
+            query?: {
+                /** @description Opaque: the `nextCursor` of the previous page; omit for the first page */
+                cursor?: string;
+                /** @description Rows in the page: 50 unless asked, at most 100 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description pay_... */
+                paymentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of a payment’s payment.* and refund.* events, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentEventPage"];
+                };
+            };
+            /** @description The request is invalid; `details` lists each field problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No credential, or it could not be verified (unauthorized, invalid_token, invalid_api_key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the scope or role, or the module is disabled. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
