@@ -64,6 +64,13 @@ export const EventListQuery = Type.Object(
     ),
     since: Type.Optional(Type.String({ format: 'date-time', description: 'created_at >= since' })),
     until: Type.Optional(Type.String({ format: 'date-time', description: 'created_at < until' })),
+    after: Type.Optional(
+      Type.String({
+        pattern: idPattern('event'),
+        description:
+          'Only events written after this one (by id): with order=asc, a tail polls with the last id it has seen',
+      }),
+    ),
     order: Type.Optional(Type.Union([Type.Literal('desc'), Type.Literal('asc')], { default: 'desc' })),
   },
   { additionalProperties: false },

@@ -10,6 +10,8 @@ export interface ListEventsInput extends PageInput {
   type?: string | undefined;
   since?: string | undefined;
   until?: string | undefined;
+  /** Only events with a greater id than this one (ids grow with time): what a live tail polls with. */
+  after?: string | undefined;
   order?: 'asc' | 'desc' | undefined;
 }
 
@@ -44,9 +46,19 @@ export async function listEvents(
           and ($3::timestamptz is null or created_at >= $3)
           and ($4::timestamptz is null or created_at < $4)
           and ($5::text is null or (case when $6 = 'desc' then id < $5 else id > $5 end))
+          and ($8::text is null or id > $8)
         order by id ${order === 'desc' ? 'desc' : 'asc'}
         limit $7`,
-    [exact, prefix, input.since ?? null, input.until ?? null, cursor?.after ?? null, order, limit + 1],
+    [
+      exact,
+      prefix,
+      input.since ?? null,
+      input.until ?? null,
+      cursor?.after ?? null,
+      order,
+      limit + 1,
+      input.after ?? null,
+    ],
   );
   const page = rows.slice(0, limit).map(toEvent);
   const last = page.at(-1);

@@ -20,6 +20,7 @@ export { getEndpoint } from './verbs/get-endpoint.ts';
 export { listDeliveries } from './verbs/list-deliveries.ts';
 export { listEndpoints } from './verbs/list-endpoints.ts';
 export { redeliver } from './verbs/redeliver.ts';
+export { replayDeadLettered } from './verbs/replay.ts';
 export { rotateSecret } from './verbs/rotate-secret.ts';
 export { sendTestEvent } from './verbs/send-test-event.ts';
 export { updateEndpoint } from './verbs/update-endpoint.ts';

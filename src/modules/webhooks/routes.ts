@@ -17,6 +17,8 @@ import {
   DeliveryParams,
   Endpoint,
   EndpointPage,
+  ReplayBody,
+  ReplayResult,
   RotateSecretBody,
   UpdateEndpointBody,
   WebhookParams,
@@ -28,6 +30,7 @@ import { getEndpoint } from './verbs/get-endpoint.ts';
 import { listDeliveries } from './verbs/list-deliveries.ts';
 import { listEndpoints } from './verbs/list-endpoints.ts';
 import { redeliver } from './verbs/redeliver.ts';
+import { replayDeadLettered } from './verbs/replay.ts';
 import { rotateSecret } from './verbs/rotate-secret.ts';
 import { sendTestEvent } from './verbs/send-test-event.ts';
 import { updateEndpoint } from './verbs/update-endpoint.ts';
@@ -152,7 +155,7 @@ function webhookRoutesOn(surface: Surface) {
       `${base}/:webhookId/deliveries`,
       route(
         'ListWebhookDeliveries',
-        "An endpoint's deliveries, newest first; filter by state and event type",
+        "An endpoint's deliveries, newest first; filter by state, event type and time",
         {
           params: WebhookParams,
           querystring: DeliveryListQuery,
@@ -163,9 +166,25 @@ function webhookRoutesOn(surface: Surface) {
         listDeliveries(ctx(request), { endpointId: request.params.webhookId, ...request.query }),
     );
 
+    typed.post(
+      `${base}/:webhookId/replay`,
+      route('ReplayWebhook', "Send again every one of the endpoint's dead-lettered deliveries since a time", {
+        params: WebhookParams,
+        body: ReplayBody,
+        response: { 202: ReplayResult, 409: errorRef('The endpoint is disabled.') },
+      }),
+      async (request, reply) => {
+        const replay = await replayDeadLettered(ctx(request), {
+          id: request.params.webhookId,
+          ...request.body,
+        });
+        return reply.status(202).send(replay);
+      },
+    );
+
     typed.get(
       `${deliveries}/:deliveryId`,
-      route('GetWebhookDelivery', 'One delivery with its exact body and every attempt', {
+      route('GetWebhookDelivery', 'One delivery with its exact request and every attempt', {
         params: DeliveryParams,
         response: { 200: DeliveryDetail },
       }),

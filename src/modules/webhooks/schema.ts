@@ -17,6 +17,8 @@ const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(s: T) => T
 const Time = Type.String({ format: 'date-time' });
 const EndpointId = Type.String({ pattern: idPattern('webhookEndpoint') });
 const DeliveryId = Type.String({ pattern: idPattern('webhookDelivery') });
+/** What a delivery's request headers show for a value made at each attempt (never a signature). */
+export const PER_ATTEMPT = '(set per attempt)';
 const EventTypeFilter = Type.String({ maxLength: 100 });
 
 export const EventTypes = Nullable(
@@ -111,12 +113,21 @@ export const DeliveryDetail = Type.Intersect(
     Delivery,
     Type.Object({
       body: Type.String({ description: 'The exact JSON body sent' }),
+      request: Type.Object(
+        {
+          url: Type.String({ description: "The endpoint's current URL" }),
+          headers: Type.Record(Type.String(), Type.String()),
+        },
+        {
+          description: `The headers every attempt sends; those that differ per attempt (the timestamp, the signatures, the traceparent's span) read ${PER_ATTEMPT}`,
+        },
+      ),
       attempts: Type.Array(Attempt),
     }),
   ],
   {
     title: 'WebhookDeliveryDetail',
-    description: 'A delivery with the exact body sent and every attempt',
+    description: 'A delivery with the exact request sent (body and headers) and every attempt',
   },
 );
 
@@ -175,9 +186,46 @@ export const RotateSecretBody = Type.Object(
   },
 );
 
+/** The time-range filters of a delivery list: when the delivery was created (its event happened). */
+const DELIVERY_TIME_RANGE = {
+  since: Type.Optional({ ...Time, description: 'Deliveries created at or after this time' }),
+  until: Type.Optional({ ...Time, description: 'Deliveries created before this time' }),
+};
+
 export const DeliveryListQuery = Type.Object(
-  { state: Type.Optional(DeliveryState), eventType: Type.Optional(EventTypeFilter), ...PAGE_QUERY },
+  {
+    state: Type.Optional(DeliveryState),
+    eventType: Type.Optional(EventTypeFilter),
+    ...DELIVERY_TIME_RANGE,
+    ...PAGE_QUERY,
+  },
   { additionalProperties: false },
+);
+
+export const ReplayBody = Type.Object(
+  {
+    since: { ...Time, description: 'Replay dead-lettered deliveries created at or after this time' },
+    until: Type.Optional({ ...Time, description: 'and before this time (default: now)' }),
+  },
+  {
+    title: 'ReplayWebhookInput',
+    description: "Which of the endpoint's dead-lettered deliveries to send again: those created since a time",
+    additionalProperties: false,
+  },
+);
+
+export const ReplayResult = Type.Object(
+  {
+    endpointId: EndpointId,
+    queued: Type.Integer({
+      minimum: 0,
+      description: 'Dead-lettered deliveries now pending again (0 when a replay already queued them)',
+    }),
+  },
+  {
+    title: 'WebhookReplay',
+    description: 'How many dead-lettered deliveries of the endpoint a replay queued for a new attempt cycle',
+  },
 );
 
 export const EndpointPage = Page(
@@ -210,12 +258,13 @@ export const ListDeliveriesInput = Type.Object(
     endpointId: Type.Optional(EndpointId),
     state: Type.Optional(DeliveryState),
     eventType: Type.Optional(EventTypeFilter),
+    ...DELIVERY_TIME_RANGE,
     ...PAGE_QUERY,
   },
   {
     title: 'ListWebhookDeliveriesInput',
     description:
-      "One endpoint's deliveries, or every delivery of the tenant, filtered by state and event type",
+      "One endpoint's deliveries, or every delivery of the tenant, filtered by state, event type and creation time",
     additionalProperties: false,
   },
 );
@@ -239,3 +288,5 @@ export type UpdateEndpointInput = Static<typeof EndpointRef> & Static<typeof Upd
 export type RotateSecretInput = Static<typeof EndpointRef> & Static<typeof RotateSecretBody>;
 export type ListEndpointsInput = Static<typeof PageQuery>;
 export type ListDeliveriesInput = Static<typeof ListDeliveriesInput>;
+export type ReplayInput = Static<typeof EndpointRef> & Static<typeof ReplayBody>;
+export type WebhookReplay = Static<typeof ReplayResult>;

@@ -33,6 +33,9 @@ function endpointCases(prefix: string): Record<string, IsolationCase<Records>> {
       },
     ),
     [`POST ${prefix}/webhooks/:webhookId/test`]: route('POST', (r) => `/webhooks/${r.webhookId}/test`),
+    [`POST ${prefix}/webhooks/:webhookId/replay`]: route('POST', (r) => `/webhooks/${r.webhookId}/replay`, {
+      since: '2020-01-01T00:00:00.000Z',
+    }),
     [`GET ${prefix}/webhooks/:webhookId/deliveries`]: route(
       'GET',
       (r) => `/webhooks/${r.webhookId}/deliveries`,

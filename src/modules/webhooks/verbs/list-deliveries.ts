@@ -7,13 +7,16 @@ import { isEventType, rejectProblems } from '../input-rules.ts';
 import { ListDeliveriesInput, type WebhookDeliveryPage } from '../schema.ts';
 import { DELIVERY_COLUMNS, type DeliveryRow, deliveryView } from '../views.ts';
 
-/** Newest first; one endpoint's deliveries (it must exist) or, without endpointId, all of the tenant's. */
+/**
+ * Newest first; one endpoint's deliveries (it must exist) or, without endpointId, all of the tenant's;
+ * filtered by state, exact event type and creation time (`since` inclusive, `until` exclusive).
+ */
 export async function listDeliveries(
   ctx: ServiceContext,
   input: ListDeliveriesInput = {},
 ): Promise<WebhookDeliveryPage> {
   const query = validated<ListDeliveriesInput>(ListDeliveriesInput, input, 'query');
-  const { endpointId, state, eventType } = query;
+  const { endpointId, state, eventType, since, until } = query;
   if (eventType !== undefined && !isEventType(eventType)) {
     rejectProblems([
       { field: '/query/eventType', message: 'must be an event type like room.created', code: 'pattern' },
@@ -31,6 +34,8 @@ export async function listDeliveries(
       ...(endpointId === undefined ? [] : [`endpoint_id = ${bind(endpointId)}`]),
       ...(state === undefined ? [] : [`state = ${bind(state)}`]),
       ...(eventType === undefined ? [] : [`event_type = ${bind(eventType)}`]),
+      ...(since === undefined ? [] : [`created_at >= ${bind(since)}::timestamptz`]),
+      ...(until === undefined ? [] : [`created_at < ${bind(until)}::timestamptz`]),
     ],
   });
 }
