@@ -1,0 +1,20 @@
+import type { FastifyInstance } from 'fastify';
+import type { TracingSettings } from '../../../config/tracing.ts';
+
+export { activeSpan, inSpan, inSpanSync, type RemoteParent, startSpan, tracingOn } from './spans.ts';
+
+/** OpenTelemetry traces of one app (docs/operations.md, traces). */
+export interface Tracing {
+  /** The request spans (@fastify/otel) and the request's trace taken from them; before any route. */
+  install(app: FastifyInstance): Promise<void>;
+  /** Exports every ended span now. */
+  flush(): Promise<void>;
+  /** Flushes; the last app of the process to close also stops the SDK. */
+  close(): Promise<void>;
+}
+
+/** Loads OpenTelemetry (only now: with tracing off none of it is imported) and starts exporting. */
+export async function openTracing(settings: TracingSettings): Promise<Tracing> {
+  const { startTracing } = await import('./sdk.ts');
+  return startTracing(settings);
+}

@@ -1,0 +1,119 @@
+import { FastifyOtelInstrumentation } from '@fastify/otel';
+import { context, propagation, TraceFlags, trace } from '@opentelemetry/api';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { NodeSDK, resources } from '@opentelemetry/sdk-node';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  type Sampler,
+  TraceIdRatioBasedSampler,
+} from '@opentelemetry/sdk-trace-base';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TracingSettings } from '../../../config/tracing.ts';
+import { traceFrom } from '../../http/request-id.ts';
+import type { Tracing } from './index.ts';
+import { OtelSpanSink } from './sink.ts';
+import { setSpanSink } from './spans.ts';
+
+const TRACER = 'svc';
+
+/** OTEL_TRACES_SAMPLER as a sampler; the `parentbased_*` ones follow the incoming `traceparent`'s flag. */
+export function samplerOf(settings: TracingSettings): Sampler {
+  switch (settings.sampler) {
+    case 'always_on':
+      return new AlwaysOnSampler();
+    case 'always_off':
+      return new AlwaysOffSampler();
+    case 'traceidratio':
+      return new TraceIdRatioBasedSampler(settings.ratio);
+    case 'parentbased_always_off':
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case 'parentbased_traceidratio':
+      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(settings.ratio) });
+    default:
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+  }
+}
+
+/**
+ * The request's `trace` (what events record as their trace metadata, see core/context.ts) becomes the
+ * request span's context, so what an event causes later (a webhook attempt, a room's fan-out) joins it.
+ */
+function requestTrace(request: FastifyRequest): void {
+  const span = request.opentelemetry().span;
+  if (span === undefined || span === null) return;
+  const own = span.spanContext();
+  const incoming = traceFrom(request.headers.traceparent);
+  request.traceContext = {
+    traceId: own.traceId,
+    spanId: own.spanId,
+    parentSpanId: incoming.traceId === own.traceId ? incoming.parentSpanId : undefined,
+    sampled: (own.traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED,
+  };
+}
+
+/** Probes are not traced: a load balancer's health checks would be most of the traces. */
+const UNTRACED = new Set(['/healthz', '/readyz']);
+
+/**
+ * The process's OpenTelemetry SDK: the tracer provider, the W3C propagator and the AsyncLocalStorage
+ * context manager are registered globally, so one SDK serves every app of the process (tests run several);
+ * it stops, and its globals are unregistered, when the last app using it has closed.
+ */
+let shared: { sdk: NodeSDK; processor: BatchSpanProcessor; users: number } | undefined;
+
+export function startTracing(settings: TracingSettings): Tracing {
+  if (shared === undefined) {
+    const processor = new BatchSpanProcessor(
+      new OTLPTraceExporter({ url: settings.url, headers: settings.headers }),
+    );
+    const sdk = new NodeSDK({
+      resource: resources.resourceFromAttributes(settings.resource),
+      autoDetectResources: false,
+      sampler: samplerOf(settings),
+      spanProcessors: [processor],
+      // Traces only: no metric readers or log processors (the SDK would default both to OTLP).
+      metricReaders: [],
+      logRecordProcessors: [],
+      instrumentations: [],
+    });
+    sdk.start();
+    setSpanSink(new OtelSpanSink(trace.getTracer(TRACER)));
+    shared = { sdk, processor, users: 0 };
+  }
+  const current = shared;
+  current.users += 1;
+  let closed = false;
+  return {
+    async install(app: FastifyInstance) {
+      const otel = new FastifyOtelInstrumentation({
+        instrumentHooks: false,
+        ignorePaths: (route) => UNTRACED.has(route.url ?? ''),
+        requestHook: (span, request) => {
+          span.updateName(`${request.method} ${request.routeOptions.url ?? 'unmatched'}`);
+        },
+      });
+      await app.register(otel.plugin());
+      app.addHook('onRequest', (request, _reply, done) => {
+        requestTrace(request);
+        done();
+      });
+    },
+    flush: () => current.processor.forceFlush(),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await current.processor.forceFlush();
+      current.users -= 1;
+      if (current.users > 0 || shared !== current) return;
+      shared = undefined;
+      setSpanSink(undefined);
+      await current.sdk.shutdown();
+      trace.disable();
+      context.disable();
+      propagation.disable();
+    },
+  };
+}
