@@ -101,13 +101,18 @@ export function AuctionPage(props: PageProps) {
   );
   const current = auction.data.value;
   const refresh = coalesced(() => Promise.all([auction.reload(), bids.reload()]));
-  const live = useLiveRoom(current?.roomId, AUCTION_ACCESS, (room) => {
-    room.on('auction', (frame) => {
-      if (frame.auctionId === auctionId) refresh();
-    });
-    // Frames sent while the socket was being opened are read from the auction itself once joined.
-    room.on('joined', () => refresh());
-  });
+  const live = useLiveRoom(
+    current?.roomId,
+    AUCTION_ACCESS,
+    (room) => {
+      room.on('auction', (frame) => {
+        if (frame.auctionId === auctionId) refresh();
+      });
+      // Frames sent while the socket was being opened are read from the auction itself once joined.
+      room.on('joined', () => refresh());
+    },
+    refresh,
+  );
   const page = bids.data.value;
   return (
     <Page title={current === undefined ? `Auction ${auctionId}` : current.title}>
@@ -123,7 +128,7 @@ export function AuctionPage(props: PageProps) {
         <>
           <AuctionState auction={current} />
           <AuctionActions auction={current} done={() => refresh()} />
-          <LiveStatus status={live.status.value} />
+          <LiveStatus mode={live.mode.value} />
           {live.error.value === undefined ? null : <ErrorNotice error={live.error.value} />}
         </>
       )}

@@ -45,19 +45,36 @@ export function useRoomFeed(roomId: string): RoomFeed {
       historyError.value = caught;
     }
   };
-  const live = useLiveRoom(roomId, ROOM_ACCESS, (room) => {
-    // A live join (not a resume) starts from the newest change: what came before is read as history.
-    room.on('joined', ({ resumedFrom }) => {
-      if (resumedFrom === null) void loadNewest();
-    });
-    room.on('resync', () => void loadNewest());
-    room.on('presence', (change) => {
-      members.value = change.members;
-    });
-    room.on('message', (message) => merge([message]));
-    room.on('messageUpdated', (message) => merge([message]));
-    room.on('messageDeleted', (message) => merge([message]));
-  });
+  /** Without a socket (a viewer's role): who is here and the newest page of the chat, read again. */
+  const poll = async () => {
+    try {
+      const { data } = await api.GET('/v1/rooms/{roomId}/presence', {
+        params: { path: { roomId }, query: { limit: 100 } },
+      });
+      members.value = data.data;
+    } catch (caught) {
+      historyError.value = caught;
+    }
+    await loadNewest();
+  };
+  const live = useLiveRoom(
+    roomId,
+    ROOM_ACCESS,
+    (room) => {
+      // A live join (not a resume) starts from the newest change: what came before is read as history.
+      room.on('joined', ({ resumedFrom }) => {
+        if (resumedFrom === null) void loadNewest();
+      });
+      room.on('resync', () => void loadNewest());
+      room.on('presence', (change) => {
+        members.value = change.members;
+      });
+      room.on('message', (message) => merge([message]));
+      room.on('messageUpdated', (message) => merge([message]));
+      room.on('messageDeleted', (message) => merge([message]));
+    },
+    poll,
+  );
   return { live, members, messages, olderCursor, historyError, merge };
 }
 

@@ -52,7 +52,7 @@ export function RoomPage(props: PageProps) {
           </dd>
         </dl>
       )}
-      <LiveStatus status={feed.live.status.value} />
+      <LiveStatus mode={feed.live.mode.value} />
       {feed.live.error.value === undefined ? null : <ErrorNotice error={feed.live.error.value} />}
       <div class="live-columns">
         <PresencePanel members={feed.members.value} />
