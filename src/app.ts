@@ -30,6 +30,7 @@ import { Drain } from './core/ops/drain.ts';
 import { handOverWork } from './core/ops/hand-over.ts';
 import { healthRoutes } from './core/ops/health.ts';
 import { instrumentApp, type ServiceMetrics } from './core/ops/metrics/index.ts';
+import type { Tracing } from './core/ops/tracing/index.ts';
 import { createRealtimeBackplane, type RealtimeBackplane } from './core/realtime/index.ts';
 import { activeRetention, retentionRules } from './core/retention/rules.ts';
 import { RETENTION_WORKER, RetentionWorker } from './core/retention/worker.ts';
@@ -107,6 +108,8 @@ export interface AppDeps {
   prepared?: Promise<unknown>;
   /** This app's metrics, served by the internal listener (runtime.ts); undefined: nothing is timed. */
   metrics?: ServiceMetrics;
+  /** OpenTelemetry traces (runtime.ts, when an OTLP endpoint is set); undefined: no spans. */
+  tracing?: Tracing;
 }
 
 /** The whole service as one Fastify instance: core first, then surfaces, then each module. */
@@ -116,6 +119,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Checked before anything opens: SVC_RETENTION naming no declared rule stops start-up.
   const retention = activeRetention(retentionRules(modules), config.retention);
   const app = createServer(config, clock);
+  // Its request spans start before any other hook, and its plugin sees every route.
+  if (deps.tracing !== undefined) await deps.tracing.install(app);
   const encryption = deps.encryption ?? openEncryption(config, clock);
   // Before anything reads a stored secret: plain values (rows from before encryption) and values under
   // a rotated-out key are written again under the current key. This and the identity's keys load on the

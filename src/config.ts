@@ -6,13 +6,14 @@ import { retentionAges } from './config/retention.ts';
 import { encryptionKeys, trustedProxies } from './config/security.ts';
 import { type ShutdownConfig, shutdownConfig } from './config/shutdown.ts';
 import { type SyncInstanceConfig, syncLimits } from './config/sync.ts';
+import { type TracingConfig, tracingConfig } from './config/tracing.ts';
 import type { EncryptionKey } from './core/secrets/keys.ts';
 
 export type { SyncInstanceConfig } from './config/sync.ts';
 export { ConfigError };
 
 /** Every setting the service reads, parsed once at boot. Nothing reads process.env after this. */
-export interface Config extends ShutdownConfig, MetricsConfig {
+export interface Config extends ShutdownConfig, MetricsConfig, TracingConfig {
   env: 'development' | 'production' | 'test';
   host: string;
   port: number;
@@ -151,6 +152,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     bodyLimitBytes: integer(env, 'SVC_BODY_LIMIT_BYTES', 1_048_576, 1024, 64 * 1_048_576),
     ...shutdownConfig(env),
     ...metricsConfig(env),
+    ...tracingConfig(env),
     revocationPollMs: integer(env, 'SVC_REVOCATION_POLL_MS', 250, 10, 60_000),
     trustProxy: trustedProxies(env),
     authFailureLimit: integer(env, 'SVC_AUTH_FAILURE_LIMIT', 30, 1, 1_000_000),

@@ -7,6 +7,7 @@ import { type Migration, migrate, pendingMigrations } from './core/db/migrations
 import { openingDatabase } from './core/db/opening.ts';
 import type { ModuleManifest } from './core/modules/manifest.ts';
 import { type MetricsListener, ServiceMetrics, startMetricsListener } from './core/ops/metrics/index.ts';
+import { openTracing } from './core/ops/tracing/index.ts';
 import { openDatabase } from './open-database.ts';
 
 export { openDatabase };
@@ -57,6 +58,8 @@ export async function createRuntime(
     );
   // Per app, never prom-client's global registry: two runtimes in one process keep their own series.
   const metrics = config.metrics === undefined ? undefined : new ServiceMetrics();
+  // OpenTelemetry is loaded only when an OTLP endpoint is set (docs/operations.md, traces).
+  const tracing = config.tracing === undefined ? undefined : await openTracing(config.tracing);
   try {
     const prepared =
       options.progress === undefined
@@ -70,6 +73,7 @@ export async function createRuntime(
       modules,
       ...(options.workers === undefined ? {} : { workers: options.workers }),
       ...(metrics === undefined ? {} : { metrics }),
+      ...(tracing === undefined ? {} : { tracing }),
     });
     const listener =
       config.metrics === undefined || metrics === undefined
@@ -84,11 +88,13 @@ export async function createRuntime(
         await listener?.close();
         await app.close();
       } finally {
+        await tracing?.close();
         if (options.db === undefined) await db.close();
       }
     };
     return { app, db, metrics: listener, close };
   } catch (error) {
+    await tracing?.close();
     if (options.db === undefined) await db.close();
     throw error;
   }
