@@ -89,6 +89,10 @@ export const coreIsolation = defineIsolation({
         enabled: false,
       }),
       'GET /api/console/tenants/:tenantId/events': ofB('GET', () => '/events'),
+      'GET /api/console/tenants/:tenantId/event-counts': ofB(
+        'GET',
+        () => '/event-counts?since=2026-01-01T00:00:00Z',
+      ),
       'GET /api/console/tenants/:tenantId/mcp-policy': ofB('GET', () => '/mcp-policy'),
       'PUT /api/console/tenants/:tenantId/mcp-policy': ofB('PUT', () => '/mcp-policy', {
         confirm: 'required_only',
