@@ -3,9 +3,11 @@ import type { Identity } from '../../core/auth/identity.ts';
 import type { Services } from '../../core/context.ts';
 import type { TenantSetupStep } from '../../core/tenancy/tenants.ts';
 import { apiKeyRoutes } from './api-keys.ts';
+import { eventCountRoutes } from './event-counts.ts';
 import { consoleEventRoutes } from './events.ts';
 import { moduleSettingsRoutes } from './modules.ts';
 import { productKeyRoutes } from './product-keys.ts';
+import { scopeRoutes } from './scopes.ts';
 import { teamRoutes } from './team.ts';
 import { tenantRoutes } from './tenants.ts';
 
@@ -22,4 +24,6 @@ export async function consoleSurface(app: FastifyInstance, deps: ConsoleDeps) {
   await app.register(productKeyRoutes, deps);
   await app.register(moduleSettingsRoutes, deps);
   await app.register(consoleEventRoutes, deps);
+  await app.register(eventCountRoutes, deps);
+  await app.register(scopeRoutes, deps);
 }
