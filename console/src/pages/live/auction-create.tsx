@@ -70,8 +70,8 @@ function TextInput(props: {
 }
 
 /** Creates an auction in draft (and schedules it when a start time is given). */
-export function CreateAuctionForm(props: { created: () => void }) {
-  const roomId = useSignal('');
+export function CreateAuctionForm(props: { created: () => void; roomId?: string | undefined }) {
+  const roomId = useSignal(props.roomId ?? '');
   const title = useSignal('');
   const currency = useSignal('EUR');
   const startingPrice = useSignal('');

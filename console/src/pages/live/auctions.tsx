@@ -45,18 +45,20 @@ export function AuctionsPage() {
   const wanted = params.get('status');
   const status = isStatus(wanted) ? wanted : undefined;
   const cursor = params.get('cursor') ?? undefined;
+  const roomId = params.get('roomId') ?? undefined;
   const auctions = useLoad(async () => {
     const { data } = await api.GET('/v1/auctions', {
       params: {
         query: {
           limit: PAGE_SIZE,
           ...(status === undefined ? {} : { status }),
+          ...(roomId === undefined ? {} : { roomId }),
           ...(cursor === undefined ? {} : { cursor }),
         },
       },
     });
     return data;
-  }, [status, cursor]);
+  }, [status, cursor, roomId]);
   const page = auctions.data.value;
   const reload = () => void auctions.reload();
   return (
@@ -66,7 +68,7 @@ export function AuctionsPage() {
           <select
             id="auction-status"
             value={status ?? ''}
-            onChange={(event) => setQuery({ status: event.currentTarget.value })}
+            onChange={(event) => setQuery({ status: event.currentTarget.value, roomId })}
           >
             <option value="">Any status</option>
             {STATUSES.map((s) => (
@@ -76,6 +78,14 @@ export function AuctionsPage() {
             ))}
           </select>
         </Field>
+        {roomId === undefined ? null : (
+          <p>
+            In room <code>{roomId}</code> only.{' '}
+            <button type="button" class="secondary" onClick={() => setQuery({ status })}>
+              Show every room
+            </button>
+          </p>
+        )}
       </div>
       {auctions.error.value === undefined ? null : <ErrorNotice error={auctions.error.value} />}
       {page === undefined ? (
@@ -102,7 +112,7 @@ export function AuctionsPage() {
           </Table>
           <p class="live-pager">
             {cursor === undefined ? null : (
-              <button type="button" class="secondary" onClick={() => setQuery({ status })}>
+              <button type="button" class="secondary" onClick={() => setQuery({ status, roomId })}>
                 First page
               </button>
             )}{' '}
@@ -110,7 +120,7 @@ export function AuctionsPage() {
               <button
                 type="button"
                 class="secondary"
-                onClick={() => setQuery({ status, cursor: page.nextCursor ?? undefined })}
+                onClick={() => setQuery({ status, roomId, cursor: page.nextCursor ?? undefined })}
               >
                 Next page
               </button>
@@ -118,7 +128,7 @@ export function AuctionsPage() {
           </p>
         </>
       )}
-      <CreateAuctionForm created={reload} />
+      <CreateAuctionForm created={reload} roomId={roomId} />
     </Page>
   );
 }

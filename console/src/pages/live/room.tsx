@@ -19,7 +19,8 @@ export function RoomPage(props: PageProps) {
   return (
     <Page title={details?.name ?? `Room ${roomId}`}>
       <p>
-        <Link to={tenantPath('rooms')}>All rooms</Link>
+        <Link to={tenantPath('rooms')}>All rooms</Link> ·{' '}
+        <Link to={tenantPath(`auctions?roomId=${encodeURIComponent(roomId)}`)}>Auctions in this room</Link>
       </p>
       {room.error.value === undefined ? null : <ErrorNotice error={room.error.value} />}
       {details === undefined ? (
