@@ -47,6 +47,7 @@ import { storefrontModule } from './modules/storefront/manifest.ts';
 import { syncModule } from './modules/sync/manifest.ts';
 import { webhooksModule } from './modules/webhooks/manifest.ts';
 import { installConsoleGuard } from './surfaces/console/guard.ts';
+import { consoleApp } from './surfaces/console-app/index.ts';
 import { consoleSurface } from './surfaces/console/index.ts';
 import { mcpSurface } from './surfaces/mcp/index.ts';
 import { type GatewayLimits, realtimeGateway } from './surfaces/realtime/index.ts';
@@ -248,6 +249,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Surfaces.
   await app.register(consoleSurface, { ...services, identity, setupSteps: tenantSetup(modules) });
+  await app.register(consoleApp, { config, clock, identity });
   const hooks = buildModuleHooks(app, services);
   await app.register(realtimeGateway, {
     services,
