@@ -469,6 +469,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/console-config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How the web console signs in (OpenID Connect issuer and client id); public */
+        get: operations["getConsoleSignIn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sync/{roomId}": {
         parameters: {
             query?: never;
@@ -2213,6 +2230,20 @@ export interface components {
             roomId?: string;
             /** @description Narrow the token to these of the scopes its modules grant (default: all of them), e.g. `["sync:read"]` for a read-only collaborator */
             scopes?: string[];
+        };
+        /**
+         * ConsoleSignIn
+         * @description How the web console signs in: authorization code + PKCE at this OpenID Connect provider
+         */
+        ConsoleSignIn: {
+            /** @description The OpenID Connect issuer the console signs in with (its discovery document is at `<issuer>/.well-known/openid-configuration`); null: no provider is configured */
+            issuer: string | null;
+            /** @description The console's client id at that provider (a public client) */
+            clientId: string;
+            /** @description The scopes the console asks for */
+            scope: string;
+            /** @description True when the issuer is this service's built-in development provider */
+            development: boolean;
         };
         /**
          * ConsoleUser
@@ -6853,6 +6884,62 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A dependency (the database, or Redis when configured) does not answer; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getConsoleSignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How the web console signs in: authorization code + PKCE at this OpenID Connect provider */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleSignIn"];
                 };
             };
             /** @description Not found. */
