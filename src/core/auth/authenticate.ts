@@ -2,10 +2,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, RateLimited } from '../http/errors.ts';
 import { looksLikeApiKey } from './api-key-format.ts';
 import type { Identity } from './identity.ts';
-import type { Principal, PrincipalKind } from './principal.ts';
+import { hostedUser, type Principal, type PrincipalKind } from './principal.ts';
 import { allowOrigin, installProductKeyCors, PRODUCT_KEY_HEADER } from './product-access.ts';
 import { invalidProductKey } from './product-keys.ts';
 import { isSessionToken } from './session-tokens.ts';
+import { tenantHeader } from './tenant-header.ts';
 
 /**
  * What a route declares about who may call it (`config.auth`). Routes without it are public. A route that
@@ -146,6 +147,45 @@ function presentedCredential(
 }
 
 /**
+ * The tenant a console user acts in on a route that takes an API key (`X-SVC-Tenant` beside a hosted-auth
+ * JWT), or undefined when this request is not that. The JWT without the header is refused by the caller;
+ * the header with another credential is refused here, so nobody thinks it changed an API key's tenant.
+ */
+function consoleUserTenant(
+  request: FastifyRequest,
+  auth: RouteAuth,
+  presented: Presented,
+): string | undefined {
+  const tenantId = tenantHeader(request);
+  if (tenantId === undefined) {
+    if (
+      presented.kind === 'hosted_user' &&
+      auth.credentials.includes('api_key') &&
+      !auth.credentials.includes('hosted_user')
+    ) {
+      throw new AppError(
+        'unauthorized',
+        'a hosted-auth JWT acts in a tenant here: send X-SVC-Tenant: <tenant id> with it (or send a tenant API key)',
+      );
+    }
+    return undefined;
+  }
+  if (presented.kind !== 'hosted_user') {
+    throw new AppError(
+      'invalid_request',
+      `X-SVC-Tenant goes with a hosted-auth JWT only; ${KIND_NAMES[presented.kind]} already names its tenant`,
+    );
+  }
+  if (!auth.credentials.includes('api_key')) {
+    throw new AppError(
+      'invalid_request',
+      'X-SVC-Tenant is for routes that take an API key; console routes name the tenant in their path',
+    );
+  }
+  return tenantId;
+}
+
+/**
  * Resolves `request.principal` for every route that declares `config.auth`, then enforces it. A callback
  * hook: a credential verified recently is answered from memory, with no promise on the hot path.
  */
@@ -172,6 +212,7 @@ export function installAuthentication(app: FastifyInstance, identity: Identity):
     const auth = request.routeOptions.config.auth;
     if (auth === undefined) return done();
     let presented: Presented | undefined;
+    let actingIn: string | undefined;
     let missing = false;
     try {
       // Browsers read the answers (refusals included) of routes meant for them; a key may take it back.
@@ -189,13 +230,15 @@ export function installAuthentication(app: FastifyInstance, identity: Identity):
         }
         throw new AppError('unauthorized', `send ${auth.credentials.map((k) => KIND_NAMES[k]).join(' or ')}`);
       }
-      if (!auth.credentials.includes(presented.kind)) {
+      actingIn = consoleUserTenant(request, auth, presented);
+      if (actingIn === undefined && !auth.credentials.includes(presented.kind)) {
         throw new AppError(
           'unauthorized',
           `this route does not accept ${KIND_NAMES[presented.kind]}; send ${auth.credentials.map((k) => KIND_NAMES[k]).join(' or ')}`,
         );
       }
-      const cached = identity.verifyCached(presented.kind, presented.value);
+      const cached =
+        actingIn === undefined ? identity.verifyCached(presented.kind, presented.value) : undefined;
       if (cached !== undefined) {
         admit(request, reply, cached);
         return done();
@@ -203,7 +246,12 @@ export function installAuthentication(app: FastifyInstance, identity: Identity):
     } catch (error) {
       return done(refusal(request, error, !missing));
     }
-    identity.verify(presented.kind, presented.value).then(
+    const verified = identity.verify(presented.kind, presented.value);
+    const tenant = actingIn;
+    (tenant === undefined
+      ? verified
+      : verified.then((user) => identity.actInTenant(hostedUser(user), tenant))
+    ).then(
       (principal) => {
         try {
           admit(request, reply, principal);

@@ -5,16 +5,18 @@ import type { Database } from '../db/database.ts';
 import { AppError } from '../http/errors.ts';
 import type { PubSub } from '../realtime/index.ts';
 import type { SecretEncryption } from '../secrets/encryption.ts';
+import { membershipRole } from '../tenancy/tenants.ts';
 import { resolveHostedUser } from '../tenancy/users.ts';
 import { ApiKeyVerifier } from './api-keys.ts';
 import { FailureLimiter, type SharedFailureCounts } from './failure-limiter.ts';
 import { createHostedJwtVerifier, type HostedJwtVerifier } from './hosted-jwt.ts';
-import type { Principal, PrincipalKind } from './principal.ts';
+import type { HostedUserPrincipal, Principal, PrincipalKind } from './principal.ts';
 import { PRODUCT_REQUEST_WINDOW_MS, ProductKeyGate } from './product-access.ts';
 import { ProductKeyVerifier } from './product-keys.ts';
 import { RevocationList } from './revocations.ts';
 import { SessionTokens } from './session-tokens.ts';
 import { SessionKeyRing } from './signing-keys.ts';
+import { roleScopes } from './tenant-header.ts';
 
 /** Every credential the service accepts, verified in one place. One instance per running app. */
 export class Identity {
@@ -113,6 +115,19 @@ export class Identity {
       case 'product':
         return this.productKeys.verify(credential);
     }
+  }
+
+  /**
+   * A console user acting in `tenantId` (`X-SVC-Tenant`): their membership, read now (a removed member or
+   * a changed role counts from the next request), gives the tenant and the role's scopes. Not a member (or
+   * no such tenant: the two are not told apart) -> 403.
+   */
+  async actInTenant(user: HostedUserPrincipal, tenantId: string): Promise<HostedUserPrincipal> {
+    const role = await membershipRole(this.system.db, tenantId, user.userId);
+    if (role === undefined) {
+      throw new AppError('forbidden', `you are not a member of tenant ${tenantId} (X-SVC-Tenant)`);
+    }
+    return { ...user, tenantId, role, scopes: roleScopes(role) };
   }
 
   /**

@@ -1,4 +1,5 @@
 import { AppError } from '../http/errors.ts';
+import type { Role } from '../tenancy/roles.ts';
 
 /** Who is calling, resolved from the credential before any handler runs. */
 export type PrincipalKind = Principal['kind'];
@@ -22,12 +23,18 @@ export interface ApiKeyPrincipal {
   apiKey: { id: string; name: string; prefix: string };
 }
 
-/** A console user (hosted-auth JWT). The tenant is known only once a console route checked membership. */
+/**
+ * A console user (hosted-auth JWT). The tenant is known only once a console route checked membership, or
+ * when the user acts in a tenant on an API-key route (`X-SVC-Tenant`): then `role` is set and `scopes` are
+ * the role's, checked like an API key's.
+ */
 export interface HostedUserPrincipal {
   kind: 'hosted_user';
   tenantId: string | undefined;
   scopes: readonly string[];
   userId: string;
+  /** The membership role, when acting in a tenant through `X-SVC-Tenant`. */
+  role?: Role;
 }
 
 /** A session token minted by `POST /v1/runtime/connect` for an end user, guest or agent. */
@@ -105,8 +112,17 @@ export function actorOf(principal: Principal | undefined): ActorRef | undefined 
   return principal?.kind === 'session' ? principal.actor : undefined;
 }
 
+/**
+ * Whether the principal holds `scope` (`<family>:<verb>`): itself, `*`, `<family>:*`, or `*:<verb>` (a
+ * console viewer's `*:read`; API keys cannot be given that form).
+ */
 export function hasScope(principal: Principal, scope: string): boolean {
   if (principal.scopes.includes('*') || principal.scopes.includes(scope)) return true;
-  const [family] = scope.split(':');
-  return principal.scopes.includes(`${family}:*`);
+  const [family, verb] = scope.split(':');
+  return principal.scopes.includes(`${family}:*`) || principal.scopes.includes(`*:${verb}`);
+}
+
+/** A console user acting in a tenant through `X-SVC-Tenant`: it may call what an API key may. */
+export function actsInTenant(principal: Principal): principal is HostedUserPrincipal & { tenantId: string } {
+  return principal.kind === 'hosted_user' && principal.role !== undefined && principal.tenantId !== undefined;
 }

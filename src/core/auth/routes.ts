@@ -120,8 +120,13 @@ export async function identityRoutes(
       }
       if (principal.kind === 'hosted_user') {
         const { user, memberships } = await userWithMemberships(db, principal.userId);
-        // A console user has no single tenant on /v1: it is named only when they belong to exactly one.
-        const only = memberships.length === 1 ? memberships[0] : undefined;
+        // A console user's tenant on /v1 is the one they act in (X-SVC-Tenant), else their only one.
+        const only =
+          principal.tenantId !== undefined
+            ? memberships.find((m) => m.tenantId === principal.tenantId)
+            : memberships.length === 1
+              ? memberships[0]
+              : undefined;
         return {
           principal: shown,
           tenant:

@@ -1,4 +1,4 @@
-import { hasScope, type Principal, type PrincipalKind } from '../auth/principal.ts';
+import { actsInTenant, hasScope, type Principal, type PrincipalKind } from '../auth/principal.ts';
 import { AppError, Forbidden, NotFound } from '../http/errors.ts';
 import type { ServiceContext, Services } from '../services.ts';
 import type { WorkspaceType } from '../tenancy/roles.ts';
@@ -57,13 +57,17 @@ export function accessRefusal(
   const { module, scope, roomId } = request;
   const name = request.name ?? 'this route';
   const credentials = request.credentials;
-  if (credentials !== undefined && !credentials.includes(principal.kind)) {
+  // A console user acting in a tenant (X-SVC-Tenant) may call what an API key may, within its role's scopes.
+  const acting = actsInTenant(principal);
+  const kind = acting ? 'api_key' : principal.kind;
+  if (credentials !== undefined && !credentials.includes(kind)) {
     return refused(
       'forbidden',
       `${name} does not accept ${KIND_NAMES[principal.kind]}, as its REST route does not; call it with ${credentials.map((k) => KIND_NAMES[k]).join(' or ')}`,
     );
   }
-  if (scope !== undefined && principal.kind !== 'hosted_user' && !hasScope(principal, scope)) {
+  // Console routes govern console users by role (`minRole`); acting in a tenant, their role's scopes count.
+  if (scope !== undefined && (acting || principal.kind !== 'hosted_user') && !hasScope(principal, scope)) {
     return refused('insufficient_scope', `${name} requires the scope ${scope}`, scope);
   }
   if (principal.kind === 'session') {

@@ -19,6 +19,15 @@ export const SECURITY_SCHEMES = {
     bearerFormat: 'JWT',
     description: 'Hosted-auth JWT from the console identity provider (or `svc dev-token` in development).',
   },
+  consoleTenant: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-SVC-Tenant',
+    description:
+      'With a hosted-auth JWT, on a route that takes an API key: the tenant (`ten_...`) the console user acts ' +
+      'in. Their membership decides: owner, admin and developer act with every scope, viewer with the read ' +
+      'scopes (`*:read`). Not a member: 403 `forbidden`.',
+  },
   sessionToken: {
     type: 'http',
     scheme: 'bearer',
@@ -70,7 +79,8 @@ function securityFor(
   return kinds.flatMap((kind) => {
     switch (kind) {
       case 'api_key':
-        return [{ apiKey: [] }, { apiKeyHeader: [] }];
+        // A console user acts where an API key does, naming the tenant (X-SVC-Tenant).
+        return [{ apiKey: [] }, { apiKeyHeader: [] }, { hostedJwt: [], consoleTenant: [] }];
       case 'session':
         return [{ sessionToken: [] }];
       case 'hosted_user':
