@@ -132,42 +132,44 @@ export function AuctionPage(props: PageProps) {
           {live.error.value === undefined ? null : <ErrorNotice error={live.error.value} />}
         </>
       )}
-      <h2>Bids</h2>
-      {bids.error.value === undefined ? null : <ErrorNotice error={bids.error.value} />}
-      {page === undefined ? (
-        bids.loading.value ? (
-          <Loading what="bids" />
-        ) : null
-      ) : page.data.length === 0 ? (
-        <EmptyState title="No bids yet.">
-          <p>
-            {current?.status === 'live'
-              ? 'Bids appear here as they are placed.'
-              : 'Bids are taken once the auction is live: start it, or wait for its start time.'}
-          </p>
-        </EmptyState>
-      ) : (
-        <Table
-          caption={`The latest ${BIDS_PAGE} bids, newest first`}
-          head={['#', 'Bidder', 'Bid', 'Price after', 'Leading', 'Placed']}
-        >
-          {page.data.map((bid) => (
-            <tr key={bid.id}>
-              <td>{bid.seq}</td>
-              <td>{bid.bidder.displayName ?? bid.bidder.id}</td>
-              <td>
-                {formatMoney(bid.amount, current?.currency ?? 'EUR')}
-                {bid.kind === 'buy_now' ? ' (buy now)' : ''}
-              </td>
-              <td>{formatMoney(bid.priceAfter, current?.currency ?? 'EUR')}</td>
-              <td>{bid.leading ? 'yes' : 'no'}</td>
-              <td>
-                <Time value={bid.createdAt} />
-              </td>
-            </tr>
-          ))}
-        </Table>
-      )}
+      <section class="live-panel" aria-labelledby="bids-title">
+        <h2 id="bids-title">Bids</h2>
+        {bids.error.value === undefined ? null : <ErrorNotice error={bids.error.value} />}
+        {page === undefined ? (
+          bids.loading.value ? (
+            <Loading what="bids" />
+          ) : null
+        ) : page.data.length === 0 ? (
+          <EmptyState title="No bids yet.">
+            <p>
+              {current?.status === 'live'
+                ? 'Bids appear here as they are placed.'
+                : 'Bids are taken once the auction is live: start it, or wait for its start time.'}
+            </p>
+          </EmptyState>
+        ) : (
+          <Table
+            caption={`The latest ${BIDS_PAGE} bids, newest first`}
+            head={['#', 'Bidder', 'Bid', 'Price after', 'Leading', 'Placed']}
+          >
+            {page.data.map((bid) => (
+              <tr key={bid.id}>
+                <td>{bid.seq}</td>
+                <td>{bid.bidder.displayName ?? bid.bidder.id}</td>
+                <td>
+                  {formatMoney(bid.amount, current?.currency ?? 'EUR')}
+                  {bid.kind === 'buy_now' ? ' (buy now)' : ''}
+                </td>
+                <td>{formatMoney(bid.priceAfter, current?.currency ?? 'EUR')}</td>
+                <td>{bid.leading ? 'yes' : 'no'}</td>
+                <td>
+                  <Time value={bid.createdAt} />
+                </td>
+              </tr>
+            ))}
+          </Table>
+        )}
+      </section>
     </Page>
   );
 }
