@@ -63,7 +63,7 @@ function ModuleRow(props: { setting: ModuleSetting; onChange: (next: ModuleSetti
             open.value = !open.value;
           }}
         >
-          {open.value ? 'Hide settings' : 'Settings'}
+          {open.value ? 'Hide' : 'Show'} {setting.title} settings
         </button>
       </div>
       {failure.value === undefined ? null : <ErrorNotice error={failure.value} />}
