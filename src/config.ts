@@ -29,6 +29,8 @@ export interface Config extends ShutdownConfig, MetricsConfig, TracingConfig {
    * client id there. No issuer outside production = the built-in dev provider (docs/console.md).
    */
   consoleOidc: { issuer: string | undefined; clientId: string };
+  /** The web console's built files (default: console/dist of this installation); tests build their own. */
+  consoleDir: string | undefined;
   sessionTtlSeconds: number;
   webhookRetryScheduleMs: number[];
   webhookTimeoutMs: number;
@@ -101,6 +103,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     throw new ConfigError('SVC_HOSTED_AUTH_ISSUER', 'the issuer when SVC_HOSTED_AUTH_JWKS_URL is set', '');
   }
   const mcpPortRaw = text(env, 'SVC_MCP_PORT');
+  const consoleDir = text(env, 'SVC_CONSOLE_DIR');
   return {
     env: svcEnv,
     host,
@@ -115,6 +118,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       issuer: url(env, 'SVC_CONSOLE_OIDC_ISSUER', ['http:', 'https:']),
       clientId: text(env, 'SVC_CONSOLE_OIDC_CLIENT_ID') ?? 'svc-console',
     },
+    consoleDir: consoleDir === undefined ? undefined : path.resolve(cwd, consoleDir),
     sessionTtlSeconds: integer(env, 'SVC_SESSION_TTL_SECONDS', 900, 30, 86_400),
     webhookRetryScheduleMs: msList(
       env,
