@@ -37,6 +37,7 @@ export async function consoleApp(
   const development =
     external === undefined && config.env !== 'production' && identity.hosted.devIssuer !== undefined;
   await app.register(consoleStatic, {
+    ...(config.consoleDir === undefined ? {} : { dist: config.consoleDir }),
     providerOrigin: external === undefined ? undefined : new URL(external).origin,
   });
   await app.register(devOidcRoutes, { config, clock, devIssuer: identity.hosted.devIssuer });
