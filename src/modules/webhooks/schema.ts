@@ -20,6 +20,10 @@ const DeliveryId = Type.String({ pattern: idPattern('webhookDelivery') });
 /** What a delivery's request headers show for a value made at each attempt (never a signature). */
 export const PER_ATTEMPT = '(set per attempt)';
 const EventTypeFilter = Type.String({ maxLength: 100 });
+const Description = Type.String({
+  maxLength: 500,
+  description: "What the endpoint is for ('' when not given)",
+});
 
 export const EventTypes = Nullable(
   Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
@@ -33,6 +37,7 @@ export const Endpoint = Type.Object(
   {
     id: EndpointId,
     url: Type.String(),
+    description: Description,
     eventTypes: EventTypes,
     enabled: Type.Boolean(),
     previousSecretExpiresAt: Nullable(Time),
@@ -143,12 +148,14 @@ export const CreateEndpointBody = Type.Object(
       maxLength: SECRET_MAX_LENGTH,
       description: 'HMAC key, >= 16 chars',
     }),
+    description: Type.Optional(Description),
     eventTypes: Type.Optional(EventTypes),
     enabled: Type.Optional(Type.Boolean()),
   },
   {
     title: 'CreateWebhookInput',
-    description: 'A new webhook endpoint: its URL, signing secret, event filter and enabled flag',
+    description:
+      'A new webhook endpoint: its URL, signing secret, description, event filter and enabled flag',
     additionalProperties: false,
   },
 );
@@ -157,12 +164,14 @@ export const CreateEndpointBody = Type.Object(
 export const UpdateEndpointBody = Type.Object(
   {
     url: Type.Optional(Type.String({ minLength: 1, maxLength: URL_MAX_LENGTH })),
+    description: Type.Optional(Description),
     eventTypes: Type.Optional(EventTypes),
     enabled: Type.Optional(Type.Boolean()),
   },
   {
     title: 'UpdateWebhookInput',
-    description: "The endpoint's fields to change; those left out stay",
+    description:
+      "The endpoint's fields to change (url, description, event types, enabled); those left out stay",
     additionalProperties: false,
     minProperties: 1,
   },

@@ -10,6 +10,7 @@ import type {
 export interface EndpointRow {
   id: string;
   url: string;
+  description: string;
   event_types: string[] | null;
   enabled: boolean;
   previous_secret_expires_at: Date | null;
@@ -20,7 +21,7 @@ export interface EndpointRow {
   updated_at: Date;
 }
 
-export const ENDPOINT_COLUMNS = `id, url, event_types, enabled, previous_secret_expires_at, consecutive_timeouts,
+export const ENDPOINT_COLUMNS = `id, url, description, event_types, enabled, previous_secret_expires_at, consecutive_timeouts,
   circuit_opened_at, circuit_open_until, created_at, updated_at`;
 
 export interface DeliveryRow {
@@ -66,6 +67,7 @@ export function endpointView(row: EndpointRow): WebhookEndpoint {
   return {
     id: row.id,
     url: row.url,
+    description: row.description,
     eventTypes: row.event_types,
     enabled: row.enabled,
     previousSecretExpiresAt: iso(row.previous_secret_expires_at),

@@ -37,8 +37,8 @@ export async function createEndpoint(
     const id = newId('webhookEndpoint', ctx.clock.now());
     const { rows } = await tx.query<EndpointRow>(
       `insert into webhook_endpoints
-         (id, tenant_id, url, secret_encrypted, event_types, enabled, created_at, updated_at)
-       values ($1, $2, $3, $4, $5, $6, $7, $7)
+         (id, tenant_id, url, secret_encrypted, event_types, enabled, created_at, updated_at, description)
+       values ($1, $2, $3, $4, $5, $6, $7, $7, $8)
        returning ${ENDPOINT_COLUMNS}`,
       [
         id,
@@ -53,6 +53,7 @@ export async function createEndpoint(
         distinctEventTypes(eventTypes),
         body.enabled ?? true,
         now,
+        body.description ?? '',
       ],
     );
     const row = rows[0];

@@ -30,6 +30,7 @@ export async function updateEndpoint(
   if (body.url !== undefined) set('url', normalizedUrl(body.url));
   // Another receiver, or the operator says it is back: its circuit starts closed.
   const resets = body.url !== undefined || body.enabled === true;
+  if (body.description !== undefined) set('description', body.description);
   if (body.eventTypes !== undefined) set('event_types', distinctEventTypes(body.eventTypes));
   if (body.enabled !== undefined) set('enabled', body.enabled);
   set('updated_at', new Date(ctx.clock.now()).toISOString());
