@@ -2386,13 +2386,15 @@ export interface components {
         };
         /**
          * CreateWebhookInput
-         * @description A new webhook endpoint: its URL, signing secret, event filter and enabled flag
+         * @description A new webhook endpoint: its URL, signing secret, description, event filter and enabled flag
          */
         CreateWebhookInput: {
             /** @description http(s) receiver; https only in production */
             url: string;
             /** @description HMAC key, >= 16 chars */
             secret: string;
+            /** @description What the endpoint is for ('' when not given) */
+            description?: string;
             eventTypes?: string[] | null;
             enabled?: boolean;
         };
@@ -3713,10 +3715,12 @@ export interface components {
         };
         /**
          * UpdateWebhookInput
-         * @description The endpoint's fields to change; those left out stay
+         * @description The endpoint's fields to change (url, description, event types, enabled); those left out stay
          */
         UpdateWebhookInput: {
             url?: string;
+            /** @description What the endpoint is for ('' when not given) */
+            description?: string;
             eventTypes?: string[] | null;
             enabled?: boolean;
         };
@@ -3788,6 +3792,8 @@ export interface components {
         WebhookEndpoint: {
             id: string;
             url: string;
+            /** @description What the endpoint is for ('' when not given) */
+            description: string;
             eventTypes: string[] | null;
             enabled: boolean;
             previousSecretExpiresAt: string | null;
@@ -8979,7 +8985,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description A new webhook endpoint: its URL, signing secret, event filter and enabled flag */
+        /** @description A new webhook endpoint: its URL, signing secret, description, event filter and enabled flag */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CreateWebhookInput"];
@@ -9266,7 +9272,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description The endpoint's fields to change; those left out stay */
+        /** @description The endpoint's fields to change (url, description, event types, enabled); those left out stay */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["UpdateWebhookInput"];
@@ -10094,7 +10100,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description A new webhook endpoint: its URL, signing secret, event filter and enabled flag */
+        /** @description A new webhook endpoint: its URL, signing secret, description, event filter and enabled flag */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CreateWebhookInput"];
@@ -10384,7 +10390,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description The endpoint's fields to change; those left out stay */
+        /** @description The endpoint's fields to change (url, description, event types, enabled); those left out stay */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["UpdateWebhookInput"];
