@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TracingSettings } from '../../../config/tracing.ts';
 
-export { activeSpan, inSpan, inSpanSync, type RemoteParent, startSpan, tracingOn } from './spans.ts';
+export { inSpan, inSpanSync, type RemoteParent, startSpan, tracingOn, untraced } from './spans.ts';
 
 /** OpenTelemetry traces of one app (docs/operations.md, traces). */
 export interface Tracing {

@@ -100,14 +100,7 @@ export class OtelSpanSink implements SpanSink {
     };
   }
 
-  active(): RemoteParent | undefined {
-    const span = trace.getSpan(context.active());
-    if (span === undefined) return undefined;
-    const own = span.spanContext();
-    return {
-      traceId: own.traceId,
-      spanId: own.spanId,
-      sampled: (own.traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED,
-    };
+  detached<T>(fn: () => T): T {
+    return context.with(ROOT_CONTEXT, fn);
   }
 }

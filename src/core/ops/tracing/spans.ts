@@ -35,8 +35,8 @@ export interface SpanSink {
     parent: RemoteParent,
     attributes?: SpanAttributes,
   ): SpanHandle;
-  /** The active span's context as `RemoteParent`, to carry across a channel; undefined when none. */
-  active(): RemoteParent | undefined;
+  /** `fn` with no active span: what it starts (a worker's loop) does not join the caller's trace. */
+  detached<T>(fn: () => T): T;
 }
 
 let sink: SpanSink | undefined;
@@ -70,7 +70,10 @@ export function startSpan(
   return sink?.start(name, kind, parent, attributes);
 }
 
-/** The active span, to carry to where the work continues (a room channel); undefined while off or none. */
-export function activeSpan(): RemoteParent | undefined {
-  return sink?.active();
+/**
+ * `fn` outside the caller's trace: for background work a request starts but does not own (a worker's
+ * wake loop), whose later statements would otherwise join the request's trace.
+ */
+export function untraced<T>(fn: () => T): T {
+  return sink === undefined ? fn() : sink.detached(fn);
 }
