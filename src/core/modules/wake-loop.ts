@@ -1,4 +1,5 @@
 import type { Clock, Timer } from '../clock.ts';
+import { untraced } from '../ops/tracing/spans.ts';
 
 export interface WakeLoopOptions {
   clock: Clock;
@@ -57,7 +58,8 @@ export class WakeLoop {
   wake(): void {
     if (!this.isRunning) return;
     this.again = true;
-    if (this.current === undefined) this.current = this.loop();
+    // Outside the waker's trace: the loop outlives the request that woke it.
+    if (this.current === undefined) this.current = untraced(() => this.loop());
   }
 
   /** From inside a tick: look again as soon as it ends. */
