@@ -1,3 +1,4 @@
+import { inSpan } from '../ops/tracing/spans.ts';
 import type { Database, Queryable, QueryResult } from './database.ts';
 
 /**
@@ -7,6 +8,10 @@ import type { Database, Queryable, QueryResult } from './database.ts';
  */
 export const TENANT_ROLE = 'svc_tenant';
 export const SYSTEM_ROLE = 'svc_system';
+
+/** The attributes of the spans below (PGlite is PostgreSQL too). */
+const AS_TENANT = { 'db.system.name': 'postgresql', 'svc.db.role': TENANT_ROLE };
+const AS_SYSTEM = { 'db.system.name': 'postgresql', 'svc.db.role': SYSTEM_ROLE };
 
 export interface TenantScope {
   tenantId: string;
@@ -41,8 +46,8 @@ export function tenantTx<T>(db: Database, scope: TenantScope, fn: (tx: Queryable
   } catch (error) {
     return Promise.reject(error);
   }
-  // Sent with BEGIN in one round trip.
-  return db.transaction(fn, { setup });
+  // Sent with BEGIN in one round trip. A span of the request's trace when tracing is on (on both databases).
+  return inSpan('db.transaction', () => db.transaction(fn, { setup }), AS_TENANT);
 }
 
 /**
@@ -58,7 +63,7 @@ export function tenantRead<Row>(
   if (!SAFE_TENANT_ID.test(scope.tenantId)) {
     return Promise.reject(new Error(`tenantRead: not a tenant id: ${JSON.stringify(scope.tenantId)}`));
   }
-  return db.tenantQuery<Row>(scope.tenantId, sql, params);
+  return inSpan('db.statement', () => db.tenantQuery<Row>(scope.tenantId, sql, params), AS_TENANT);
 }
 
 export interface SystemTxOptions {
@@ -80,5 +85,5 @@ export function systemTx<T>(
     options.relaxedDurability === true
       ? `select set_config('role', '${SYSTEM_ROLE}', true), set_config('synchronous_commit', 'off', true)`
       : `select set_config('role', '${SYSTEM_ROLE}', true)`;
-  return db.transaction(fn, { setup });
+  return inSpan('db.transaction', () => db.transaction(fn, { setup }), AS_SYSTEM);
 }

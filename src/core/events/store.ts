@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.ts';
 import type { Queryable, QueryResult } from '../db/database.ts';
 import { newId } from '../ids.ts';
+import { inSpan, inSpanSync, type SpanAttributes, tracingOn } from '../ops/tracing/spans.ts';
 import type { EventBus } from './bus.ts';
 import type { TenantEvent, TraceMetadata } from './types.ts';
 
@@ -187,7 +188,11 @@ export class EventStore {
     batch: EventBatch,
   ): Promise<TenantEvent[]> {
     const events = this.build(tenantId, items);
-    const followUps = await writeEvents(tx, events, this.writers());
+    const followUps = await inSpan(
+      'outbox.write',
+      () => writeEvents(tx, events, this.writers()),
+      tracingOn() ? eventAttributes(events) : undefined,
+    );
     batch.events.push(...events);
     batch.followUps.push(...followUps);
     return events;
@@ -210,7 +215,11 @@ export class EventStore {
   ): Promise<Row[]> {
     const events = this.build(tenantId, items);
     const statement = outboxStatement(tenantId, events, this.writers(), own);
-    const { rows } = await run(statement.sql, statement.params);
+    const { rows } = await inSpan(
+      'outbox.write',
+      () => run(statement.sql, statement.params),
+      tracingOn() ? eventAttributes(events) : undefined,
+    );
     const row = rows[0] as Record<string, Record<string, unknown>[]> | undefined;
     batch.events.push(...events);
     batch.followUps.push(...followUpsOf(statement, row));
@@ -243,12 +252,29 @@ export class EventStore {
    * to the subscribers of every instance, not only this one's (see EventBus).
    */
   publish(batch: EventBatch, options: { broadcast?: boolean } = {}): void {
+    if (tracingOn() && batch.events.length > 0) {
+      inSpanSync('outbox.publish', () => this.publishNow(batch, options), eventAttributes(batch.events));
+    } else {
+      this.publishNow(batch, options);
+    }
+  }
+
+  private publishNow(batch: EventBatch, options: { broadcast?: boolean }): void {
     for (const event of batch.events) {
       if (options.broadcast === true) this.bus.broadcast(event);
       else this.bus.publish(event);
     }
     for (const followUp of batch.followUps) followUp();
   }
+}
+
+/** What a span of the outbox says about its events. */
+function eventAttributes(events: readonly TenantEvent[]): SpanAttributes {
+  return {
+    'svc.event.count': events.length,
+    'svc.event.types': [...new Set(events.map((event) => event.type))].join(','),
+    'svc.event.id': events.length === 1 ? events[0]?.id : undefined,
+  };
 }
 
 /** The event as the API and webhooks show it. */
