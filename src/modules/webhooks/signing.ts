@@ -32,6 +32,8 @@ export interface SignedRequest {
   timestampSeconds: number;
   traceId: string;
   traceFlags: string;
+  /** The attempt span's `traceparent` while tracing is on; else one is made of the trace id and flags. */
+  traceparent?: string | undefined;
 }
 
 /**
@@ -40,7 +42,8 @@ export interface SignedRequest {
  * convention). A receiver accepts the request when any listed signature matches its secret.
  */
 export function deliveryHeaders(request: SignedRequest): Record<string, string> {
-  const spanId = randomBytes(8).toString('hex');
+  const traceparent =
+    request.traceparent ?? `00-${request.traceId}-${randomBytes(8).toString('hex')}-${request.traceFlags}`;
   return {
     'content-type': 'application/json',
     'content-length': String(Buffer.byteLength(request.body, 'utf8')),
@@ -53,6 +56,6 @@ export function deliveryHeaders(request: SignedRequest): Record<string, string> 
     'webhook-signature': request.secrets
       .map((s) => standardSignature(s, request.deliveryId, request.timestampSeconds, request.body))
       .join(' '),
-    traceparent: `00-${request.traceId}-${spanId}-${request.traceFlags}`,
+    traceparent,
   };
 }

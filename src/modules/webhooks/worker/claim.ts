@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../../../core/db/database.ts';
 import { systemTx } from '../../../core/db/tenant-tx.ts';
+import { tracingOn } from '../../../core/ops/tracing/spans.ts';
 import { ENDPOINT_SECRET, PREVIOUS_ENDPOINT_SECRET, type StoredSecret } from '../endpoint-secrets.ts';
 
 export interface ClaimedDelivery {
@@ -12,6 +13,8 @@ export interface ClaimedDelivery {
   body: string;
   traceId: string;
   traceFlags: string;
+  /** The span that recorded the event (its trace metadata), the attempt span's parent; only while tracing. */
+  parentSpanId: string | undefined;
   cycle: number;
   url: string;
   /** Current secret first, then the retiring one while its grace lasts; as stored (see readSecret). */
@@ -52,6 +55,7 @@ interface ClaimRow {
   body: string;
   trace_id: string;
   trace_flags: string;
+  parent_span_id: string | null;
   cycle: number;
   url: string;
   secret: string | null;
@@ -97,7 +101,7 @@ interface ClaimStatementRow extends Partial<ClaimRow> {
  * (SKIP LOCKED), record the attempts a dead holder lost, and say when to look next. It always answers at
  * least one row (the counts); claimed rows fill the rest of the columns.
  */
-const CLAIM_SQL = `
+const claimSql = (parentSpan: string) => `
 with leases as (
   -- Live leases by endpoint, every worker's: n leaves out the answered ones this worker is recording,
   -- n_all counts them (a half-open circuit's next probe waits until the last one's outcome is written).
@@ -160,8 +164,8 @@ claimed as (
     from locked, webhook_endpoints e
    where d.id = locked.id and e.tenant_id = d.tenant_id and e.id = d.endpoint_id
   returning d.id, d.tenant_id, d.endpoint_id, d.event_id, d.event_type, d.body, d.trace_id, d.trace_flags,
-            d.cycle, e.url, e.secret, e.secret_encrypted, e.previous_secret, e.previous_secret_encrypted,
-            e.previous_secret_expires_at,
+            ${parentSpan} as parent_span_id, d.cycle, e.url, e.secret, e.secret_encrypted, e.previous_secret,
+            e.previous_secret_encrypted, e.previous_secret_expires_at,
             locked.previous_owner, locked.previous_attempt_at, locked.previous_count
 ),
 interrupted as (
@@ -185,6 +189,12 @@ select c.*, m.candidates, m.next_due, m.next_lease, m.next_circuit
                    and ($4::text[] is null or tenant_id = any($4::text[]))) as next_circuit) m
   left join claimed c on true`;
 
+const CLAIM_SQL = claimSql('null::text');
+/** While tracing: the event's span from its trace metadata, one primary-key read per claimed row. */
+const TRACED_CLAIM_SQL = claimSql(
+  `(select ev.trace->>'spanId' from events ev where ev.tenant_id = d.tenant_id and ev.id = d.event_id)`,
+);
+
 export async function claimDue(db: Database, options: ClaimOptions): Promise<ClaimResult> {
   const now = new Date(options.now).toISOString();
   const leaseToken = randomUUID();
@@ -193,7 +203,7 @@ export async function claimDue(db: Database, options: ClaimOptions): Promise<Cla
   const result = await systemTx(
     db,
     (tx) =>
-      tx.query<ClaimStatementRow>(CLAIM_SQL, [
+      tx.query<ClaimStatementRow>(tracingOn() ? TRACED_CLAIM_SQL : CLAIM_SQL, [
         now,
         options.perEndpoint,
         Math.max(0, options.limit),
@@ -222,6 +232,7 @@ export async function claimDue(db: Database, options: ClaimOptions): Promise<Cla
       body: r.body,
       traceId: r.trace_id,
       traceFlags: r.trace_flags,
+      parentSpanId: r.parent_span_id ?? undefined,
       cycle: r.cycle,
       url: r.url,
       secrets: [

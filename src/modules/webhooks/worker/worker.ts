@@ -8,6 +8,7 @@ import { WakeLoop } from '../../../core/modules/wake-loop.ts';
 import { type DestinationPolicy, destinationPolicy } from '../destinations.ts';
 import { readSecret } from '../endpoint-secrets.ts';
 import { deliveryHeaders } from '../signing.ts';
+import { attemptSpan, endAttemptSpan } from './attempt-span.ts';
 import { type ClaimedDelivery, claimDue } from './claim.ts';
 import { guardedLookup, systemResolver } from './lookup.ts';
 import type { WebhookWorkerOptions, WorkerLog } from './options.ts';
@@ -253,6 +254,7 @@ export class WebhookWorker {
 
   private async attempt(delivery: ClaimedDelivery, secrets: string[], signal: AbortSignal): Promise<void> {
     const { clock, config } = this.options;
+    const span = attemptSpan(delivery);
     const headers = deliveryHeaders({
       deliveryId: delivery.id,
       eventType: delivery.eventType,
@@ -261,6 +263,7 @@ export class WebhookWorker {
       timestampSeconds: Math.floor(clock.now() / 1000),
       traceId: delivery.traceId,
       traceFlags: delivery.traceFlags,
+      traceparent: span?.traceparent,
     });
     const outcome = await sendAttempt({
       url: delivery.url,
@@ -272,6 +275,7 @@ export class WebhookWorker {
       agents: this.agents,
       signal,
     });
+    endAttemptSpan(span, outcome);
     // The receiver's slot is free now: claims may give it the next delivery while this one is recorded.
     this.answered.add(delivery.id);
     this.wake();
