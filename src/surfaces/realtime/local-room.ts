@@ -8,6 +8,7 @@ import {
   type Unsubscribe,
 } from '../../core/realtime/index.ts';
 import type { FanOutPacer } from './fan-out-pacer.ts';
+import { fanOutSpan } from './fan-out-span.ts';
 import { encode, type RoomEventView } from './frames.ts';
 import type { RoomMembership } from './membership.ts';
 
@@ -132,7 +133,7 @@ export class LocalRoom {
   private dispatch(payload: JsonObject): void {
     const kind = payload.k;
     if (kind === 'event') {
-      this.relayEvent(payload.event);
+      this.relayEvent(payload.event, payload.trace);
       return;
     }
     const part = typeof kind === 'string' ? this.byKind.get(kind) : undefined;
@@ -144,7 +145,7 @@ export class LocalRoom {
   }
 
   /** A tenant event about the room: to every member whose token has the event's module. */
-  private relayEvent(value: unknown): void {
+  private relayEvent(value: unknown, trace: unknown): void {
     if (!isObject(value) || typeof value.type !== 'string' || typeof value.id !== 'string') {
       this.deps.report(new Error('unreadable room event'), `realtime room ${this.roomId}`);
       return;
@@ -157,9 +158,11 @@ export class LocalRoom {
     };
     const module = this.deps.modules.moduleOfEvent(event.type);
     const frame = encode({ type: 'event', room: this.roomId, event });
+    const span = fanOutSpan(trace, this.roomId, this.members.size);
     for (const m of this.members) {
       if (module === undefined || m.connection.modules.has(module)) m.deliver(frame);
     }
+    span?.end();
     if (this.deps.modules.resetEvents.has(event.type)) this.reset();
   }
 

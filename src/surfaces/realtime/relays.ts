@@ -1,5 +1,6 @@
 import type { TenantEvent } from '../../core/events/types.ts';
 import type { RoomMessage } from '../../core/realtime/contributions.ts';
+import { type MessageTrace, messageTrace } from './fan-out-span.ts';
 import type { RoomEventView } from './frames.ts';
 import type { Gateway } from './gateway.ts';
 
@@ -9,12 +10,15 @@ const ROOM_ID = /^[A-Za-z0-9_-]{1,128}$/;
 interface EventMessage extends RoomMessage {
   k: 'event';
   event: RoomEventView;
+  /** While tracing is on: the event's trace, for the fan-out span on each instance. */
+  trace?: MessageTrace;
 }
 
 function eventMessage(event: TenantEvent): EventMessage {
   return {
     k: 'event',
     event: { id: event.id, type: event.type, data: event.data, createdAt: event.createdAt },
+    ...messageTrace(event),
   };
 }
 
