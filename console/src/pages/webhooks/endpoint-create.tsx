@@ -10,6 +10,7 @@ import { type Endpoint, newSecret } from './types.ts';
  */
 export function CreateEndpointForm(props: { onCreated: (endpoint: Endpoint) => void }) {
   const url = useSignal('');
+  const description = useSignal('');
   const eventTypes = useSignal<string[] | null>(null);
   const error = useSignal<unknown>(undefined);
   const problem = useSignal<string | undefined>(undefined);
@@ -31,10 +32,16 @@ export function CreateEndpointForm(props: { onCreated: (endpoint: Endpoint) => v
         const secret = newSecret();
         try {
           const { data } = await api.POST('/v1/webhooks', {
-            body: { url: url.value.trim(), secret, eventTypes: eventTypes.value },
+            body: {
+              url: url.value.trim(),
+              secret,
+              eventTypes: eventTypes.value,
+              description: description.value.trim(),
+            },
           });
           shown.value = secret;
           url.value = '';
+          description.value = '';
           eventTypes.value = null;
           props.onCreated(data);
         } catch (caught) {
@@ -67,6 +74,21 @@ export function CreateEndpointForm(props: { onCreated: (endpoint: Endpoint) => v
           placeholder="https://example.com/hooks/svc"
           onInput={(event) => {
             url.value = event.currentTarget.value;
+          }}
+        />
+      </Field>
+      <Field
+        label="Description (optional)"
+        id="webhook-description"
+        hint="What it is for, e.g. Order service (prod)"
+      >
+        <input
+          id="webhook-description"
+          maxLength={500}
+          value={description.value}
+          aria-describedby="webhook-description-hint"
+          onInput={(event) => {
+            description.value = event.currentTarget.value;
           }}
         />
       </Field>

@@ -97,6 +97,11 @@ export function EndpointSettings(props: { endpoint: Endpoint; onChanged: (endpoi
           </>
         )}
       </p>
+      {endpoint.description === '' ? null : (
+        <p>
+          <strong>Description:</strong> {endpoint.description}
+        </p>
+      )}
       <EventTypesEditor endpoint={endpoint} onSaved={props.onChanged} />
       {secret.value === undefined ? null : (
         <SecretOnce secret={secret.value} onDone={() => (secret.value = undefined)} />

@@ -41,7 +41,10 @@ export function WebhooksPage() {
         </EmptyState>
       ) : (
         <>
-          <Table caption="Webhook endpoints, oldest first" head={['URL', 'Event types', 'Status', 'Created']}>
+          <Table
+            caption="Webhook endpoints, oldest first"
+            head={['URL', 'Description', 'Event types', 'Status', 'Created']}
+          >
             {page.data.map((endpoint) => (
               <tr key={endpoint.id}>
                 <td>
@@ -50,6 +53,7 @@ export function WebhooksPage() {
                     <code class="webhooks-id">{endpoint.id}</code>
                   </div>
                 </td>
+                <td>{endpoint.description === '' ? '—' : endpoint.description}</td>
                 <td>{eventTypesLabel(endpoint.eventTypes)}</td>
                 <td>{endpointStatus(endpoint)}</td>
                 <td>
