@@ -22,8 +22,8 @@ export interface OpenOptions {
 
 /**
  * PostgreSQL when DATABASE_URL is set, else PGlite in SVC_DATA_DIR (or in memory when asked). A new
- * SVC_DATA_DIR starts as a copy of a template with the migrations already applied. The PostgreSQL driver
- * is loaded only when it is used.
+ * SVC_DATA_DIR, and an in-memory database, start as a copy of a template with the migrations already
+ * applied. The PostgreSQL driver is loaded only when it is used.
  */
 export async function openDatabase(config: Config, options: OpenOptions = {}): Promise<Database> {
   const progress = options.progress ?? (() => {});
@@ -32,23 +32,21 @@ export async function openDatabase(config: Config, options: OpenOptions = {}): P
     progress(`connecting to PostgreSQL at ${databaseAddress(config.databaseUrl)} (DATABASE_URL)`);
     return openPostgres(config.databaseUrl);
   }
-  if (options.inMemory === true) return openPglite(undefined);
-  progress(`opening the embedded database in ${config.dataDir}`);
   const migrations = options.migrations ?? (async () => (await import('./app.ts')).appMigrations());
-  return openPglite(
-    config.dataDir,
-    async () => {
-      const list = await migrations();
-      return {
-        key: `migrated-${migrationSetKey(list)}`,
-        prepare: async (db) => {
-          progress(`applying ${list.length} migrations to the database template`);
-          await migrate(db, list);
-        },
-      };
-    },
-    progress,
-  );
+  const migrated = async () => {
+    const list = await migrations();
+    return {
+      key: `migrated-${migrationSetKey(list)}`,
+      prepare: async (db: Database) => {
+        progress(`applying ${list.length} migrations to the database template`);
+        await migrate(db, list);
+      },
+    };
+  };
+  // In memory too: from the migrated template's image instead of initdb and every migration again.
+  if (options.inMemory === true) return openPglite(undefined, migrated);
+  progress(`opening the embedded database in ${config.dataDir}`);
+  return openPglite(config.dataDir, migrated, progress);
 }
 
 /** Whether `openDatabase` would open what exists, creating nothing: a server, or a data dir made before. */

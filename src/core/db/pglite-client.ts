@@ -18,6 +18,8 @@ export interface PgliteThread extends Queryable {
     sql: string,
     params: readonly unknown[],
   ): Promise<QueryResult<Row>>;
+  /** The data directory as a tarball, after a checkpoint: what `image` starts another database from. */
+  dump(): Promise<Uint8Array>;
   close(): Promise<void>;
 }
 
@@ -41,6 +43,16 @@ export interface PgliteThreadOptions {
   startParams: readonly string[];
   /** Makes the session its owner's again after tenant statements (see `tenantQuery`). */
   sessionReset: string;
+  /** A `dump()` of another database to start from instead of `initdb` (`memory://` only; handed over). */
+  image?: Uint8Array;
+}
+
+function ownsBuffer(bytes: Uint8Array): bytes is Uint8Array<ArrayBuffer> {
+  return (
+    bytes.buffer instanceof ArrayBuffer &&
+    bytes.byteOffset === 0 &&
+    bytes.byteLength === bytes.buffer.byteLength
+  );
 }
 
 /** Starts the thread and opens PGlite on `dataDir` (`memory://` for none). */
@@ -48,8 +60,11 @@ export async function startPgliteThread(
   dataDir: string,
   options: PgliteThreadOptions,
 ): Promise<PgliteThread> {
+  const { image } = options;
   const worker = new Worker(new URL('./pglite-host.js', import.meta.url), {
-    workerData: { dataDir, startParams: options.startParams, sessionReset: options.sessionReset },
+    workerData: { dataDir, startParams: options.startParams, sessionReset: options.sessionReset, image },
+    // Moved, not copied (tens of MB), when the bytes are the whole of their buffer.
+    transferList: image !== undefined && ownsBuffer(image) ? [image.buffer] : [],
     // Not the process's own flags (a loader such as tsx, `--input-type`): the thread runs one plain script.
     execArgv: [],
     // V8 grows a thread's young generation to tens of MiB under a steady stream of short-lived objects
@@ -124,6 +139,7 @@ export async function startPgliteThread(
     },
     tenantQuery: <Row>(tenant: { id: string; setup: string }, sql: string, params: readonly unknown[]) =>
       send<QueryResult<Row>>({ op: 'tenantQuery', tenant: tenant.id, setup: tenant.setup, sql, params }),
+    dump: () => send<Uint8Array>({ op: 'dump' }),
     close() {
       closing ??= (async () => {
         if (stopped === undefined) await send({ op: 'close' });

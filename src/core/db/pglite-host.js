@@ -12,6 +12,7 @@
 //   { op: 'begin', tx, setup? }         opens transaction `tx` (answered once it is open)
 //   { op: 'commit' | 'rollback', tx }   ends it
 //   { op: 'tenantQuery', tenant, setup, sql, params }  one statement as tenant `tenant` (see below)
+//   { op: 'dump' }                      the data directory as an uncompressed tarball (after a checkpoint)
 //   { op: 'close' }
 // Work runs one request at a time in arrival order; an open transaction holds the line until it ends
 // (its own requests go to it directly).
@@ -196,6 +197,16 @@ function serve(pg, sessionReset) {
           }),
         );
         return;
+      case 'dump':
+        inLine(() =>
+          answer(request.id, async () => {
+            await asOwner();
+            // Everything written so far in the data files, so the copy starts without replaying WAL.
+            await pg.exec('checkpoint');
+            return new Uint8Array(await (await pg.dumpDataDir('none')).arrayBuffer());
+          }),
+        );
+        return;
       case 'close':
         inLine(() =>
           answer(request.id, async () => {
@@ -210,10 +221,15 @@ function serve(pg, sessionReset) {
   });
 }
 
-const { dataDir, startParams, sessionReset } =
-  /** @type {{ dataDir: string, startParams: string[], sessionReset: string }} */ (workerData);
+const { dataDir, startParams, sessionReset, image } =
+  /** @type {{ dataDir: string, startParams: string[], sessionReset: string, image?: Uint8Array }} */ (
+    workerData
+  );
 try {
-  const pg = await PGlite.create(dataDir, { startParams: [...PGlite.defaultStartParams, ...startParams] });
+  const pg = await PGlite.create(dataDir, {
+    startParams: [...PGlite.defaultStartParams, ...startParams],
+    ...(image === undefined ? {} : { loadDataDir: new Blob([image]) }),
+  });
   serve(pg, sessionReset);
   port.postMessage({ ready: true });
 } catch (error) {

@@ -92,3 +92,49 @@ export async function seedFromTemplate(
     return false;
   }
 }
+
+/**
+ * An in-memory database has no data directory to copy: it starts from the template's image instead, a
+ * tarball of a prepared database (PGlite's `dumpDataDir`, taken right after a checkpoint) that PGlite
+ * unpacks in place of running `initdb`. Tests open hundreds of in-memory databases a run, and `initdb`
+ * plus the migrations were most of each one's start (seconds of WebAssembly CPU; unpacking is well
+ * under one). Kept beside the data-directory templates, per PGlite version and template key.
+ */
+export function templateImage(key: string, cacheRoot: string = CACHE_ROOT): string {
+  return path.join(cacheRoot, `pgdata-image-${pgliteVersion()}-${key}.tar`);
+}
+
+/** The image's bytes, or undefined when there is none yet (or it cannot be read). */
+export function readTemplateImage(file: string): Uint8Array | undefined {
+  try {
+    const bytes = fs.readFileSync(file);
+    return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Images of other migration sets (made before a migration changed) are removed a day after they were made. */
+const STALE_IMAGE_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Writes the image whole or not at all (another process may be writing the same one: the last rename
+ * wins, and both are the same database). Best effort: a read-only cache folder means no image, and
+ * in-memory databases then run `initdb` and `prepare` each time, as they did before images.
+ */
+export function writeTemplateImage(file: string, image: Uint8Array): void {
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const partial = `${file}.partial-${process.pid}`;
+    fs.writeFileSync(partial, image);
+    fs.renameSync(partial, file);
+    const folder = path.dirname(file);
+    for (const name of fs.readdirSync(folder)) {
+      const other = path.join(folder, name);
+      if (other === file || !name.startsWith('pgdata-image-')) continue;
+      if (Date.now() - fs.statSync(other).mtimeMs > STALE_IMAGE_MS) fs.rmSync(other, { force: true });
+    }
+  } catch {
+    // no image this time
+  }
+}

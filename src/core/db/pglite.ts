@@ -3,7 +3,14 @@ import path from 'node:path';
 import { acquireDirLock } from './data-dir-lock.ts';
 import type { Database } from './database.ts';
 import { type PgliteThread, startPgliteThread } from './pglite-client.ts';
-import { isDataDir, seedFromTemplate, templateDir } from './pglite-template.ts';
+import {
+  isDataDir,
+  readTemplateImage,
+  seedFromTemplate,
+  templateDir,
+  templateImage,
+  writeTemplateImage,
+} from './pglite-template.ts';
 import { SESSION_RESET, tenantSessionSetup } from './tenant-tx.ts';
 
 /**
@@ -28,15 +35,16 @@ export interface PgliteTemplate {
 }
 
 /**
- * Embedded PostgreSQL, on its own thread (see pglite-client.ts). `dataDir` undefined = in memory (tests).
- * `template` may be given as a function: it is then called only when a new data directory is made.
+ * Embedded PostgreSQL, on its own thread (see pglite-client.ts). `dataDir` undefined = in memory (tests),
+ * started from the template's image when a template is given (see `templateImage`). `template` may be
+ * given as a function: it is then called only when a new database is made.
  */
 export async function openPglite(
   dataDir: string | undefined,
   templateOf?: PgliteTemplate | (() => Promise<PgliteTemplate>),
   progress: (message: string) => void = () => {},
 ): Promise<Database> {
-  if (dataDir === undefined) return databaseOf(await startPgliteThread('memory://', THREAD_OPTIONS));
+  if (dataDir === undefined) return openInMemory(templateOf);
   fs.mkdirSync(dataDir, { recursive: true });
   const lock = await acquireDirLock(dataDir);
   const release = () => lock.release();
@@ -65,6 +73,31 @@ export async function openPglite(
     await release();
     throw error;
   }
+}
+
+async function openInMemory(
+  templateOf: PgliteTemplate | (() => Promise<PgliteTemplate>) | undefined,
+): Promise<Database> {
+  if (templateOf === undefined) return databaseOf(await startPgliteThread('memory://', THREAD_OPTIONS));
+  const template = typeof templateOf === 'function' ? await templateOf() : templateOf;
+  const file = templateImage(template.key, template.cacheRoot);
+  const image = readTemplateImage(file);
+  if (image !== undefined) {
+    const loaded = await startPgliteThread('memory://', { ...THREAD_OPTIONS, image }).catch(() => undefined);
+    if (loaded !== undefined) return databaseOf(loaded);
+    // An image PGlite cannot start from (another PGlite build wrote it): made again below.
+  }
+  // The first in-memory database of this template: prepared as before, and its image kept for the next.
+  const thread = await startPgliteThread('memory://', THREAD_OPTIONS);
+  const db = databaseOf(thread);
+  try {
+    await template.prepare(db);
+    writeTemplateImage(file, await thread.dump());
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  return db;
 }
 
 function databaseOf(pg: PgliteThread, release: () => Promise<void> = async () => {}): Database {
