@@ -123,6 +123,19 @@ test('auctions: one is created, started and cancelled from the list', async ({ c
     increments: [{ from: 0, increment: 150 }],
   });
 
+  // With a start time it is scheduled too: the service starts it then.
+  await page.getByLabel('Item').fill('Poster');
+  await page.getByLabel('Starting price').fill('5');
+  await page.getByLabel('Starts at (optional)').fill('2030-01-01T18:00');
+  await page.getByRole('button', { name: 'Create auction' }).click();
+  await expect(page.getByText('Created "Poster" and scheduled it.')).toBeVisible();
+  const scheduled = page.getByRole('row').filter({ hasText: 'Poster' });
+  await expect(scheduled.getByText('scheduled', { exact: true })).toBeVisible();
+  const { data: poster } = await api.GET('/v1/auctions', { params: { query: { status: 'scheduled' } } });
+  expect(poster.data.map((a) => [a.title, new Date(a.startsAt ?? '').getFullYear()])).toEqual([
+    ['Poster', 2030],
+  ]);
+
   await page.getByLabel('Status').selectOption('draft');
   await expect(page.getByText('No draft auctions.')).toBeVisible();
   expect(new URL(page.url()).searchParams.get('status')).toBe('draft');
