@@ -55,6 +55,13 @@ export const security = defineSecurity({
       ...byId,
     },
     { method: 'POST', url: (r) => `/v1/webhooks/${r.webhookId}/test`, scope, ...byId },
+    {
+      method: 'POST',
+      url: (r) => `/v1/webhooks/${r.webhookId}/replay`,
+      payload: () => ({ since: '2020-01-01T00:00:00.000Z' }),
+      scope,
+      ...byId,
+    },
     { method: 'GET', url: (r) => `/v1/webhooks/${r.webhookId}/deliveries`, scope, ...byId },
     { method: 'GET', url: (r) => `/v1/webhook-deliveries/${r.deliveryId}`, scope, ...byId },
     {
