@@ -93,6 +93,51 @@ test('room: members appear and leave, chat arrives live and a message is deleted
   }
 });
 
+test('room: a user who may not mint session tokens (a viewer) still sees members and chat, polled', async ({
+  consoleApp,
+}) => {
+  const { api, page } = consoleApp;
+  await api.POST('/v1/rooms', { body: { id: 'quiet' } });
+  // A viewer's runtime connect answers 403 (sessions:manage is not a read scope): the page polls instead.
+  await page.route('**/v1/runtime/connect', (route) =>
+    route.fulfill({
+      status: 403,
+      contentType: 'application/json',
+      body: JSON.stringify({
+        error: 'insufficient_scope',
+        message: 'POST /v1/runtime/connect requires the scope sessions:manage',
+        requestId: 'req_viewer',
+      }),
+    }),
+  );
+  await consoleApp.goto('rooms/quiet');
+  await expect(page.getByText('Live: checked every second')).toBeVisible();
+  await expect(page.getByRole('alert')).toHaveCount(0);
+
+  let ann: Realtime | undefined;
+  try {
+    ann = createRealtime({
+      baseUrl: consoleApp.baseUrl,
+      WebSocket,
+      getToken: async () => {
+        const { data } = await api.POST('/v1/runtime/connect', {
+          body: { modules: ['presence', 'chat'], actor: actor('ann') },
+        });
+        return data.token;
+      },
+    });
+    const room = ann.join('quiet', { presence: {} });
+    await room.ready();
+    await expect(page.getByRole('list', { name: 'Members' }).getByText('shop:ann')).toBeVisible();
+    await room.send({ text: 'polled hello' });
+    await expect(page.getByRole('list', { name: 'Messages' }).getByText('polled hello')).toBeVisible();
+    room.leave();
+    await expect(page.getByText('Nobody is in the room now.')).toBeVisible();
+  } finally {
+    ann?.close();
+  }
+});
+
 test('auctions: one is created, started and cancelled from the list', async ({ consoleApp }) => {
   const { api, page } = consoleApp;
   await api.POST('/v1/rooms', { body: { id: 'floor' } });
