@@ -114,8 +114,7 @@ interface StoredKey {
 export function installIdempotency(app: FastifyInstance, db: Database, clock: Clock): void {
   app.decorateRequest('idempotencyClaim', undefined);
 
-  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
-    if (request.routeOptions.config.idempotent !== true) return;
+  const claimKey = async (request: FastifyRequest, reply: FastifyReply) => {
     const sent = keyOf(request);
     const principal = request.principal;
     const tenantId = principal?.tenantId;
@@ -173,9 +172,9 @@ export function installIdempotency(app: FastifyInstance, db: Database, clock: Cl
     if (stored.content_type !== null) reply.header('content-type', stored.content_type);
     request.idempotencyClaim = undefined;
     return reply.send(stored.body ?? '');
-  });
+  };
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  const storeResponse = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const claim = request.idempotencyClaim;
     if (claim === undefined) return payload;
     request.idempotencyClaim = undefined;
@@ -196,7 +195,21 @@ export function installIdempotency(app: FastifyInstance, db: Database, clock: Cl
       [claim.key, reply.statusCode, typeof contentType === 'string' ? contentType : null, payload ?? ''],
     );
     return payload;
+  };
+
+  // Route hooks of the idempotent routes only, first among their own: every other request (reads, most
+  // writes) runs no hook of this feature at all.
+  app.addHook('onRoute', (route) => {
+    if (route.config?.idempotent !== true) return;
+    route.preHandler = [claimKey, ...routeHooks(route.preHandler)];
+    route.onSend = [storeResponse, ...routeHooks(route.onSend)];
   });
+}
+
+/** A route option's hooks as a list (Fastify takes one function or an array). */
+function routeHooks<H>(hooks: H | H[] | undefined): H[] {
+  if (hooks === undefined) return [];
+  return Array.isArray(hooks) ? hooks : [hooks];
 }
 
 /** 409 `idempotency_conflict`: the key was used with another request (method, path or body). */
