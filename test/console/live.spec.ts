@@ -37,6 +37,10 @@ test('rooms: the list filters by metadata and a room is created from the form', 
 
 test('room: members appear and leave, chat arrives live and a message is deleted', async ({ consoleApp }) => {
   const { api, page } = consoleApp;
+  const consoleErrors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') consoleErrors.push(message.text());
+  });
   await api.POST('/v1/rooms', { body: { id: 'stage', name: 'Stage' } });
   await api.POST('/v1/rooms/{roomId}/messages', {
     params: { path: { roomId: 'stage' } },
@@ -88,6 +92,8 @@ test('room: members appear and leave, chat arrives live and a message is deleted
     room.leave();
     await expect(page.getByText('Nobody is in the room now.')).toBeVisible();
     await expect(page.getByRole('list', { name: 'Members' })).toHaveCount(0);
+    // The socket opened under the console's CSP (connect-src 'self'), with nothing logged as an error.
+    expect(consoleErrors).toEqual([]);
   } finally {
     ann?.close();
   }
