@@ -2,12 +2,23 @@ import { signal } from '@preact/signals';
 
 /**
  * The signed-in console user's access token: in memory only (never localStorage, never a cookie the page
- * can read). A reload signs in again through the provider, which remembers the user.
+ * can read). A reload signs in again through the provider.
  */
 export const accessToken = signal<string | undefined>(undefined);
 
-/** Called by the API layer on a 401: forget the token and send the user to sign in, then back here. */
+/** True after the user signed out: the shell offers to sign in again instead of doing it at once. */
+export const signedOut = signal(false);
+
+/**
+ * Called by the API layer on a 401: forget the token. The shell (shell.tsx) then starts the sign-in
+ * (lib/sign-in.ts), which comes back to this page.
+ */
 export function sessionExpired(): void {
   accessToken.value = undefined;
-  // The sign-in module (./sign-in.ts) watches `accessToken` and starts the flow, returning to this page.
+}
+
+/** Forgets the token; nothing else holds it. */
+export function signOut(): void {
+  signedOut.value = true;
+  accessToken.value = undefined;
 }

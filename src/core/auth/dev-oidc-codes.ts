@@ -60,3 +60,39 @@ export class DevAuthorizationCodes {
     return grant;
   }
 }
+
+/** The dev provider's own sign-in cookie: like a real provider, it remembers who signed in on this browser. */
+export const SESSION_COOKIE = 'svc_dev_oidc_session';
+
+/**
+ * Browsers signed in at the dev provider (its cookie's random values), so a reload of the console (whose
+ * token lives in memory only) comes back signed in without a click, until the console signs out here.
+ */
+export class DevProviderSessions {
+  private readonly open = new Set<string>();
+
+  begin(): string {
+    if (this.open.size >= MAX_WAITING) this.open.clear();
+    const id = randomBytes(32).toString('base64url');
+    this.open.add(id);
+    return id;
+  }
+
+  has(cookieHeader: string | undefined): boolean {
+    const id = cookieValue(cookieHeader);
+    return id !== undefined && this.open.has(id);
+  }
+
+  end(cookieHeader: string | undefined): void {
+    const id = cookieValue(cookieHeader);
+    if (id !== undefined) this.open.delete(id);
+  }
+}
+
+function cookieValue(header: string | undefined): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const [name, value] = part.trim().split('=');
+    if (name === SESSION_COOKIE && value !== undefined && value !== '') return value;
+  }
+  return undefined;
+}

@@ -4,7 +4,12 @@ import type { Config } from '../../config.ts';
 import type { Clock } from '../clock.ts';
 import { NotFound } from '../http/errors.ts';
 import { DEV_OWNER_EMAIL, DEV_OWNER_SUB, type DevIssuer, signDevToken } from './dev-issuer.ts';
-import { DevAuthorizationCodes, verifierMatches } from './dev-oidc-codes.ts';
+import {
+  DevAuthorizationCodes,
+  DevProviderSessions,
+  SESSION_COOKIE,
+  verifierMatches,
+} from './dev-oidc-codes.ts';
 import { DEV_PAGE_CSP, refusalPage, signInPage } from './dev-oidc-page.ts';
 
 /** Where the dev provider lives below the service's origin: its issuer identifier is `<origin>` + this. */
@@ -60,6 +65,7 @@ export async function devOidcRoutes(
     config.env === 'production' || config.consoleOidc.issuer !== undefined ? undefined : options.devIssuer;
   const clientId = config.consoleOidc.clientId;
   const codes = new DevAuthorizationCodes(clock);
+  const sessions = new DevProviderSessions();
   const hidden = { schema: { hide: true } };
   const enabled = (): DevIssuer => {
     if (issuer === undefined) {
@@ -85,6 +91,7 @@ export async function devOidcRoutes(
       authorization_endpoint: `${base}/authorize`,
       token_endpoint: `${base}/token`,
       jwks_uri: `${base}/jwks`,
+      end_session_endpoint: `${base}/logout`,
       response_types_supported: ['code'],
       grant_types_supported: ['authorization_code'],
       subject_types_supported: ['public'],
@@ -143,9 +150,33 @@ export async function devOidcRoutes(
     return { req, redirect, refused: undefined };
   };
 
+  /** The user said yes: a one-time code back to the console's redirect_uri, with the state and issuer. */
+  const grant = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    req: ReturnType<typeof authorizationRequest>,
+    redirect: URL,
+  ) => {
+    const code = codes.issue({
+      clientId,
+      redirectUri: redirect.href,
+      codeChallenge: req.codeChallenge ?? '',
+      nonce: req.nonce,
+      subject: DEV_OWNER_SUB,
+      email: DEV_OWNER_EMAIL,
+    });
+    redirect.searchParams.set('code', code);
+    if (req.state !== undefined) redirect.searchParams.set('state', req.state);
+    redirect.searchParams.set('iss', devIssuerUrl(request));
+    return reply.header('cache-control', 'no-store').redirect(redirect.href, 302);
+  };
+
   app.get<{ Querystring: Form }>(`${DEV_OIDC_PATH}/authorize`, hidden, async (request, reply) => {
     const checked = check(request, reply, request.query);
     if (checked.refused !== undefined) return checked.refused;
+    if (request.query.prompt !== 'login' && sessions.has(request.headers.cookie)) {
+      return grant(request, reply, checked.req, checked.redirect);
+    }
     const fields: Record<string, string> = {};
     for (const [name, value] of Object.entries(request.query))
       if (typeof value === 'string') fields[name] = value;
@@ -164,19 +195,30 @@ export async function devOidcRoutes(
       typeof request.body === 'object' && request.body !== null ? request.body : {},
     );
     if (checked.refused !== undefined) return checked.refused;
-    const { req, redirect } = checked;
-    const code = codes.issue({
-      clientId,
-      redirectUri: redirect.href,
-      codeChallenge: req.codeChallenge ?? '',
-      nonce: req.nonce,
-      subject: DEV_OWNER_SUB,
-      email: DEV_OWNER_EMAIL,
-    });
-    redirect.searchParams.set('code', code);
-    if (req.state !== undefined) redirect.searchParams.set('state', req.state);
-    redirect.searchParams.set('iss', devIssuerUrl(request));
-    return reply.header('cache-control', 'no-store').redirect(redirect.href, 302);
+    const session = sessions.begin();
+    reply.header('set-cookie', `${SESSION_COOKIE}=${session}; Path=${DEV_OIDC_PATH}; HttpOnly; SameSite=Lax`);
+    return grant(request, reply, checked.req, checked.redirect);
+  });
+
+  /** RP-initiated logout: the browser is forgotten here, then sent back to the console. */
+  app.get<{ Querystring: Form }>(`${DEV_OIDC_PATH}/logout`, hidden, async (request, reply) => {
+    enabled();
+    sessions.end(request.headers.cookie);
+    reply.header(
+      'set-cookie',
+      `${SESSION_COOKIE}=; Path=${DEV_OIDC_PATH}; HttpOnly; SameSite=Lax; Max-Age=0`,
+    );
+    const origin = `${request.protocol}://${request.host}`;
+    let back: URL | undefined;
+    try {
+      back = new URL(request.query.post_logout_redirect_uri ?? '');
+    } catch {
+      back = undefined;
+    }
+    if (back === undefined || back.origin !== origin || !back.pathname.startsWith('/console/')) {
+      back = new URL('/console/', origin);
+    }
+    return reply.header('cache-control', 'no-store').redirect(back.href, 302);
   });
 
   app.post<{ Body: Form }>(`${DEV_OIDC_PATH}/token`, hidden, async (request, reply) => {
