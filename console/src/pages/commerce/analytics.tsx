@@ -21,6 +21,15 @@ function localLabel(startLocal: string, interval: string): string {
   return interval === 'hour' ? `${date} ${time.slice(0, 5)}` : date;
 }
 
+/** An instant as the chosen time zone reads it (the range's bounds). */
+function inZone(iso: string, timezone: string): string {
+  return new Date(iso).toLocaleString(undefined, {
+    timeZone: timezone,
+    dateStyle: 'medium',
+    timeStyle: 'short',
+  });
+}
+
 function Series(props: { view: AnalyticsView; result: QueryResult }) {
   const { view, result } = props;
   const buckets = result.buckets ?? [];
@@ -38,7 +47,8 @@ function Series(props: { view: AnalyticsView; result: QueryResult }) {
     <>
       <p>
         <strong>{result.totals.events ?? 0}</strong> events by <strong>{result.totals.uniques ?? 0}</strong>{' '}
-        people ({what}), {result.dateRange.from} to {result.dateRange.to}, in {result.timezone}.
+        people ({what}), {inZone(result.dateRange.from, result.timezone)} to{' '}
+        {inZone(result.dateRange.to, result.timezone)}, in {result.timezone}.
       </p>
       <CountsChart
         label={`Events and people per ${view.interval} in ${view.timezone}: ${what}`}
