@@ -1,3 +1,4 @@
+import { useSignal } from '@preact/signals';
 import { api } from '../../lib/api.ts';
 import { useLoad } from '../../lib/load.ts';
 import { Link, tenantPath } from '../../lib/router.tsx';
@@ -13,13 +14,13 @@ function startOfToday(): Date {
   return new Date(now.getFullYear(), now.getMonth(), now.getDate());
 }
 
-function EnabledModules() {
+function EnabledModules(props: { round: number }) {
   const modules = useLoad(async () => {
     const { data } = await api.GET('/api/console/tenants/{tenantId}/modules', {
       params: { ...tenantParams(), query: { limit: 100 } },
     });
     return data.data;
-  }, []);
+  }, [props.round]);
   const list = modules.data.value;
   return (
     <section aria-labelledby="overview-modules" class="tenant-card">
@@ -49,14 +50,14 @@ function EnabledModules() {
   );
 }
 
-function TodayCounts() {
+function TodayCounts(props: { round: number }) {
   const since = startOfToday().toISOString();
   const counts = useLoad(async () => {
     const { data } = await api.GET('/api/console/tenants/{tenantId}/event-counts', {
       params: { ...tenantParams(), query: { since } },
     });
     return data;
-  }, []);
+  }, [props.round]);
   const today = counts.data.value;
   return (
     <section aria-labelledby="overview-today" class="tenant-card">
@@ -99,13 +100,13 @@ function TodayCounts() {
   );
 }
 
-function RecentEvents() {
+function RecentEvents(props: { round: number }) {
   const events = useLoad(async () => {
     const { data } = await api.GET('/api/console/tenants/{tenantId}/events', {
       params: { ...tenantParams(), query: { limit: RECENT_EVENTS } },
     });
     return data.data;
-  }, []);
+  }, [props.round]);
   const list = events.data.value;
   return (
     <section aria-labelledby="overview-recent" class="tenant-card tenant-wide">
@@ -148,8 +149,21 @@ export function OverviewPage() {
     return data;
   }, []);
   const info = tenant.data.value;
+  /** Bumped by Refresh: each section loads again. */
+  const round = useSignal(0);
+  const refresh = (
+    <button
+      type="button"
+      class="secondary"
+      onClick={() => {
+        round.value += 1;
+      }}
+    >
+      Refresh
+    </button>
+  );
   return (
-    <Page title="Overview">
+    <Page title="Overview" actions={refresh}>
       {tenant.error.value === undefined ? null : <ErrorNotice error={tenant.error.value} />}
       {info === undefined ? null : (
         <p class="tenant-summary">
@@ -158,9 +172,9 @@ export function OverviewPage() {
         </p>
       )}
       <div class="tenant-grid">
-        <EnabledModules />
-        <TodayCounts />
-        <RecentEvents />
+        <EnabledModules round={round.value} />
+        <TodayCounts round={round.value} />
+        <RecentEvents round={round.value} />
       </div>
     </Page>
   );

@@ -31,7 +31,6 @@ function RoleEditor(props: {
   return (
     <form
       class="tenant-inline"
-      aria-label={`Role of ${props.who}`}
       onSubmit={async (event) => {
         event.preventDefault();
         busy.value = true;
