@@ -1,7 +1,8 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import { test as base, expect, type Page } from '@playwright/test';
 import { createClient, type SvcThrowingClient } from '@svc/client';
-import { OWNER_TOKEN_ENV, SERVICE_URL_ENV } from './service.ts';
+import { loadDevIssuer, signDevToken } from '../../src/core/auth/dev-issuer.ts';
+import { DATA_DIR_ENV, OWNER_TOKEN_ENV, SERVICE_URL_ENV } from './service.ts';
 
 export { expect };
 
@@ -19,6 +20,27 @@ export interface ConsoleApp {
   goto(pagePath: string): Promise<void>;
   /** axe on the page as it is now: fails on any serious or critical violation, listing them. */
   expectAccessible(): Promise<void>;
+  /**
+   * A hosted-auth JWT (dev issuer, like `svc dev-token --sub --email`) of another console user, e.g. an
+   * invitee; `sub` defaults to one derived from the email. The page stays signed in as the demo owner.
+   */
+  signInAs(user: { email: string; name?: string; sub?: string }): Promise<string>;
+}
+
+/** A hosted-auth JWT of any user, signed with the run's dev issuer key. */
+export async function devTokenFor(user: { email: string; name?: string; sub?: string }): Promise<string> {
+  const dataDir = process.env[DATA_DIR_ENV];
+  const issuer = dataDir === undefined ? undefined : await loadDevIssuer(dataDir, { create: false });
+  if (issuer === undefined) throw new Error('no dev issuer key: run with test/console/playwright.config.ts');
+  return signDevToken(
+    issuer,
+    {
+      sub: user.sub ?? `user-${user.email}`,
+      email: user.email,
+      ...(user.name === undefined ? {} : { name: user.name }),
+    },
+    Date.now(),
+  );
 }
 
 function service(): { baseUrl: string; ownerToken: string } {
@@ -119,6 +141,7 @@ export const test = base.extend<{ consoleApp: ConsoleApp }>({
         if (problems.length > 0) console.log(`axe on ${page.url()}:\n  ${problems.join('\n  ')}`);
         expect(problems, `serious or critical accessibility violations on ${page.url()}`).toEqual([]);
       },
+      signInAs: devTokenFor,
     });
   },
 });

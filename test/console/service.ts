@@ -10,6 +10,8 @@ const START_TIMEOUT_MS = 120_000;
 /** What the run's service tells the tests (through the environment, which every worker inherits). */
 export const SERVICE_URL_ENV = 'SVC_CONSOLE_TEST_URL';
 export const OWNER_TOKEN_ENV = 'SVC_CONSOLE_TEST_TOKEN';
+/** Its data dir, where the dev issuer's key is (tokens for other users are signed with it). */
+export const DATA_DIR_ENV = 'SVC_CONSOLE_TEST_DATA_DIR';
 
 /**
  * The environment of the run's service: development (the dev sign-in provider, like `npm start`) on the
@@ -94,6 +96,7 @@ export default async function startService(): Promise<() => Promise<void>> {
     );
     process.env[SERVICE_URL_ENV] = url;
     process.env[OWNER_TOKEN_ENV] = stdout.trim();
+    process.env[DATA_DIR_ENV] = env.SVC_DATA_DIR;
     console.log(`console tests: service at ${url} (data in ${dir})`);
   } catch (error) {
     await stop();
