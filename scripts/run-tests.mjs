@@ -1,12 +1,18 @@
 #!/usr/bin/env node
 // `npm test`: every *.test.ts under test/, src/ and packages/*/test/, through node's test runner with tsx's loader.
-// With DATABASE_URL set, migrations are applied once first so test files never race on them.
+// With DATABASE_URL set, migrations are applied once first so test files never race on them. Before the
+// files, test/support/prepare-run.ts makes what their databases start from (once per run). After them,
+// the slowest files are listed with their times; those times order the next run, slowest first.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const root = path.resolve(import.meta.dirname, '..');
 const filter = process.argv.slice(2);
+const timesCache = path.join(root, 'node_modules/.cache/svc/test-times.json');
+const SLOWEST_LISTED = 20;
 
 function collect(dir) {
   if (!fs.existsSync(dir)) return [];
@@ -15,6 +21,15 @@ function collect(dir) {
     if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : collect(full);
     return entry.name.endsWith('.test.ts') ? [full] : [];
   });
+}
+
+/** File (relative to the root) -> milliseconds its process ran, from earlier runs. */
+function readTimes() {
+  try {
+    return JSON.parse(fs.readFileSync(timesCache, 'utf8'));
+  } catch {
+    return {};
+  }
 }
 
 const packageTests = fs.existsSync(path.join(root, 'packages'))
@@ -30,6 +45,18 @@ if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
+files = files.map((f) => path.relative(root, f));
+
+// The slowest first, so the run does not end waiting on one long file started last; files with no time
+// yet (new ones) before all others, since nothing says they are quick.
+const known = readTimes();
+files.sort((a, b) => (known[b] ?? Number.POSITIVE_INFINITY) - (known[a] ?? Number.POSITIVE_INFINITY));
+
+const env = {
+  ...process.env,
+  SVC_ENV: process.env.SVC_ENV ?? 'test',
+  LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+};
 
 if (process.env.DATABASE_URL) {
   const migrated = spawnSync(process.execPath, [path.join(root, 'bin/svc.mjs'), 'migrate'], {
@@ -37,26 +64,61 @@ if (process.env.DATABASE_URL) {
   });
   if (migrated.status !== 0) process.exit(migrated.status ?? 1);
 }
+const prepared = spawnSync(process.execPath, ['--import', 'tsx', 'test/support/prepare-run.ts'], {
+  stdio: 'inherit',
+  cwd: root,
+  env,
+});
+if (prepared.status !== 0) process.exit(prepared.status ?? 1);
 
+const run = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-run-'));
+const timesFile = path.join(run, 'times.jsonl');
+const started = Date.now();
 const result = spawnSync(
   process.execPath,
   [
     '--import',
     'tsx',
+    '--import',
+    pathToFileURL(path.join(root, 'scripts/test-file-timer.mjs')).href,
     '--test',
     `--test-concurrency=${process.env.TEST_CONCURRENCY ?? '2'}`,
     `--test-timeout=${process.env.TEST_FILE_TIMEOUT_MS ?? '600000'}`,
     '--test-reporter=spec',
-    ...files.map((f) => path.relative(root, f)),
+    ...files,
   ],
-  {
-    stdio: 'inherit',
-    cwd: root,
-    env: {
-      ...process.env,
-      SVC_ENV: process.env.SVC_ENV ?? 'test',
-      LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
-    },
-  },
+  { stdio: 'inherit', cwd: root, env: { ...env, SVC_TEST_TIMES_FILE: timesFile } },
 );
+reportTimes(timesFile, Date.now() - started);
+fs.rmSync(run, { recursive: true, force: true });
 process.exit(result.status ?? 1);
+
+/** Prints the slowest files of this run and keeps every file's time for the next run's order. */
+function reportTimes(file, wallMs) {
+  const times = new Map();
+  const lines = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n') : [];
+  for (const line of lines) {
+    if (line === '') continue;
+    const entry = JSON.parse(line);
+    const relative = path.relative(root, entry.file);
+    if (files.includes(relative)) times.set(relative, entry.ms);
+  }
+  const slowest = [...times].sort((a, b) => b[1] - a[1]).slice(0, SLOWEST_LISTED);
+  const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`.padStart(8);
+  console.log(`\nslowest test files (of ${times.size}; each file's process, start of node included):`);
+  for (const [name, ms] of slowest) console.log(`${seconds(ms)}  ${name}`);
+  const busy = [...times.values()].reduce((sum, ms) => sum + ms, 0);
+  const load = os.loadavg().map((n) => n.toFixed(2));
+  console.log(
+    `wall ${seconds(wallMs).trim()} for ${files.length} files (sum of file times ${seconds(busy).trim()}),` +
+      ` concurrency ${process.env.TEST_CONCURRENCY ?? '2'}, load average ${load.join(' ')}`,
+  );
+  try {
+    fs.mkdirSync(path.dirname(timesCache), { recursive: true });
+    const partial = `${timesCache}.${process.pid}`;
+    fs.writeFileSync(partial, JSON.stringify({ ...readTimes(), ...Object.fromEntries(times) }, null, 1));
+    fs.renameSync(partial, timesCache);
+  } catch {
+    // the order of the next run is only a speed-up
+  }
+}
