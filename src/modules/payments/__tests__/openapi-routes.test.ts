@@ -33,7 +33,7 @@ describe('payments in OpenAPI: every route with its errors; every POST honours I
   test('every payments route is in the document, with the errors it can answer', () => {
     assert.equal(
       routes().length,
-      18,
+      19,
       routes()
         .map((r) => `${r.method} ${r.url}`)
         .join('\n'),
