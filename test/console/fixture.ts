@@ -52,6 +52,11 @@ function service(): { baseUrl: string; ownerToken: string } {
   return { baseUrl, ownerToken };
 }
 
+/** Where the run's service listens. */
+export function serviceUrl(): string {
+  return service().baseUrl;
+}
+
 /** The demo owner's client (hosted-auth JWT), for `/api/console/*`. */
 export function ownerClient(): SvcThrowingClient {
   const { baseUrl, ownerToken } = service();
