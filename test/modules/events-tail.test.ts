@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createTestTenant } from '../factories.ts';
+import { createApiKey, createTestTenant } from '../factories.ts';
 import { buildTestApp, call, type TestApp } from '../helper.ts';
 
-/** `after`: the live tail of the events explorer asks for what came after the last event it shows. */
-describe('tenant events: the after filter', () => {
+/**
+ * `after`: the live tail of the events explorer asks for what came after the last event it shows; `actor`:
+ * who caused them.
+ */
+describe('tenant events: the after and actor filters', () => {
   let t: TestApp;
 
   before(async () => {
@@ -52,5 +55,37 @@ describe('tenant events: the after filter', () => {
     });
     assert.equal(stranger.statusCode, 200, stranger.body);
     assert.deepEqual(stranger.json<{ data: unknown[] }>().data, [], "another tenant's events stay its own");
+  });
+
+  test('actor=<id> answers only the events that actor caused', async () => {
+    const own = await createTestTenant(t);
+    const second = await createApiKey(t, own.tenantId, ['events:read', 'events:write']);
+    const publish = async (key: string, n: number) => {
+      const res = await call(t.app, {
+        method: 'POST',
+        url: '/v1/events',
+        headers: { 'x-api-key': key },
+        payload: { type: 'app.who', data: { n } },
+      });
+      assert.equal(res.statusCode, 201, res.body);
+      return res.json<{ trace: { actor?: { kind: string; id: string } } }>().trace.actor;
+    };
+    const first = await publish(own.apiKey, 1);
+    const other = await publish(second, 2);
+    await publish(own.apiKey, 3);
+    assert.equal(first?.kind, 'api_key');
+    assert.notEqual(first?.id, other?.id);
+    const list = async (query: string) => {
+      const res = await call(t.app, {
+        method: 'GET',
+        url: `/v1/events${query}`,
+        headers: { 'x-api-key': second },
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      return res.json<{ data: { data: { n: number } }[] }>().data.map((e) => e.data.n);
+    };
+    assert.deepEqual(await list(`?type=app.who&actor=${first?.id}`), [3, 1]);
+    assert.deepEqual(await list(`?type=app.who&actor=${other?.id}&order=asc`), [2]);
+    assert.deepEqual(await list('?type=app.who&actor=key_nobody'), []);
   });
 });

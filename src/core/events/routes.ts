@@ -64,6 +64,14 @@ export const EventListQuery = Type.Object(
     ),
     since: Type.Optional(Type.String({ format: 'date-time', description: 'created_at >= since' })),
     until: Type.Optional(Type.String({ format: 'date-time', description: 'created_at < until' })),
+    actor: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 300,
+        description:
+          "Only events caused by this actor: an API key's id (key_...), a console user's (usr_...) or a runtime actor's (<provider>:<external_id>), as `trace.actor.id` shows it",
+      }),
+    ),
     after: Type.Optional(
       Type.String({
         pattern: idPattern('event'),

@@ -12,6 +12,8 @@ export interface ListEventsInput extends PageInput {
   until?: string | undefined;
   /** Only events with a greater id than this one (ids grow with time): what a live tail polls with. */
   after?: string | undefined;
+  /** Only events whose `trace.actor.id` is this (an API key, a console user, a runtime actor). */
+  actor?: string | undefined;
   order?: 'asc' | 'desc' | undefined;
 }
 
@@ -47,6 +49,7 @@ export async function listEvents(
           and ($4::timestamptz is null or created_at < $4)
           and ($5::text is null or (case when $6 = 'desc' then id < $5 else id > $5 end))
           and ($8::text is null or id > $8)
+          and ($9::text is null or trace->'actor'->>'id' = $9)
         order by id ${order === 'desc' ? 'desc' : 'asc'}
         limit $7`,
     [
@@ -58,6 +61,7 @@ export async function listEvents(
       order,
       limit + 1,
       input.after ?? null,
+      input.actor ?? null,
     ],
   );
   const page = rows.slice(0, limit).map(toEvent);
