@@ -4735,6 +4735,8 @@ export interface operations {
                 since?: string;
                 /** @description created_at < until */
                 until?: string;
+                /** @description Only events caused by this actor: an API key's id (key_...), a console user's (usr_...) or a runtime actor's (<provider>:<external_id>), as `trace.actor.id` shows it */
+                actor?: string;
                 /** @description Only events written after this one (by id): with order=asc, a tail polls with the last id it has seen */
                 after?: string;
                 order?: "desc" | "asc";
@@ -6666,6 +6668,8 @@ export interface operations {
                 since?: string;
                 /** @description created_at < until */
                 until?: string;
+                /** @description Only events caused by this actor: an API key's id (key_...), a console user's (usr_...) or a runtime actor's (<provider>:<external_id>), as `trace.actor.id` shows it */
+                actor?: string;
                 /** @description Only events written after this one (by id): with order=asc, a tail polls with the last id it has seen */
                 after?: string;
                 order?: "desc" | "asc";
