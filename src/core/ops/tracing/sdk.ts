@@ -54,8 +54,14 @@ function requestTrace(request: FastifyRequest): void {
   };
 }
 
-/** Probes are not traced: a load balancer's health checks would be most of the traces. */
-const UNTRACED = new Set(['/healthz', '/readyz']);
+/**
+ * Not traced: probes (a load balancer's health checks would be most of the traces) and WebSocket upgrades
+ * (a request span would last as long as the socket; the fan-out has spans of its own).
+ */
+function untracedPath(url: string): boolean {
+  const path = url.split('?', 1)[0] ?? url;
+  return path === '/healthz' || path === '/readyz' || path === '/v1/realtime' || path.startsWith('/v1/sync/');
+}
 
 /**
  * The process's OpenTelemetry SDK: the tracer provider, the W3C propagator and the AsyncLocalStorage
@@ -90,7 +96,7 @@ export function startTracing(settings: TracingSettings): Tracing {
     async install(app: FastifyInstance) {
       const otel = new FastifyOtelInstrumentation({
         instrumentHooks: false,
-        ignorePaths: (route) => UNTRACED.has(route.url ?? ''),
+        ignorePaths: (route) => untracedPath(route.url ?? ''),
         requestHook: (span, request) => {
           span.updateName(`${request.method} ${request.routeOptions.url ?? 'unmatched'}`);
         },
@@ -100,6 +106,8 @@ export function startTracing(settings: TracingSettings): Tracing {
         requestTrace(request);
         done();
       });
+      // What the app did is exported by the time it has closed (the runtime flushes again after it).
+      app.addHook('onClose', () => current.processor.forceFlush());
     },
     flush: () => current.processor.forceFlush(),
     async close() {
