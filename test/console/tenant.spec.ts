@@ -1,31 +1,8 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { Page } from '@playwright/test';
-import { loadDevIssuer, signDevToken } from '../../src/core/auth/dev-issuer.ts';
 import { expect, test } from './fixture.ts';
 
 /** Accepts the next confirmation the page asks (ConfirmButton's window.confirm). */
 const acceptNextConfirm = (page: Page) => page.once('dialog', (dialog) => void dialog.accept());
-
-/**
- * A hosted-auth JWT for someone other than the demo owner, as the run's dev issuer signs it: its key is in
- * the service's data dir (service.ts makes one under the OS temp dir), the one whose key id the service's
- * sign-in provider publishes.
- */
-async function personToken(baseUrl: string, who: { sub: string; email: string; name: string }) {
-  const jwks = (await (await fetch(`${baseUrl}/api/auth/dev-oidc/jwks`)).json()) as {
-    keys: { kid: string }[];
-  };
-  const published = new Set(jwks.keys.map((k) => k.kid));
-  for (const entry of fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith('svc-console-test-'))) {
-    const issuer = await loadDevIssuer(path.join(os.tmpdir(), entry, 'data'), { create: false }).catch(
-      () => undefined,
-    );
-    if (issuer !== undefined && published.has(issuer.kid)) return signDevToken(issuer, who, Date.now());
-  }
-  throw new Error("the run's dev issuer key was not found under the OS temp dir");
-}
 
 /** A call to the service with an API key, as a backend would make it: the status and the error code. */
 async function withKey(baseUrl: string, key: string, path: string) {
@@ -246,7 +223,7 @@ test('team: invite with a role, the invitee joins, their role changes, they are 
   await expect(invited.getByRole('cell', { name: 'Invited' })).toBeVisible();
 
   // Dana signs in with that verified email: the invitation becomes a viewer membership.
-  const dana = await personToken(baseUrl, { sub: `dana-${Date.now()}`, email, name: 'Dana' });
+  const dana = await consoleApp.signInAs({ email, name: 'Dana' });
   // Her first call signs her in: the service makes her user and accepts the invitation.
   await fetch(`${baseUrl}/api/auth/user`, { headers: { authorization: `Bearer ${dana}` } });
   const tenantCall = (token: string) =>
@@ -272,4 +249,14 @@ test('team: invite with a role, the invitee joins, their role changes, they are 
   await member.getByRole('button', { name: 'Remove Dana' }).click();
   await expect(page.getByRole('row').filter({ hasText: email })).toHaveCount(0);
   expect((await tenantCall(dana)).status).toBe(404);
+
+  // An invitation nobody accepted yet is withdrawn.
+  await page.getByLabel('Email').fill('eve@example.test');
+  await page.getByRole('button', { name: 'Send invitation' }).click();
+  const pending = page.getByRole('row').filter({ hasText: 'eve@example.test' });
+  await expect(pending.getByRole('cell', { name: 'Invited' })).toBeVisible();
+  await expect(pending.getByRole('cell', { name: 'developer' })).toBeVisible();
+  acceptNextConfirm(page);
+  await pending.getByRole('button', { name: 'Withdraw invitation of eve@example.test' }).click();
+  await expect(pending).toHaveCount(0);
 });

@@ -3,6 +3,12 @@ import { ErrorNotice, Field } from '../../lib/ui.tsx';
 import { type ConfigField, configFields, configFrom, type Draft, draftOf } from './config-schema.ts';
 import { fieldErrors } from './shared.ts';
 
+/** A field's description, then a note on how to fill it in, as sentences. */
+function withNote(description: string | undefined, note: string): string {
+  if (description === undefined || description === '') return note;
+  return `${description}${/[.!?]$/.test(description) ? '' : '.'} ${note}`;
+}
+
 /** One field of a module's settings, drawn from its schema, with the service's message under it. */
 function ConfigInput(props: {
   id: string;
@@ -51,11 +57,11 @@ function ConfigInput(props: {
     );
   const hint =
     kind.kind === 'lines'
-      ? `${field.description ?? ''} One per line.`.trim()
+      ? withNote(field.description, 'One per line.')
       : kind.kind === 'json'
-        ? `${field.description ?? ''} As JSON.`.trim()
+        ? withNote(field.description, 'As JSON.')
         : kind.kind === 'number' && (kind.min !== undefined || kind.max !== undefined)
-          ? `${field.description ?? ''} (${kind.min ?? '…'} to ${kind.max ?? '…'})`.trim()
+          ? withNote(field.description, `From ${kind.min ?? '…'} to ${kind.max ?? '…'}.`)
           : field.description;
   return (
     <Field label={field.label} id={id} hint={hint} error={error}>
