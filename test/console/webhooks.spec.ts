@@ -212,6 +212,15 @@ test('events: filters by type and the live tail shows a new event without reload
   const { data: live } = await api.POST('/v1/events', { body: { type: 'app.live', data: { n: 2 } } });
   await expect(page.getByText(live.id)).toBeVisible();
 
+  // Who caused it links to that actor's events (the seeding API key caused both).
+  const actorId = (live.trace.actor as { id?: string } | undefined)?.id ?? '';
+  expect(actorId).toMatch(/^key_/);
+  await page.getByRole('row').filter({ hasText: live.id }).getByRole('link', { name: actorId }).click();
+  await expect(page.getByLabel('Caused by')).toHaveValue(actorId);
+  expect(new URL(page.url()).searchParams.get('actor')).toBe(actorId);
+  await expect(page.getByText(earlier.id)).toBeVisible();
+  await expect(page.getByText(live.id)).toBeVisible();
+
   await page.getByLabel('Type', { exact: true }).fill('app.earlier');
   await page.getByRole('button', { name: 'Apply filters' }).click();
   await expect(page.getByText(live.id)).toHaveCount(0);

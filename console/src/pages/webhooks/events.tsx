@@ -2,7 +2,7 @@ import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { api } from '../../lib/api.ts';
 import { useInterval, useLoad } from '../../lib/load.ts';
-import { query, setQuery } from '../../lib/router.tsx';
+import { Link, query, setQuery, tenantPath } from '../../lib/router.tsx';
 import { EmptyState, ErrorNotice, Loading, Page, Table, Time } from '../../lib/ui.tsx';
 import { EventFilterForm, type EventFilters, eventFiltersOf } from './event-filters.tsx';
 import type { TenantEvent } from './types.ts';
@@ -16,16 +16,28 @@ const TAIL_MAX = 500;
 function filterQuery(filters: EventFilters) {
   return {
     ...(filters.type === undefined ? {} : { type: filters.type }),
+    ...(filters.actor === undefined ? {} : { actor: filters.actor }),
     ...(filters.since === undefined ? {} : { since: filters.since }),
     ...(filters.until === undefined ? {} : { until: filters.until }),
   };
 }
 
-/** Who caused an event, in a few words: its origin and the actor's id when there is one. */
-function causedBy(event: TenantEvent): string {
-  const actor = event.trace.actor as { kind?: unknown; id?: unknown } | undefined;
+/** Who caused an event: its origin, and the actor's id (a link that lists that actor's events) if any. */
+function CausedBy(props: { event: TenantEvent }) {
+  const actor = props.event.trace.actor as { id?: unknown } | undefined;
   const id = typeof actor?.id === 'string' ? actor.id : undefined;
-  return id === undefined ? event.trace.origin : `${event.trace.origin} · ${id}`;
+  if (id === undefined) return <>{props.event.trace.origin}</>;
+  return (
+    <>
+      {props.event.trace.origin} ·{' '}
+      <Link
+        to={`${tenantPath('events')}?actor=${encodeURIComponent(id)}`}
+        title="Events caused by this actor"
+      >
+        {id}
+      </Link>
+    </>
+  );
 }
 
 function EventRows(props: { events: TenantEvent[]; live: number }) {
@@ -39,7 +51,9 @@ function EventRows(props: { events: TenantEvent[]; live: number }) {
           <td>
             <Time value={event.created_at} />
           </td>
-          <td>{causedBy(event)}</td>
+          <td>
+            <CausedBy event={event} />
+          </td>
           <td>
             <details>
               <summary>
