@@ -251,6 +251,7 @@ test('storefront: brand saved, an operator created and edited, its mobile build 
   await expect(page.getByText('Development mode: no build was started.')).toBeVisible();
   await expect(page.getByRole('cell', { name: 'dev mode (not built)' })).toBeVisible();
   await expect(page.getByText(/queued/i)).toHaveCount(0);
+  await consoleApp.expectAccessible();
 
   acceptNextDialog(page);
   await page.getByRole('button', { name: 'Delete Vintage Vinyl' }).click();
