@@ -85,7 +85,11 @@ function TodayCounts(props: { round: number }) {
             {today.types.slice(0, COUNTED_TYPES).map((row) => (
               <tr key={row.type}>
                 <td>
-                  <Link to={tenantPath(`events?type=${encodeURIComponent(row.type)}`)}>{row.type}</Link>
+                  <Link
+                    to={tenantPath(`events?${new URLSearchParams({ type: row.type, since: today.since })}`)}
+                  >
+                    {row.type}
+                  </Link>
                 </td>
                 <td>{row.count}</td>
               </tr>
