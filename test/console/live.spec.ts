@@ -1,6 +1,6 @@
 import { createRealtime, type Realtime } from '@svc/client/realtime';
 import WebSocket from 'ws';
-import { expect, test } from './fixture.ts';
+import { expect, ownerClient, test } from './fixture.ts';
 
 /** Someone the tenant's backend speaks for (chat messages, bids): an Actor object. */
 const actor = (name: string) =>
@@ -99,22 +99,22 @@ test('room: members appear and leave, chat arrives live and a message is deleted
   }
 });
 
-test('room: a user who may not mint session tokens (a viewer) still sees members and chat, polled', async ({
+test('room: a viewer, who may not mint session tokens, still sees members and chat, polled', async ({
   consoleApp,
 }) => {
-  const { api, page } = consoleApp;
+  const { api, page, tenantId, baseUrl } = consoleApp;
   await api.POST('/v1/rooms', { body: { id: 'quiet' } });
-  // A viewer's runtime connect answers 403 (sessions:manage is not a read scope): the page polls instead.
-  await page.route('**/v1/runtime/connect', (route) =>
-    route.fulfill({
-      status: 403,
-      contentType: 'application/json',
-      body: JSON.stringify({
-        error: 'insufficient_scope',
-        message: 'POST /v1/runtime/connect requires the scope sessions:manage',
-        requestId: 'req_viewer',
-      }),
-    }),
+  // Vic is a viewer of the tenant; the page's API calls go out with Vic's token, so the service answers
+  // them as it answers a viewer: reads pass, runtime connect is refused (sessions:manage is not a read).
+  const email = 'vic@example.test';
+  await ownerClient().POST('/api/console/tenants/{tenantId}/members', {
+    params: { path: { tenantId } },
+    body: { email, role: 'viewer' },
+  });
+  const vic = await consoleApp.signInAs({ email, name: 'Vic' });
+  await fetch(`${baseUrl}/api/auth/user`, { headers: { authorization: `Bearer ${vic}` } });
+  await page.route('**/v1/**', (route) =>
+    route.continue({ headers: { ...route.request().headers(), authorization: `Bearer ${vic}` } }),
   );
   await consoleApp.goto('rooms/quiet');
   await expect(page.getByText('Live: checked every second')).toBeVisible();
