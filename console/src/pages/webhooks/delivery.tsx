@@ -109,7 +109,8 @@ export function DeliveryPage(props: PageProps) {
     return data;
   }, [deliveryId]);
   useInterval(() => {
-    if (delivery.data.value?.state === 'pending' && !delivery.loading.value) void delivery.reload();
+    if (delivery.data.value?.state === 'pending' && !document.hidden && !delivery.loading.value)
+      void delivery.reload();
   }, PENDING_REFRESH_MS);
   const found = delivery.data.value;
   return (

@@ -83,7 +83,7 @@ export function EndpointPage(props: PageProps) {
   }, [webhookId, key]);
   useInterval(
     () => {
-      if (cursor === undefined && !deliveries.loading.value) void deliveries.reload();
+      if (cursor === undefined && !document.hidden && !deliveries.loading.value) void deliveries.reload();
     },
     REFRESH_MS,
     [key],

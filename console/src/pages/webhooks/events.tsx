@@ -97,7 +97,7 @@ export function EventsPage() {
   useInterval(
     async () => {
       const loaded = events.data.value;
-      if (!tailing || loaded === undefined || polling.value) return;
+      if (!tailing || loaded === undefined || polling.value || document.hidden) return;
       const newest = fresh.value[0]?.id ?? loaded.data[0]?.id;
       polling.value = true;
       try {
