@@ -9,11 +9,12 @@ import { buildTestApp, type TestApp, testConfig } from '../helper.ts';
  * A route says who may call it once, in `config.auth`; the document's `security` is derived from it
  * (issue 29, item 3). Written here from the security schemes' meaning, not from the code that derives them.
  */
-const SCHEMES_OF: Record<string, string[]> = {
-  api_key: ['apiKey', 'apiKeyHeader'],
-  session: ['sessionToken'],
-  hosted_user: ['hostedJwt'],
-  product: ['productKey'],
+const SCHEMES_OF: Record<string, string[][]> = {
+  // An API key as Bearer or X-API-Key, or a console user's JWT with the tenant it acts in (X-SVC-Tenant).
+  api_key: [['apiKey'], ['apiKeyHeader'], ['hostedJwt', 'consoleTenant']],
+  session: [['sessionToken']],
+  hosted_user: [['hostedJwt']],
+  product: [['productKey']],
 };
 
 function expectedSecurity(auth: RouteAuth | undefined): Record<string, string[]>[] {
@@ -21,7 +22,9 @@ function expectedSecurity(auth: RouteAuth | undefined): Record<string, string[]>
   return [
     ...(auth.optional === true ? [{}] : []),
     ...auth.credentials.flatMap((kind) =>
-      (SCHEMES_OF[kind] ?? [`unknown ${kind}`]).map((name) => ({ [name]: [] })),
+      (SCHEMES_OF[kind] ?? [[`unknown ${kind}`]]).map((names) =>
+        Object.fromEntries(names.map((name) => [name, []])),
+      ),
     ),
   ];
 }
@@ -56,6 +59,7 @@ describe('OpenAPI security derived once, from config.auth', () => {
       assert.deepEqual(doc.paths['/things']?.get?.security, [
         { apiKey: [] },
         { apiKeyHeader: [] },
+        { hostedJwt: [], consoleTenant: [] },
         { sessionToken: [] },
       ]);
     } finally {

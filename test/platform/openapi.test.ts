@@ -117,11 +117,12 @@ describe('OpenAPI contract and API reference', () => {
     }
   });
 
-  test('security schemes: API key (Bearer and X-API-Key), hosted JWT, session token, product key', () => {
+  test('security schemes: API key (Bearer and X-API-Key), hosted JWT (and its tenant header), session token, product key', () => {
     const schemes = doc.components?.securitySchemes ?? {};
     assert.deepEqual(Object.keys(schemes).sort(), [
       'apiKey',
       'apiKeyHeader',
+      'consoleTenant',
       'hostedJwt',
       'productKey',
       'sessionToken',
@@ -137,6 +138,14 @@ describe('OpenAPI contract and API reference', () => {
       { type: 'apiKey', in: 'header', name: 'X-API-Key' },
     );
     assert.equal(schemes.hostedJwt?.scheme, 'bearer');
+    assert.deepEqual(
+      {
+        type: schemes.consoleTenant?.type,
+        in: schemes.consoleTenant?.in,
+        name: schemes.consoleTenant?.name,
+      },
+      { type: 'apiKey', in: 'header', name: 'X-SVC-Tenant' },
+    );
     assert.equal(schemes.sessionToken?.scheme, 'bearer');
   });
 
