@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { bearer, hostedToken, type TestTenant } from '../../../../test/factories.ts';
 import { call, type Response, type TestApp } from '../../../../test/helper.ts';
-import { makeAuction as draftAuction } from '../../auctions/__tests__/support.ts';
 
 export const keyOf = (apiKey: string) => ({ 'x-api-key': apiKey });
 export const productHeaders = (key: string, extra: Record<string, string> = {}) => ({
@@ -74,13 +73,23 @@ export async function makeAuction(
   body: Record<string, unknown> = {},
   state: 'draft' | 'live' | 'scheduled' = 'draft',
 ): Promise<string> {
-  // The auctions module's own helper, with the auction's default increments (none given here).
-  const { id } = await draftAuction(t, apiKey, {
-    roomId,
-    durationSeconds: 600,
-    increments: undefined,
-    ...body,
+  // Through the auctions API, as any integration would (a module's tests use no other module's helpers),
+  // with the auction's default increments (none given here).
+  const created = await call(t.app, {
+    method: 'POST',
+    url: '/v1/auctions',
+    headers: keyOf(apiKey),
+    payload: {
+      roomId,
+      title: 'Signed vinyl',
+      currency: 'EUR',
+      startingPrice: 1000,
+      durationSeconds: 600,
+      ...body,
+    },
   });
+  assert.equal(created.statusCode, 201, created.body);
+  const { id } = created.json<{ id: string }>();
   if (state === 'live') {
     const started = await call(t.app, {
       method: 'POST',
