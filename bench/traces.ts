@@ -12,6 +12,36 @@ import path from 'node:path';
 import { type CliServer, startCli, stopCli } from './lib/cli-process.ts';
 import { compare, machineLine } from './lib/compare.ts';
 
+/** CPU time (user + system) a process has used, in ms, from /proc (clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * The server's CPU time per request over `count` requests, 8 at a time: on a machine others load, the
+ * throughput of a round swings with their load, the CPU a request costs much less.
+ */
+async function cpuPerRequest(
+  server: CliServer,
+  path: string,
+  headers: Record<string, string>,
+  count: number,
+) {
+  const before = cpuMs(server.pid);
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      next += 1;
+      const res = await fetch(`${server.baseUrl}${path}`, { headers });
+      if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);
+      await res.arrayBuffer();
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+  return ((cpuMs(server.pid) - before) * 1000) / count;
+}
+
 let exported = 0;
 const receiver = http.createServer((request, response) => {
   let body = '';
@@ -58,8 +88,26 @@ try {
     subject: { name: 'tracing on', baseUrl: on.baseUrl, close: async () => {} },
     settings,
   });
+  const cpu: string[] = [];
+  for (const [path, headers] of [
+    ['/healthz', {}],
+    ['/v1/rooms', { authorization: `Bearer ${off.apiKey}`, traceparent }],
+  ] as const) {
+    const perRequest = { off: [] as number[], on: [] as number[] };
+    for (let round = 0; round < settings.rounds; round++) {
+      perRequest.off.push(await cpuPerRequest(off, path, headers, 4000));
+      perRequest.on.push(await cpuPerRequest(on, path, headers, 4000));
+    }
+    const median = (values: number[]) =>
+      [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+    const [a, b] = [median(perRequest.off), median(perRequest.on)];
+    cpu.push(
+      `${path}: ${a.toFixed(0)} µs CPU per request off, ${b.toFixed(0)} µs on (+${(((b - a) / a) * 100).toFixed(1)} %)`,
+    );
+  }
   process.stdout.write(
-    `\ntracing cost: ${((1 - health.throughputRatio) * 100).toFixed(1)} % of throughput on /healthz, ` +
+    `\nserver CPU per request (median of ${settings.rounds} rounds of 4000 requests): ${cpu.join('; ')}\n` +
+      `tracing cost: ${((1 - health.throughputRatio) * 100).toFixed(1)} % of throughput on /healthz, ` +
       `${((1 - api.throughputRatio) * 100).toFixed(1)} % on GET /v1/rooms; ${exported} spans exported\n` +
       `${machineLine()}\n`,
   );
