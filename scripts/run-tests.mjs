@@ -64,8 +64,9 @@ if (process.env.DATABASE_URL) {
   });
   if (migrated.status !== 0) process.exit(migrated.status ?? 1);
 }
-// One file makes it itself when missing, at no extra cost.
-if (files.length > 1) {
+// Only when it may be missing: several files starting together would each make it (one file makes it
+// itself at no extra cost; on the PostgreSQL server, isolated databases make their template when asked).
+if (files.length > 1 && !process.env.DATABASE_URL && !embeddedImageIsCurrent()) {
   const prepared = spawnSync(process.execPath, ['--import', 'tsx', 'test/support/prepare-run.ts'], {
     stdio: 'inherit',
     cwd: root,
@@ -99,6 +100,47 @@ const result = spawnSync(
 reportTimes(timesFile, Date.now() - started);
 fs.rmSync(run, { recursive: true, force: true });
 process.exit(result.status ?? 1);
+
+/**
+ * Whether an image of the migrated database (src/core/db/pglite-template.ts) for this PGlite version was
+ * made after every migration file changed. Naming the exact image would mean loading the whole app for
+ * its list of migrations, seconds of every run.
+ */
+function embeddedImageIsCurrent() {
+  try {
+    const pglite = path.join(root, 'node_modules/@electric-sql/pglite/package.json');
+    const prefix = `pgdata-image-${JSON.parse(fs.readFileSync(pglite, 'utf8')).version}-`;
+    const cache = path.join(root, 'node_modules/.cache/svc');
+    const images = fs
+      .readdirSync(cache)
+      .filter((name) => name.startsWith(prefix) && name.endsWith('.tar'))
+      .map((name) => fs.statSync(path.join(cache, name)).mtimeMs);
+    return images.length > 0 && Math.max(...images) > newestMigration();
+  } catch {
+    return false;
+  }
+}
+
+/** The newest change to a migration: the core folder's, and every `migrations` folder under src/. */
+function newestMigration() {
+  const folders = [path.join(root, 'migrations')];
+  const walk = (dir) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (!entry.isDirectory() || entry.name === 'node_modules') continue;
+      const full = path.join(dir, entry.name);
+      if (entry.name === 'migrations') folders.push(full);
+      else walk(full);
+    }
+  };
+  walk(path.join(root, 'src'));
+  let newest = 0;
+  for (const folder of folders) {
+    newest = Math.max(newest, fs.statSync(folder).mtimeMs);
+    for (const name of fs.readdirSync(folder))
+      newest = Math.max(newest, fs.statSync(path.join(folder, name)).mtimeMs);
+  }
+  return newest;
+}
 
 /** Prints the slowest files of this run and keeps every file's time for the next run's order. */
 function reportTimes(file, wallMs) {
