@@ -59,7 +59,13 @@ export async function createRuntime(
   // Per app, never prom-client's global registry: two runtimes in one process keep their own series.
   const metrics = config.metrics === undefined ? undefined : new ServiceMetrics();
   // OpenTelemetry is loaded only when an OTLP endpoint is set (docs/operations.md, traces).
-  const tracing = config.tracing === undefined ? undefined : await openTracing(config.tracing);
+  const tracing =
+    config.tracing === undefined
+      ? undefined
+      : await openTracing(config.tracing, {
+          postgres: config.databaseUrl !== undefined,
+          redis: config.redisUrl !== undefined,
+        });
   try {
     const prepared =
       options.progress === undefined
