@@ -102,6 +102,10 @@ describe('traces: one request followed through the transaction, the outbox, a we
         spans.filter((span) => span.attributes['svc.db.role'] === 'svc_system').map((span) => span.name),
         [],
       );
+      // On PostgreSQL the pg instrumentation adds the statements under the transaction; PGlite has no pg.
+      const statements = spans.filter((span) => span.name.startsWith('pg.query'));
+      assert.equal(statements.length > 0, s.db.kind === 'postgres', `pg spans on ${s.db.kind}`);
+      for (const statement of statements) assert.ok(ancestors(statement).includes(request.name));
       const written = byName(spans, 'outbox.write');
       assert.equal(written.parentSpanId, transaction.spanId, 'the event is written inside the transaction');
       assert.equal(written.attributes['svc.event.types'], 'room.updated');

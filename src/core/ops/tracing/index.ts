@@ -13,8 +13,14 @@ export interface Tracing {
   close(): Promise<void>;
 }
 
-/** Loads OpenTelemetry (only now: with tracing off none of it is imported) and starts exporting. */
-export async function openTracing(settings: TracingSettings): Promise<Tracing> {
+/**
+ * Loads OpenTelemetry (only now: with tracing off none of it is imported) and starts exporting; the
+ * statements of the clients in use (PostgreSQL, Redis) get spans of their own.
+ */
+export async function openTracing(
+  settings: TracingSettings,
+  clients: { postgres: boolean; redis: boolean },
+): Promise<Tracing> {
   const { startTracing } = await import('./sdk.ts');
-  return startTracing(settings);
+  return startTracing(settings, clients);
 }

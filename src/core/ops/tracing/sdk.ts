@@ -70,7 +70,40 @@ function untracedPath(url: string): boolean {
  */
 let shared: { sdk: NodeSDK; processor: BatchSpanProcessor; users: number } | undefined;
 
-export function startTracing(settings: TracingSettings): Tracing {
+/** Which of the database clients the service uses this run, whose statements get spans. */
+export interface TracedClients {
+  postgres: boolean;
+  redis: boolean;
+}
+
+/**
+ * The pg and ioredis instrumentations, applied to the modules the service itself imported: they patch
+ * packages as `require` loads them, which never happens inside the bundle (dist/), so their patches are
+ * applied here by hand, to the very module objects. Only under a span (`requireParentSpan`).
+ */
+async function instrumentClients(clients: TracedClients): Promise<void> {
+  if (clients.postgres) {
+    const [{ PgInstrumentation }, { default: pg }] = await Promise.all([
+      import('@opentelemetry/instrumentation-pg'),
+      import('pg'),
+    ]);
+    for (const module of new PgInstrumentation({ requireParentSpan: true }).getModuleDefinitions()) {
+      if (module.name === 'pg') module.patch?.(pg);
+      if (module.name === 'pg-pool') module.patch?.(pg.Pool);
+    }
+  }
+  if (clients.redis) {
+    const [{ IORedisInstrumentation }, { default: Redis }] = await Promise.all([
+      import('@opentelemetry/instrumentation-ioredis'),
+      import('ioredis'),
+    ]);
+    for (const module of new IORedisInstrumentation({ requireParentSpan: true }).getModuleDefinitions()) {
+      if (module.name === 'ioredis') module.patch?.(Redis);
+    }
+  }
+}
+
+export async function startTracing(settings: TracingSettings, clients: TracedClients): Promise<Tracing> {
   if (shared === undefined) {
     const processor = new BatchSpanProcessor(
       new OTLPTraceExporter({ url: settings.url, headers: settings.headers }),
@@ -86,6 +119,7 @@ export function startTracing(settings: TracingSettings): Tracing {
       instrumentations: [],
     });
     sdk.start();
+    await instrumentClients(clients);
     setSpanSink(new OtelSpanSink(trace.getTracer(TRACER)));
     shared = { sdk, processor, users: 0 };
   }
