@@ -3,12 +3,13 @@ import { useEffect } from 'preact/hooks';
 import { TenantShell } from './app.tsx';
 import { api } from './lib/api.ts';
 import { Link, location, navigate, tenantRoute } from './lib/router.tsx';
-import { accessToken, signedOut, signOut } from './lib/session.ts';
+import { accessToken, expired, signedOut, signOut } from './lib/session.ts';
 import {
   CALLBACK_PATH,
   currentConsolePath,
   endProviderSession,
   finishSignIn,
+  justRecovered,
   SIGNED_OUT_PATH,
   startSignIn,
 } from './lib/sign-in.ts';
@@ -41,11 +42,19 @@ function SigningIn() {
   const error = useSignal<unknown>(undefined);
   const start = () => {
     error.value = undefined;
-    startSignIn(currentConsolePath()).catch((caught: unknown) => {
+    startSignIn(currentConsolePath(), expired.value).catch((caught: unknown) => {
       error.value = caught;
     });
   };
-  useEffect(start, []);
+  useEffect(() => {
+    if (!(expired.value && justRecovered())) start();
+    else {
+      error.value = new Error(
+        'The service refused the token this sign-in just received (401). Check the sign-in configuration ' +
+          '(SVC_CONSOLE_OIDC_* and SVC_HOSTED_AUTH_*), then sign in again.',
+      );
+    }
+  }, []);
   return <SignInStatus error={error.value} retry={start} />;
 }
 

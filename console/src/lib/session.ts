@@ -9,11 +9,15 @@ export const accessToken = signal<string | undefined>(undefined);
 /** True after the user signed out: the shell offers to sign in again instead of doing it at once. */
 export const signedOut = signal(false);
 
+/** True once the service answered 401 to this page's token (the next sign-in is a recovery). */
+export const expired = signal(false);
+
 /**
  * Called by the API layer on a 401: forget the token. The shell (shell.tsx) then starts the sign-in
  * (lib/sign-in.ts), which comes back to this page.
  */
 export function sessionExpired(): void {
+  expired.value = true;
   accessToken.value = undefined;
 }
 

@@ -9,6 +9,10 @@ import { accessToken } from './session.ts';
  * kept in memory (session.ts) and never stored.
  */
 const PENDING = 'svc-console-sign-in';
+/** When the last sign-in after a 401 finished (ms): another 401 right after it is not an expired token. */
+const RECOVERED = 'svc-console-recovered-at';
+/** A 401 sooner than this after such a sign-in stops at a button instead of signing in again (no loop). */
+const LOOP_GUARD_MS = 10_000;
 export const CALLBACK_PATH = '/callback';
 
 interface ConsoleSignIn {
@@ -24,6 +28,8 @@ interface Pending {
   nonce: string;
   /** The console path (below BASE, with its query) to return to. */
   returnTo: string;
+  /** Started because the service answered 401. */
+  afterExpiry: boolean;
 }
 
 function redirectUri(): string {
@@ -51,7 +57,7 @@ async function provider(): Promise<{
 }
 
 /** Leaves for the provider's sign-in page; back at CALLBACK_PATH, `finishSignIn` returns to `returnTo`. */
-export async function startSignIn(returnTo: string): Promise<void> {
+export async function startSignIn(returnTo: string, afterExpiry = false): Promise<void> {
   const { as, config } = await provider();
   if (as.authorization_endpoint === undefined) throw new Error('the provider has no authorization endpoint');
   const pending: Pending = {
@@ -59,6 +65,7 @@ export async function startSignIn(returnTo: string): Promise<void> {
     state: oauth.generateRandomState(),
     nonce: oauth.generateRandomNonce(),
     returnTo: returnTo.startsWith(CALLBACK_PATH) ? '/' : returnTo,
+    afterExpiry,
   };
   sessionStorage.setItem(PENDING, JSON.stringify(pending));
   const url = new URL(as.authorization_endpoint);
@@ -99,7 +106,17 @@ export async function finishSignIn(): Promise<string> {
     requireIdToken: true,
   });
   accessToken.value = tokens.access_token;
+  if (pending.afterExpiry) sessionStorage.setItem(RECOVERED, String(Date.now()));
   return pending.returnTo;
+}
+
+/**
+ * True when a sign-in that followed a 401 finished moments ago: the service refusing the new token too is
+ * not an expiry, and signing in again would only go round (the shell asks the user instead).
+ */
+export function justRecovered(): boolean {
+  const at = Number(sessionStorage.getItem(RECOVERED) ?? '0');
+  return Date.now() - at < LOOP_GUARD_MS;
 }
 
 /** The console path of the current page, with its query string: where a sign-in comes back to. */
