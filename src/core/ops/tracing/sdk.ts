@@ -1,6 +1,9 @@
 import { FastifyOtelInstrumentation } from '@fastify/otel';
 import { context, propagation, TraceFlags, trace } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+// Static: a dynamic import of these CommonJS packages has no named exports inside the bundle.
+import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { NodeSDK, resources } from '@opentelemetry/sdk-node';
 import {
   AlwaysOffSampler,
@@ -83,20 +86,14 @@ export interface TracedClients {
  */
 async function instrumentClients(clients: TracedClients): Promise<void> {
   if (clients.postgres) {
-    const [{ PgInstrumentation }, { default: pg }] = await Promise.all([
-      import('@opentelemetry/instrumentation-pg'),
-      import('pg'),
-    ]);
+    const { default: pg } = await import('pg');
     for (const module of new PgInstrumentation({ requireParentSpan: true }).getModuleDefinitions()) {
       if (module.name === 'pg') module.patch?.(pg);
       if (module.name === 'pg-pool') module.patch?.(pg.Pool);
     }
   }
   if (clients.redis) {
-    const [{ IORedisInstrumentation }, { default: Redis }] = await Promise.all([
-      import('@opentelemetry/instrumentation-ioredis'),
-      import('ioredis'),
-    ]);
+    const { default: Redis } = await import('ioredis');
     for (const module of new IORedisInstrumentation({ requireParentSpan: true }).getModuleDefinitions()) {
       if (module.name === 'ioredis') module.patch?.(Redis);
     }
