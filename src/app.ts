@@ -47,8 +47,8 @@ import { storefrontModule } from './modules/storefront/manifest.ts';
 import { syncModule } from './modules/sync/manifest.ts';
 import { webhooksModule } from './modules/webhooks/manifest.ts';
 import { installConsoleGuard } from './surfaces/console/guard.ts';
-import { consoleApp } from './surfaces/console-app/index.ts';
 import { consoleSurface } from './surfaces/console/index.ts';
+import { consoleApp } from './surfaces/console-app/index.ts';
 import { mcpSurface } from './surfaces/mcp/index.ts';
 import { type GatewayLimits, realtimeGateway } from './surfaces/realtime/index.ts';
 
