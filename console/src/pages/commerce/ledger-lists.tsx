@@ -1,8 +1,9 @@
 import { api } from '../../lib/api.ts';
+import { Pager } from '../../lib/list.tsx';
 import { useLoad } from '../../lib/load.ts';
+import { formatMoney } from '../../lib/money.ts';
 import { Link, setQuery, tenantPath } from '../../lib/router.tsx';
 import { EmptyState, ErrorNotice, Loading, Table, Time } from '../../lib/ui.tsx';
-import { formatMoney } from '../live/money.ts';
 import { Postings } from './payment-timeline.tsx';
 
 const PAGE_SIZE = 25;
@@ -28,8 +29,8 @@ export function update(current: LedgerQuery, change: Partial<LedgerQuery>): void
   });
 }
 
-/** Next and first-page buttons of a list whose cursor is `key` in the query string. */
-function Pager(props: {
+/** Next and first-page buttons of a list whose cursor is `list` in the query string. */
+function ListPager(props: {
   label: string;
   q: LedgerQuery;
   list: 'accounts' | 'postings' | 'transactions';
@@ -37,22 +38,13 @@ function Pager(props: {
 }) {
   const { q, list } = props;
   return (
-    <p class="commerce-pager">
-      {q[list] === undefined ? null : (
-        <button type="button" class="secondary" onClick={() => update(q, { [list]: undefined })}>
-          First page of {props.label}
-        </button>
-      )}{' '}
-      {props.next === null ? null : (
-        <button
-          type="button"
-          class="secondary"
-          onClick={() => update(q, { [list]: props.next ?? undefined })}
-        >
-          Next page of {props.label}
-        </button>
-      )}
-    </p>
+    <Pager
+      class="commerce-pager"
+      of={props.label}
+      cursor={q[list]}
+      next={props.next}
+      go={(cursor) => update(q, { [list]: cursor })}
+    />
   );
 }
 
@@ -107,7 +99,7 @@ export function Accounts(props: { q: LedgerQuery }) {
           </tr>
         ))}
       </Table>
-      <Pager label="accounts" q={q} list="accounts" next={page.nextCursor} />
+      <ListPager label="accounts" q={q} list="accounts" next={page.nextCursor} />
     </>
   );
 }
@@ -163,7 +155,7 @@ export function AccountPostings(props: { q: LedgerQuery; account: string }) {
               </tr>
             ))}
           </Table>
-          <Pager label="postings" q={q} list="postings" next={page.nextCursor} />
+          <ListPager label="postings" q={q} list="postings" next={page.nextCursor} />
         </>
       )}
     </section>
@@ -221,7 +213,7 @@ export function Transactions(props: { q: LedgerQuery }) {
           </tr>
         ))}
       </Table>
-      <Pager label="transactions" q={q} list="transactions" next={page.nextCursor} />
+      <ListPager label="transactions" q={q} list="transactions" next={page.nextCursor} />
     </>
   );
 }

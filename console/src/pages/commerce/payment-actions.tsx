@@ -1,7 +1,7 @@
 import { useSignal } from '@preact/signals';
 import { api } from '../../lib/api.ts';
+import { currencyDigits, formatMoney, parseMoney } from '../../lib/money.ts';
 import { ConfirmButton, ErrorNotice, Field } from '../../lib/ui.tsx';
-import { currencyDigits, formatMoney, parseMoney } from '../live/money.ts';
 import type { Payment } from './types.ts';
 
 /** Minor units as a person types them (`2550` EUR -> `25.50`), to prefill an amount field. */

@@ -1,7 +1,7 @@
 import { api } from '../../lib/api.ts';
 import { useLoad } from '../../lib/load.ts';
+import { formatMoney } from '../../lib/money.ts';
 import { EmptyState, ErrorNotice, Loading, Table, Time } from '../../lib/ui.tsx';
-import { formatMoney } from '../live/money.ts';
 import { StatusBadge } from './payments.tsx';
 import type { LedgerTransaction, Payment, Refund, TenantEvent } from './types.ts';
 

@@ -1,8 +1,9 @@
 import { api } from '../../lib/api.ts';
+import { Listing, Pager } from '../../lib/list.tsx';
 import { useLoad } from '../../lib/load.ts';
+import { formatMoney } from '../../lib/money.ts';
 import { Link, query, setQuery, tenantPath } from '../../lib/router.tsx';
-import { EmptyState, ErrorNotice, Field, Loading, Page, Table, Time } from '../../lib/ui.tsx';
-import { formatMoney } from '../live/money.ts';
+import { EmptyState, Field, Page, Table, Time } from '../../lib/ui.tsx';
 import { PAYMENT_STATUSES, type Payment, type PaymentStatus, statusLabel } from './types.ts';
 
 const PAGE_SIZE = 25;
@@ -93,52 +94,37 @@ export function PaymentsPage() {
     });
     return data;
   }, [status, customer, cursor]);
-  const page = payments.data.value;
   const filtered = status !== undefined || customer !== '';
   return (
     <Page title="Payments">
       <Filters status={status} customer={customer} />
-      {payments.error.value === undefined ? null : <ErrorNotice error={payments.error.value} />}
-      {page === undefined ? (
-        payments.loading.value ? (
-          <Loading what="payments" />
-        ) : null
-      ) : page.data.length === 0 ? (
-        <EmptyState title={filtered ? 'No payments match these filters.' : 'No payments yet.'}>
-          <p>
-            {filtered
-              ? 'Choose "Any status" or clear the customer to see more.'
-              : 'Your app creates payments with POST /v1/payments (see docs/payments.md); they appear here.'}
-          </p>
-        </EmptyState>
-      ) : (
-        <>
-          <Table
-            caption="Payments, newest first"
-            head={['Payment', 'Amount', 'Status', 'Customer', 'Description', 'Created']}
-          >
-            {page.data.map((payment) => (
-              <PaymentRow payment={payment} key={payment.id} />
-            ))}
-          </Table>
-          <p class="commerce-pager">
-            {cursor === undefined ? null : (
-              <button type="button" class="secondary" onClick={() => setQuery({ status, customer })}>
-                First page
-              </button>
-            )}{' '}
-            {page.nextCursor === null ? null : (
-              <button
-                type="button"
-                class="secondary"
-                onClick={() => setQuery({ status, customer, cursor: page.nextCursor ?? undefined })}
-              >
-                Next page
-              </button>
-            )}
-          </p>
-        </>
-      )}
+      <Listing
+        load={payments}
+        what="payments"
+        empty={
+          <EmptyState title={filtered ? 'No payments match these filters.' : 'No payments yet.'}>
+            <p>
+              {filtered
+                ? 'Choose "Any status" or clear the customer to see more.'
+                : 'Your app creates payments with POST /v1/payments (see docs/payments.md); they appear here.'}
+            </p>
+          </EmptyState>
+        }
+      >
+        {(page) => (
+          <>
+            <Table
+              caption="Payments, newest first"
+              head={['Payment', 'Amount', 'Status', 'Customer', 'Description', 'Created']}
+            >
+              {page.data.map((payment) => (
+                <PaymentRow payment={payment} key={payment.id} />
+              ))}
+            </Table>
+            <Pager class="commerce-pager" cursor={cursor} next={page.nextCursor} />
+          </>
+        )}
+      </Listing>
     </Page>
   );
 }

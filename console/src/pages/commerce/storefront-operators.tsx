@@ -1,5 +1,6 @@
 import { useSignal } from '@preact/signals';
 import { api } from '../../lib/api.ts';
+import { Pager } from '../../lib/list.tsx';
 import { useLoad } from '../../lib/load.ts';
 import { Link, tenantPath, tenantRoute } from '../../lib/router.tsx';
 import { ConfirmButton, EmptyState, ErrorNotice, Field, Loading, Table, Time } from '../../lib/ui.tsx';
@@ -133,22 +134,15 @@ export function Operators() {
               </tr>
             ))}
           </Table>
-          <p class="commerce-pager">
-            {cursor.value === undefined ? null : (
-              <button type="button" class="secondary" onClick={() => (cursor.value = undefined)}>
-                First page of operators
-              </button>
-            )}{' '}
-            {page.nextCursor === null ? null : (
-              <button
-                type="button"
-                class="secondary"
-                onClick={() => (cursor.value = page.nextCursor ?? undefined)}
-              >
-                Next page of operators
-              </button>
-            )}
-          </p>
+          <Pager
+            class="commerce-pager"
+            of="operators"
+            cursor={cursor.value}
+            next={page.nextCursor}
+            go={(to) => {
+              cursor.value = to;
+            }}
+          />
         </>
       )}
       <CreateOperator created={reload} />

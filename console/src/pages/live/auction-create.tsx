@@ -1,8 +1,8 @@
 import { type Signal, useSignal } from '@preact/signals';
 import { api } from '../../lib/api.ts';
 import { useLoad } from '../../lib/load.ts';
+import { parseMoney } from '../../lib/money.ts';
 import { ErrorNotice, Field } from '../../lib/ui.tsx';
-import { parseMoney } from './money.ts';
 
 type Problems = Partial<
   Record<'roomId' | 'title' | 'startingPrice' | 'increment' | 'duration' | 'startsAt', string>

@@ -1,10 +1,10 @@
 import { api } from '../../lib/api.ts';
 import { useLoad } from '../../lib/load.ts';
+import { formatMoney } from '../../lib/money.ts';
 import { Link, tenantPath } from '../../lib/router.tsx';
 import { EmptyState, ErrorNotice, Loading, Page, Table, Time } from '../../lib/ui.tsx';
 import type { PageProps } from '../page.ts';
 import { type Auction, AuctionActions } from './auction-actions.tsx';
-import { formatMoney } from './money.ts';
 import { LiveStatus, useLiveRoom } from './realtime.tsx';
 
 const BIDS_PAGE = 50;

@@ -1,10 +1,11 @@
 import { api } from '../../lib/api.ts';
+import { Listing, Pager } from '../../lib/list.tsx';
 import { useLoad } from '../../lib/load.ts';
+import { formatMoney } from '../../lib/money.ts';
 import { Link, query, setQuery, tenantPath } from '../../lib/router.tsx';
-import { EmptyState, ErrorNotice, Field, Loading, Page, Table, Time } from '../../lib/ui.tsx';
+import { EmptyState, Field, Page, Table, Time } from '../../lib/ui.tsx';
 import { type Auction, AuctionActions } from './auction-actions.tsx';
 import { CreateAuctionForm } from './auction-create.tsx';
-import { formatMoney } from './money.ts';
 
 const STATUSES = ['draft', 'scheduled', 'live', 'ended', 'cancelled'] as const;
 type Status = (typeof STATUSES)[number];
@@ -59,7 +60,6 @@ export function AuctionsPage() {
     });
     return data;
   }, [status, cursor, roomId]);
-  const page = auctions.data.value;
   const reload = () => void auctions.reload();
   return (
     <Page title="Auctions">
@@ -87,47 +87,33 @@ export function AuctionsPage() {
           </p>
         )}
       </div>
-      {auctions.error.value === undefined ? null : <ErrorNotice error={auctions.error.value} />}
-      {page === undefined ? (
-        auctions.loading.value ? (
-          <Loading what="auctions" />
-        ) : null
-      ) : page.data.length === 0 ? (
-        <EmptyState title={status === undefined ? 'No auctions yet.' : `No ${status} auctions.`}>
-          <p>
-            {status === undefined
-              ? 'Create one below: it starts as a draft, then start it or give it a start time.'
-              : 'Choose another status, or "Any status".'}
-          </p>
-        </EmptyState>
-      ) : (
-        <>
-          <Table
-            caption="Auctions, newest first"
-            head={['Auction', 'Room', 'Status', 'Price', 'Bids', 'Starts or ends', 'Actions']}
-          >
-            {page.data.map((auction) => (
-              <AuctionRow auction={auction} reload={reload} key={auction.id} />
-            ))}
-          </Table>
-          <p class="live-pager">
-            {cursor === undefined ? null : (
-              <button type="button" class="secondary" onClick={() => setQuery({ status, roomId })}>
-                First page
-              </button>
-            )}{' '}
-            {page.nextCursor === null ? null : (
-              <button
-                type="button"
-                class="secondary"
-                onClick={() => setQuery({ status, roomId, cursor: page.nextCursor ?? undefined })}
-              >
-                Next page
-              </button>
-            )}
-          </p>
-        </>
-      )}
+      <Listing
+        load={auctions}
+        what="auctions"
+        empty={
+          <EmptyState title={status === undefined ? 'No auctions yet.' : `No ${status} auctions.`}>
+            <p>
+              {status === undefined
+                ? 'Create one below: it starts as a draft, then start it or give it a start time.'
+                : 'Choose another status, or "Any status".'}
+            </p>
+          </EmptyState>
+        }
+      >
+        {(page) => (
+          <>
+            <Table
+              caption="Auctions, newest first"
+              head={['Auction', 'Room', 'Status', 'Price', 'Bids', 'Starts or ends', 'Actions']}
+            >
+              {page.data.map((auction) => (
+                <AuctionRow auction={auction} reload={reload} key={auction.id} />
+              ))}
+            </Table>
+            <Pager class="live-pager" cursor={cursor} next={page.nextCursor} />
+          </>
+        )}
+      </Listing>
       <CreateAuctionForm created={reload} roomId={roomId} />
     </Page>
   );

@@ -1,8 +1,9 @@
 import { useSignal } from '@preact/signals';
 import { api } from '../../lib/api.ts';
+import { Listing, Pager } from '../../lib/list.tsx';
 import { useLoad } from '../../lib/load.ts';
 import { Link, query, setQuery, tenantPath } from '../../lib/router.tsx';
-import { EmptyState, ErrorNotice, Field, Loading, Page, Table, Time } from '../../lib/ui.tsx';
+import { EmptyState, Field, Page, Table, Time } from '../../lib/ui.tsx';
 import { filtersOf, formatPairs, parsePairs } from './metadata.ts';
 import { CreateRoomForm } from './room-create.tsx';
 
@@ -75,60 +76,46 @@ export function RoomsPage() {
     });
     return data;
   }, [key]);
-  const page = rooms.data.value;
-  const withoutCursor = Object.fromEntries([...params.entries()].filter(([k]) => k !== 'cursor'));
   return (
     <Page title="Rooms">
       <RoomFilters filters={filters} key={key} />
-      {rooms.error.value === undefined ? null : <ErrorNotice error={rooms.error.value} />}
-      {page === undefined ? (
-        rooms.loading.value ? (
-          <Loading what="rooms" />
-        ) : null
-      ) : page.data.length === 0 ? (
-        <EmptyState title={filters.length === 0 ? 'No rooms yet.' : 'No room matches these filters.'}>
-          <p>
-            {filters.length === 0
-              ? 'Create one below, or with POST /v1/rooms from your backend.'
-              : 'Change or clear the filters to see other rooms.'}
-          </p>
-        </EmptyState>
-      ) : (
-        <>
-          <Table caption="Rooms, newest first" head={['Room', 'Id', 'Metadata', 'Created']}>
-            {page.data.map((room) => (
-              <tr key={room.id}>
-                <td>
-                  <Link to={tenantPath(`rooms/${encodeURIComponent(room.id)}`)}>{room.name ?? room.id}</Link>
-                </td>
-                <td>
-                  <code>{room.id}</code>
-                </td>
-                <td>{formatPairs(room.metadata) || '—'}</td>
-                <td>
-                  <Time value={room.createdAt} />
-                </td>
-              </tr>
-            ))}
-          </Table>
-          <p class="live-pager">
-            {cursor === undefined ? null : (
-              <button type="button" class="secondary" onClick={() => setQuery(withoutCursor)}>
-                First page
-              </button>
-            )}{' '}
-            {page.nextCursor === null ? null : (
-              <button
-                type="button"
-                class="secondary"
-                onClick={() => setQuery({ ...withoutCursor, cursor: page.nextCursor ?? undefined })}
-              >
-                Next page
-              </button>
-            )}
-          </p>
-        </>
-      )}
+      <Listing
+        load={rooms}
+        what="rooms"
+        empty={
+          <EmptyState title={filters.length === 0 ? 'No rooms yet.' : 'No room matches these filters.'}>
+            <p>
+              {filters.length === 0
+                ? 'Create one below, or with POST /v1/rooms from your backend.'
+                : 'Change or clear the filters to see other rooms.'}
+            </p>
+          </EmptyState>
+        }
+      >
+        {(page) => (
+          <>
+            <Table caption="Rooms, newest first" head={['Room', 'Id', 'Metadata', 'Created']}>
+              {page.data.map((room) => (
+                <tr key={room.id}>
+                  <td>
+                    <Link to={tenantPath(`rooms/${encodeURIComponent(room.id)}`)}>
+                      {room.name ?? room.id}
+                    </Link>
+                  </td>
+                  <td>
+                    <code>{room.id}</code>
+                  </td>
+                  <td>{formatPairs(room.metadata) || '—'}</td>
+                  <td>
+                    <Time value={room.createdAt} />
+                  </td>
+                </tr>
+              ))}
+            </Table>
+            <Pager class="live-pager" cursor={cursor} next={page.nextCursor} />
+          </>
+        )}
+      </Listing>
       <CreateRoomForm />
     </Page>
   );

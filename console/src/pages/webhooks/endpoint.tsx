@@ -1,6 +1,7 @@
 import { api } from '../../lib/api.ts';
+import { Listing, Pager } from '../../lib/list.tsx';
 import { useInterval, useLoad } from '../../lib/load.ts';
-import { Link, query, setQuery, tenantPath } from '../../lib/router.tsx';
+import { Link, query, tenantPath } from '../../lib/router.tsx';
 import { EmptyState, ErrorNotice, Loading, Page, Table, Time } from '../../lib/ui.tsx';
 import type { PageProps } from '../page.ts';
 import { DeliveryFilterForm, deliveryFiltersOf } from './delivery-filters.tsx';
@@ -89,8 +90,6 @@ export function EndpointPage(props: PageProps) {
     [key],
   );
   const found = endpoint.data.value;
-  const page = deliveries.data.value;
-  const withoutCursor = Object.fromEntries([...params.entries()].filter(([k]) => k !== 'cursor'));
   const filtered = Object.values(filters).some((v) => v !== undefined);
   return (
     <Page title={found === undefined ? 'Webhook endpoint' : `Endpoint ${found.url}`}>
@@ -113,40 +112,26 @@ export function EndpointPage(props: PageProps) {
       <section aria-labelledby="deliveries-title">
         <h2 id="deliveries-title">Deliveries</h2>
         <DeliveryFilterForm filters={filters} key={key} />
-        {deliveries.error.value === undefined ? null : <ErrorNotice error={deliveries.error.value} />}
-        {page === undefined ? (
-          deliveries.loading.value ? (
-            <Loading what="deliveries" />
-          ) : null
-        ) : page.data.length === 0 ? (
-          <EmptyState title={filtered ? 'No delivery matches these filters.' : 'No deliveries yet.'}>
-            <p>
-              {filtered
-                ? 'Change or clear the filters to see other deliveries.'
-                : 'Deliveries appear here as events happen; send a test event above to try the endpoint.'}
-            </p>
-          </EmptyState>
-        ) : (
-          <>
-            <DeliveryRows deliveries={page.data} />
-            <p>
-              {cursor === undefined ? null : (
-                <button type="button" class="secondary" onClick={() => setQuery(withoutCursor)}>
-                  First page
-                </button>
-              )}{' '}
-              {page.nextCursor === null ? null : (
-                <button
-                  type="button"
-                  class="secondary"
-                  onClick={() => setQuery({ ...withoutCursor, cursor: page.nextCursor ?? undefined })}
-                >
-                  Next page
-                </button>
-              )}
-            </p>
-          </>
-        )}
+        <Listing
+          load={deliveries}
+          what="deliveries"
+          empty={
+            <EmptyState title={filtered ? 'No delivery matches these filters.' : 'No deliveries yet.'}>
+              <p>
+                {filtered
+                  ? 'Change or clear the filters to see other deliveries.'
+                  : 'Deliveries appear here as events happen; send a test event above to try the endpoint.'}
+              </p>
+            </EmptyState>
+          }
+        >
+          {(page) => (
+            <>
+              <DeliveryRows deliveries={page.data} />
+              <Pager cursor={cursor} next={page.nextCursor} />
+            </>
+          )}
+        </Listing>
       </section>
       <ReplayForm
         webhookId={webhookId}

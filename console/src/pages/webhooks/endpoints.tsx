@@ -1,6 +1,7 @@
 import { api } from '../../lib/api.ts';
+import { Pager } from '../../lib/list.tsx';
 import { useLoad } from '../../lib/load.ts';
-import { Link, query, setQuery, tenantPath } from '../../lib/router.tsx';
+import { Link, query, tenantPath } from '../../lib/router.tsx';
 import { EmptyState, ErrorNotice, Loading, Page, Table, Time } from '../../lib/ui.tsx';
 import { CreateEndpointForm } from './endpoint-create.tsx';
 import { type Endpoint, eventTypesLabel, seg } from './types.ts';
@@ -62,22 +63,7 @@ export function WebhooksPage() {
               </tr>
             ))}
           </Table>
-          <p>
-            {cursor === undefined ? null : (
-              <button type="button" class="secondary" onClick={() => setQuery({})}>
-                First page
-              </button>
-            )}{' '}
-            {page.nextCursor === null ? null : (
-              <button
-                type="button"
-                class="secondary"
-                onClick={() => setQuery({ cursor: page.nextCursor ?? undefined })}
-              >
-                Next page
-              </button>
-            )}
-          </p>
+          <Pager cursor={cursor} next={page.nextCursor} />
         </>
       )}
       <CreateEndpointForm onCreated={() => void endpoints.reload()} />

@@ -1,8 +1,9 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { api } from '../../lib/api.ts';
+import { Pager } from '../../lib/list.tsx';
 import { useInterval, useLoad } from '../../lib/load.ts';
-import { Link, query, setQuery, tenantPath } from '../../lib/router.tsx';
+import { Link, query, tenantPath } from '../../lib/router.tsx';
 import { EmptyState, ErrorNotice, Loading, Page, Table, Time } from '../../lib/ui.tsx';
 import { EventFilterForm, type EventFilters, eventFiltersOf } from './event-filters.tsx';
 import type { TenantEvent } from './types.ts';
@@ -123,7 +124,6 @@ export function EventsPage() {
     [key, tailing],
   );
   const shown = page === undefined ? [] : [...fresh.value, ...page.data];
-  const withoutCursor = Object.fromEntries([...params.entries()].filter(([k]) => k !== 'cursor'));
   const filtered = Object.values(filters).some((v) => v !== undefined);
   return (
     <Page title="Events">
@@ -157,22 +157,11 @@ export function EventsPage() {
       ) : (
         <>
           <EventRows events={shown} live={fresh.value.length} />
-          <p>
-            {cursor === undefined ? null : (
-              <button type="button" class="secondary" onClick={() => setQuery(withoutCursor)}>
-                Newest events
-              </button>
-            )}{' '}
-            {page.nextCursor === null ? null : (
-              <button
-                type="button"
-                class="secondary"
-                onClick={() => setQuery({ ...withoutCursor, cursor: page.nextCursor ?? undefined })}
-              >
-                Older events
-              </button>
-            )}
-          </p>
+          <Pager
+            cursor={cursor}
+            next={page.nextCursor}
+            labels={{ first: 'Newest events', next: 'Older events' }}
+          />
         </>
       )}
     </Page>
