@@ -50,7 +50,8 @@ files = files.map((f) => path.relative(root, f));
 // The slowest first, so the run does not end waiting on one long file started last; files with no time
 // yet (new ones) before all others, since nothing says they are quick.
 const known = readTimes();
-files.sort((a, b) => (known[b] ?? Number.POSITIVE_INFINITY) - (known[a] ?? Number.POSITIVE_INFINITY));
+const expected = (file) => known[file] ?? Number.MAX_SAFE_INTEGER;
+files.sort((a, b) => expected(b) - expected(a) || a.localeCompare(b));
 
 const env = {
   ...process.env,

@@ -128,11 +128,13 @@ export function writeTemplateImage(file: string, image: Uint8Array): void {
     const partial = `${file}.partial-${process.pid}`;
     fs.writeFileSync(partial, image);
     fs.renameSync(partial, file);
+    // Measured against the new image's own time: no wall-clock read here (seams.test.ts).
+    const madeAt = fs.statSync(file).mtimeMs;
     const folder = path.dirname(file);
     for (const name of fs.readdirSync(folder)) {
       const other = path.join(folder, name);
       if (other === file || !name.startsWith('pgdata-image-')) continue;
-      if (Date.now() - fs.statSync(other).mtimeMs > STALE_IMAGE_MS) fs.rmSync(other, { force: true });
+      if (madeAt - fs.statSync(other).mtimeMs > STALE_IMAGE_MS) fs.rmSync(other, { force: true });
     }
   } catch {
     // no image this time
