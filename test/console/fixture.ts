@@ -123,10 +123,12 @@ export async function accessibilityProblems(page: Page): Promise<string[]> {
     );
 }
 
-export const test = base.extend<{ consoleApp: ConsoleApp }>({
-  consoleApp: async ({ page }, use, testInfo) => {
+export const test = base.extend<{ consoleApp: ConsoleApp; tenantName: string | undefined }>({
+  /** The fresh tenant's name (`test.use({ tenantName })`, e.g. for screenshots); default: from the test's title. */
+  tenantName: [undefined, { option: true }],
+  consoleApp: async ({ page, tenantName }, use, testInfo) => {
     const { baseUrl } = service();
-    const { tenantId, apiKey } = await freshTenant(`console test: ${testInfo.title}`);
+    const { tenantId, apiKey } = await freshTenant(tenantName ?? `console test: ${testInfo.title}`);
     const api = createClient({ baseUrl, apiKey, throwOnError: true, retry: false });
     const tenantPath = (pagePath: string) =>
       `/console/t/${encodeURIComponent(tenantId)}/${pagePath.replace(/^\/+/, '')}`;

@@ -1,6 +1,8 @@
 import { expect, navigateInPlace, serviceUrl, test } from './fixture.ts';
 import { saveScreenshot } from './screenshots.ts';
 
+test.use({ tenantName: 'Acme Shop' });
+
 test('shell screenshots: sign-in, a tenant, a new tenant', async ({ browser, consoleApp }) => {
   const { page } = consoleApp;
   await expect(page.locator('.loading')).toHaveCount(0);
