@@ -31,19 +31,18 @@ export interface TracingConfig {
 /** `key=value,key=value`, values percent-decoded (the W3C Baggage form the OTEL_* lists use). */
 function keyValues(env: Env, name: string): Record<string, string> {
   const raw = text(env, name);
-  const pairs: Record<string, string> = {};
-  if (raw === undefined) return pairs;
-  for (const entry of raw.split(',')) {
+  if (raw === undefined) return {};
+  const pairs = raw.split(',').map((entry): [string, string] => {
     const at = entry.indexOf('=');
     const key = entry.slice(0, at).trim();
     if (at <= 0 || key === '') throw new ConfigError(name, 'a list of key=value pairs', raw);
     try {
-      pairs[key] = decodeURIComponent(entry.slice(at + 1).trim());
+      return [key, decodeURIComponent(entry.slice(at + 1).trim())];
     } catch {
       throw new ConfigError(name, 'percent-encoded values', raw);
     }
-  }
-  return pairs;
+  });
+  return Object.fromEntries(pairs);
 }
 
 function endpoint(env: Env, name: string): URL | undefined {

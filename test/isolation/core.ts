@@ -102,6 +102,9 @@ export const coreIsolation = defineIsolation({
   notTenantScoped: {
     'POST /v1/actions/:name': 'the action names no record; each action is checked by its own route',
     'GET /docs/static/:file': 'static files of the API reference',
+    'GET /console/*':
+      "the web console's page (the same index.html for every tenant; data comes from the API)",
+    'GET /console/assets/*': "the web console's built scripts and styles (no tenant data)",
   },
   checks: {
     "B's API key is not revoked": async ({ t, b }, ids) => {

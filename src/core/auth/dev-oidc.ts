@@ -177,9 +177,11 @@ export async function devOidcRoutes(
     if (request.query.prompt !== 'login' && sessions.has(request.headers.cookie)) {
       return grant(request, reply, checked.req, checked.redirect);
     }
-    const fields: Record<string, string> = {};
-    for (const [name, value] of Object.entries(request.query))
-      if (typeof value === 'string') fields[name] = value;
+    const fields: Record<string, string> = Object.fromEntries(
+      Object.entries(request.query).filter(
+        (field): field is [string, string] => typeof field[1] === 'string',
+      ),
+    );
     return reply
       .type('text/html; charset=utf-8')
       .header('cache-control', 'no-store')

@@ -1,17 +1,8 @@
-import type { FastifyInstance } from 'fastify';
 import type { TracingSettings } from '../../../config/tracing.ts';
+import type { Tracing } from './tracing.ts';
 
 export { inSpan, inSpanSync, type RemoteParent, startSpan, tracingOn, untraced } from './spans.ts';
-
-/** OpenTelemetry traces of one app (docs/operations.md, traces). */
-export interface Tracing {
-  /** The request spans (@fastify/otel) and the request's trace taken from them; before any route. */
-  install(app: FastifyInstance): Promise<void>;
-  /** Exports every ended span now. */
-  flush(): Promise<void>;
-  /** Flushes; the last app of the process to close also stops the SDK. */
-  close(): Promise<void>;
-}
+export type { Tracing } from './tracing.ts';
 
 /**
  * Loads OpenTelemetry (only now: with tracing off none of it is imported) and starts exporting; the

@@ -16,9 +16,9 @@ import {
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TracingSettings } from '../../../config/tracing.ts';
 import { traceFrom } from '../../http/request-id.ts';
-import type { Tracing } from './index.ts';
 import { OtelSpanSink } from './sink.ts';
 import { setSpanSink } from './spans.ts';
+import type { Tracing } from './tracing.ts';
 
 const TRACER = 'svc';
 

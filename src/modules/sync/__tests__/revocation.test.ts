@@ -119,6 +119,6 @@ describe('revoked credentials on /v1/sync, on two instances', () => {
     const result = await tryUpgrade(socketUrl(s.b, tenant.roomId, await hostedToken(s.b, tenant.ownerSub)));
     assert.ok('status' in result, 'no socket opens');
     assert.equal(result.status, 401);
-    assert.match(result.body, /does not accept a hosted-auth JWT/);
+    assert.match(result.body, /a hosted-auth JWT acts in a tenant here: send X-SVC-Tenant/);
   });
 });
