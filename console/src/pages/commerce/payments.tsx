@@ -1,4 +1,5 @@
 import { api } from '../../lib/api.ts';
+import { SelectField } from '../../lib/fields.tsx';
 import { Listing, Pager } from '../../lib/list.tsx';
 import { useLoad } from '../../lib/load.ts';
 import { formatMoney } from '../../lib/money.ts';
@@ -50,20 +51,16 @@ function Filters(props: { status: PaymentStatus | undefined; customer: string })
         setQuery({ status: props.status, customer: String(form.get('customer') ?? '').trim() });
       }}
     >
-      <Field label="Status" id="payments-status">
-        <select
-          id="payments-status"
-          value={props.status ?? ''}
-          onChange={(event) => setQuery({ status: event.currentTarget.value, customer: props.customer })}
-        >
-          <option value="">Any status</option>
-          {PAYMENT_STATUSES.map((status) => (
-            <option value={status} key={status}>
-              {statusLabel(status)}
-            </option>
-          ))}
-        </select>
-      </Field>
+      <SelectField
+        label="Status"
+        id="payments-status"
+        value={props.status ?? ''}
+        choices={[
+          { value: '', label: 'Any status' },
+          ...PAYMENT_STATUSES.map((status) => ({ value: status, label: statusLabel(status) })),
+        ]}
+        onChange={(status) => setQuery({ status, customer: props.customer })}
+      />
       <Field label="Customer" id="payments-customer" hint="The customer's actor id, e.g. shop:42">
         <input id="payments-customer" name="customer" defaultValue={props.customer} />
       </Field>

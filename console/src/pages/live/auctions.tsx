@@ -1,9 +1,10 @@
 import { api } from '../../lib/api.ts';
+import { SelectField } from '../../lib/fields.tsx';
 import { Listing, Pager } from '../../lib/list.tsx';
 import { useLoad } from '../../lib/load.ts';
 import { formatMoney } from '../../lib/money.ts';
 import { Link, query, setQuery, tenantPath } from '../../lib/router.tsx';
-import { EmptyState, Field, Page, Table, Time } from '../../lib/ui.tsx';
+import { EmptyState, Page, Table, Time } from '../../lib/ui.tsx';
 import { type Auction, AuctionActions } from './auction-actions.tsx';
 import { CreateAuctionForm } from './auction-create.tsx';
 
@@ -64,20 +65,13 @@ export function AuctionsPage() {
   return (
     <Page title="Auctions">
       <div class="live-filters">
-        <Field label="Status" id="auction-status">
-          <select
-            id="auction-status"
-            value={status ?? ''}
-            onChange={(event) => setQuery({ status: event.currentTarget.value, roomId })}
-          >
-            <option value="">Any status</option>
-            {STATUSES.map((s) => (
-              <option value={s} key={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </Field>
+        <SelectField
+          label="Status"
+          id="auction-status"
+          value={status ?? ''}
+          choices={[{ value: '', label: 'Any status' }, ...STATUSES]}
+          onChange={(value) => setQuery({ status: value, roomId })}
+        />
         {roomId === undefined ? null : (
           <p>
             In room <code>{roomId}</code> only.{' '}

@@ -1,7 +1,8 @@
 import { useSignal } from '@preact/signals';
 import { api } from '../../lib/api.ts';
+import { TextField } from '../../lib/fields.tsx';
 import { navigate, tenantPath } from '../../lib/router.tsx';
-import { ErrorNotice, Field } from '../../lib/ui.tsx';
+import { ErrorNotice } from '../../lib/ui.tsx';
 import { metadataValue, parsePairs } from './metadata.ts';
 
 /** Creates a room (id, name, metadata) and opens it. */
@@ -45,46 +46,21 @@ export function CreateRoomForm() {
       }}
     >
       <h2 id="create-room-title">Create a room</h2>
-      <Field
+      <TextField
         label="Id (optional)"
         id="room-id"
         hint="Letters, digits, _ and -; generated (room_…) when empty"
-      >
-        <input
-          id="room-id"
-          value={id.value}
-          aria-describedby="room-id-hint"
-          onInput={(event) => {
-            id.value = event.currentTarget.value;
-          }}
-        />
-      </Field>
-      <Field label="Name" id="room-name">
-        <input
-          id="room-name"
-          value={name.value}
-          maxLength={200}
-          onInput={(event) => {
-            name.value = event.currentTarget.value;
-          }}
-        />
-      </Field>
-      <Field
+        value={id}
+      />
+      <TextField label="Name" id="room-name" value={name} maxLength={200} />
+      <TextField
         label="Metadata"
         id="room-metadata"
         hint="key=value pairs separated by commas; numbers and true/false are stored as such"
         error={problem.value}
-      >
-        <input
-          id="room-metadata"
-          value={metadata.value}
-          aria-describedby="room-metadata-hint"
-          placeholder="tier=2, brand=acme"
-          onInput={(event) => {
-            metadata.value = event.currentTarget.value;
-          }}
-        />
-      </Field>
+        value={metadata}
+        placeholder="tier=2, brand=acme"
+      />
       {error.value === undefined ? null : <ErrorNotice error={error.value} />}
       <button type="submit" disabled={busy.value}>
         Create room

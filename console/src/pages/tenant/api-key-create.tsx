@@ -1,7 +1,8 @@
 import { useSignal } from '@preact/signals';
 import { api } from '../../lib/api.ts';
+import { TextField } from '../../lib/fields.tsx';
 import { useLoad } from '../../lib/load.ts';
-import { ErrorNotice, Field, Loading } from '../../lib/ui.tsx';
+import { ErrorNotice, Loading } from '../../lib/ui.tsx';
 import { fieldErrors, tenantParams } from './shared.ts';
 
 export interface CreatedKey {
@@ -106,16 +107,13 @@ export function CreateApiKeyForm(props: { onCreated: (key: CreatedKey) => void }
       }}
     >
       <h2 id="key-create-title">Create an API key</h2>
-      <Field label="Name" id="key-name" hint="What uses it, e.g. backend or CI" error={errors.value.name}>
-        <input
-          id="key-name"
-          value={name.value}
-          aria-describedby="key-name-hint"
-          onInput={(event) => {
-            name.value = event.currentTarget.value;
-          }}
-        />
-      </Field>
+      <TextField
+        label="Name"
+        id="key-name"
+        hint="What uses it, e.g. backend or CI"
+        error={errors.value.name}
+        value={name}
+      />
       <ScopePicker
         chosen={scopes.value}
         error={errors.value.scopes}
@@ -123,22 +121,14 @@ export function CreateApiKeyForm(props: { onCreated: (key: CreatedKey) => void }
           scopes.value = next;
         }}
       />
-      <Field
+      <TextField
         label="Expires (optional)"
         id="key-expires"
+        type="datetime-local"
         hint="Your local time; leave empty for a key that does not expire"
         error={errors.value.expiresAt}
-      >
-        <input
-          id="key-expires"
-          type="datetime-local"
-          value={expires.value}
-          aria-describedby="key-expires-hint"
-          onInput={(event) => {
-            expires.value = event.currentTarget.value;
-          }}
-        />
-      </Field>
+        value={expires}
+      />
       {failure.value === undefined ? null : <ErrorNotice error={failure.value} />}
       <button type="submit" disabled={busy.value}>
         Create API key

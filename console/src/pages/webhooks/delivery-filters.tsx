@@ -1,6 +1,6 @@
 import { useSignal } from '@preact/signals';
+import { DateRange, SelectField, TextField } from '../../lib/fields.tsx';
 import { setQuery } from '../../lib/router.tsx';
-import { Field } from '../../lib/ui.tsx';
 import { DELIVERY_STATES, isoOfLocal, localOfIso, stateLabel } from './types.ts';
 
 /** The delivery log's filters as the query string holds them (times in ISO 8601). */
@@ -37,52 +37,20 @@ export function DeliveryFilterForm(props: { filters: DeliveryFilters }) {
         });
       }}
     >
-      <Field label="Status" id="delivery-state">
-        <select
-          id="delivery-state"
-          value={state.value}
-          onChange={(event) => {
-            state.value = event.currentTarget.value;
-          }}
-        >
-          <option value="">Any</option>
-          {DELIVERY_STATES.map((s) => (
-            <option value={s} key={s}>
-              {stateLabel(s)}
-            </option>
-          ))}
-        </select>
-      </Field>
-      <Field label="Event type" id="delivery-type" hint="Exact, e.g. room.created">
-        <input
-          id="delivery-type"
-          value={eventType.value}
-          aria-describedby="delivery-type-hint"
-          onInput={(event) => {
-            eventType.value = event.currentTarget.value;
-          }}
-        />
-      </Field>
-      <Field label="From" id="delivery-since">
-        <input
-          id="delivery-since"
-          type="datetime-local"
-          value={since.value}
-          onInput={(event) => {
-            since.value = event.currentTarget.value;
-          }}
-        />
-      </Field>
-      <Field label="Until" id="delivery-until">
-        <input
-          id="delivery-until"
-          type="datetime-local"
-          value={until.value}
-          onInput={(event) => {
-            until.value = event.currentTarget.value;
-          }}
-        />
-      </Field>
+      <SelectField
+        label="Status"
+        id="delivery-state"
+        value={state.value}
+        choices={[
+          { value: '', label: 'Any' },
+          ...DELIVERY_STATES.map((s) => ({ value: s, label: stateLabel(s) })),
+        ]}
+        onChange={(value) => {
+          state.value = value;
+        }}
+      />
+      <TextField label="Event type" id="delivery-type" hint="Exact, e.g. room.created" value={eventType} />
+      <DateRange id="delivery" since={since} until={until} />
       <div class="webhooks-filter-buttons">
         <button type="submit">Apply filters</button>{' '}
         {active ? (

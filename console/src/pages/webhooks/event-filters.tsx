@@ -1,6 +1,6 @@
 import { useSignal } from '@preact/signals';
+import { DateRange, TextField } from '../../lib/fields.tsx';
 import { setQuery } from '../../lib/router.tsx';
-import { Field } from '../../lib/ui.tsx';
 import { isoOfLocal, localOfIso } from './types.ts';
 
 /** The events explorer's filters as the query string holds them (times in ISO 8601). */
@@ -37,47 +37,14 @@ export function EventFilterForm(props: { filters: EventFilters }) {
         });
       }}
     >
-      <Field label="Type" id="event-type" hint="Exact (room.created) or a prefix (room.*)">
-        <input
-          id="event-type"
-          value={type.value}
-          aria-describedby="event-type-hint"
-          onInput={(event) => {
-            type.value = event.currentTarget.value;
-          }}
-        />
-      </Field>
-      <Field label="Caused by" id="event-actor" hint="An API key (key_…), user (usr_…) or actor id">
-        <input
-          id="event-actor"
-          value={actor.value}
-          aria-describedby="event-actor-hint"
-          onInput={(event) => {
-            actor.value = event.currentTarget.value;
-          }}
-        />
-      </Field>
-      <Field label="From" id="event-since">
-        <input
-          id="event-since"
-          type="datetime-local"
-          value={since.value}
-          onInput={(event) => {
-            since.value = event.currentTarget.value;
-          }}
-        />
-      </Field>
-      <Field label="Until" id="event-until" hint="Leave empty to follow new events live">
-        <input
-          id="event-until"
-          type="datetime-local"
-          value={until.value}
-          aria-describedby="event-until-hint"
-          onInput={(event) => {
-            until.value = event.currentTarget.value;
-          }}
-        />
-      </Field>
+      <TextField label="Type" id="event-type" hint="Exact (room.created) or a prefix (room.*)" value={type} />
+      <TextField
+        label="Caused by"
+        id="event-actor"
+        hint="An API key (key_…), user (usr_…) or actor id"
+        value={actor}
+      />
+      <DateRange id="event" since={since} until={until} untilHint="Leave empty to follow new events live" />
       <div class="webhooks-filter-buttons">
         <button type="submit">Apply filters</button>{' '}
         {active ? (
