@@ -59,6 +59,8 @@ test('shell: one-click sign-in, the token only in memory, sign-out and sign-in a
   expect(stored).not.toContain(tokens[0]);
 
   await page.getByRole('button', { name: 'Sign out' }).click();
+  // The page says so at once, then goes to the provider's end-session and back: scan once it is back.
+  await expect(page).toHaveURL(/\/console\/signed-out$/);
   await expect(page.getByRole('heading', { name: 'You are signed out' })).toBeVisible();
   await expectNoAxeProblems(page);
   await page.getByRole('button', { name: 'Sign in again' }).click();
