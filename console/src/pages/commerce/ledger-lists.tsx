@@ -1,5 +1,5 @@
 import { api } from '../../lib/api.ts';
-import { Pager } from '../../lib/list.tsx';
+import { Listing, Pager } from '../../lib/list.tsx';
 import { useLoad } from '../../lib/load.ts';
 import { formatMoney } from '../../lib/money.ts';
 import { Link, setQuery, tenantPath } from '../../lib/router.tsx';
@@ -63,44 +63,51 @@ export function Accounts(props: { q: LedgerQuery }) {
     });
     return data;
   }, [q.prefix, q.accounts]);
-  const page = accounts.data.value;
-  if (accounts.error.value !== undefined) return <ErrorNotice error={accounts.error.value} />;
-  if (page === undefined) return accounts.loading.value ? <Loading what="accounts" /> : null;
-  if (page.data.length === 0) {
-    return (
-      <EmptyState
-        title={q.prefix === '' ? 'The ledger has no accounts yet.' : `No account starts with "${q.prefix}".`}
-      >
-        <p>
-          Accounts appear with their first posting: capture a payment (Payments) and its customer, seller and
-          fee accounts show here.
-        </p>
-      </EmptyState>
-    );
-  }
   return (
-    <>
-      <Table caption="Accounts, by name, then currency" head={['Account', 'Currency', 'Balance', 'Postings']}>
-        {page.data.map((account) => (
-          <tr key={`${account.account} ${account.currency}`}>
-            <td>
-              <button
-                type="button"
-                class="commerce-link"
-                aria-pressed={q.account === account.account}
-                onClick={() => update(q, { account: account.account, postings: undefined })}
-              >
-                {account.account}
-              </button>
-            </td>
-            <td>{account.currency}</td>
-            <td>{formatMoney(account.balance, account.currency)}</td>
-            <td>{account.postings}</td>
-          </tr>
-        ))}
-      </Table>
-      <ListPager label="accounts" q={q} list="accounts" next={page.nextCursor} />
-    </>
+    <Listing
+      load={accounts}
+      what="accounts"
+      empty={
+        <EmptyState
+          title={
+            q.prefix === '' ? 'The ledger has no accounts yet.' : `No account starts with "${q.prefix}".`
+          }
+        >
+          <p>
+            Accounts appear with their first posting: capture a payment (Payments) and its customer, seller
+            and fee accounts show here.
+          </p>
+        </EmptyState>
+      }
+    >
+      {(page) => (
+        <>
+          <Table
+            caption="Accounts, by name, then currency"
+            head={['Account', 'Currency', 'Balance', 'Postings']}
+          >
+            {page.data.map((account) => (
+              <tr key={`${account.account} ${account.currency}`}>
+                <td>
+                  <button
+                    type="button"
+                    class="commerce-link"
+                    aria-pressed={q.account === account.account}
+                    onClick={() => update(q, { account: account.account, postings: undefined })}
+                  >
+                    {account.account}
+                  </button>
+                </td>
+                <td>{account.currency}</td>
+                <td>{formatMoney(account.balance, account.currency)}</td>
+                <td>{account.postings}</td>
+              </tr>
+            ))}
+          </Table>
+          <ListPager label="accounts" q={q} list="accounts" next={page.nextCursor} />
+        </>
+      )}
+    </Listing>
   );
 }
 
@@ -173,47 +180,49 @@ export function Transactions(props: { q: LedgerQuery }) {
     });
     return data;
   }, [q.transactions]);
-  const page = transactions.data.value;
-  if (transactions.error.value !== undefined) return <ErrorNotice error={transactions.error.value} />;
-  if (page === undefined) return transactions.loading.value ? <Loading what="transactions" /> : null;
-  if (page.data.length === 0) {
-    return (
-      <EmptyState title="No transactions yet.">
-        <p>Each capture and each succeeded refund posts one.</p>
-      </EmptyState>
-    );
-  }
   return (
-    <>
-      <Table
-        caption="Transactions, newest first"
-        head={['Transaction', 'Kind', 'Payment', 'Postings', 'Created']}
-      >
-        {page.data.map((transaction) => (
-          <tr key={transaction.id}>
-            <td>
-              <code>{transaction.id}</code>
-            </td>
-            <td>{transaction.kind}</td>
-            <td>
-              {transaction.paymentId === null ? (
-                '—'
-              ) : (
-                <Link to={tenantPath(`payments/${encodeURIComponent(transaction.paymentId)}`)}>
-                  {transaction.paymentId}
-                </Link>
-              )}
-            </td>
-            <td>
-              <Postings transaction={transaction} />
-            </td>
-            <td>
-              <Time value={transaction.createdAt} />
-            </td>
-          </tr>
-        ))}
-      </Table>
-      <ListPager label="transactions" q={q} list="transactions" next={page.nextCursor} />
-    </>
+    <Listing
+      load={transactions}
+      what="transactions"
+      empty={
+        <EmptyState title="No transactions yet.">
+          <p>Each capture and each succeeded refund posts one.</p>
+        </EmptyState>
+      }
+    >
+      {(page) => (
+        <>
+          <Table
+            caption="Transactions, newest first"
+            head={['Transaction', 'Kind', 'Payment', 'Postings', 'Created']}
+          >
+            {page.data.map((transaction) => (
+              <tr key={transaction.id}>
+                <td>
+                  <code>{transaction.id}</code>
+                </td>
+                <td>{transaction.kind}</td>
+                <td>
+                  {transaction.paymentId === null ? (
+                    '—'
+                  ) : (
+                    <Link to={tenantPath(`payments/${encodeURIComponent(transaction.paymentId)}`)}>
+                      {transaction.paymentId}
+                    </Link>
+                  )}
+                </td>
+                <td>
+                  <Postings transaction={transaction} />
+                </td>
+                <td>
+                  <Time value={transaction.createdAt} />
+                </td>
+              </tr>
+            ))}
+          </Table>
+          <ListPager label="transactions" q={q} list="transactions" next={page.nextCursor} />
+        </>
+      )}
+    </Listing>
   );
 }

@@ -1,4 +1,5 @@
 import { api } from '../../lib/api.ts';
+import { Listing } from '../../lib/list.tsx';
 import { useLoad } from '../../lib/load.ts';
 import { formatMoney } from '../../lib/money.ts';
 import { EmptyState, ErrorNotice, Loading, Table, Time } from '../../lib/ui.tsx';
@@ -141,43 +142,43 @@ export function PaymentTransactions(props: { payment: Payment; version: number }
     const { data } = await api.GET('/v1/ledger/transactions', {
       params: { query: { paymentId: payment.id, limit: 100 } },
     });
-    return data.data;
+    return data;
   }, [payment.id, props.version]);
-  const list = transactions.data.value;
   return (
     <section class="commerce-panel" aria-labelledby="payment-ledger">
       <h2 id="payment-ledger">Ledger transactions</h2>
-      {transactions.error.value === undefined ? null : <ErrorNotice error={transactions.error.value} />}
-      {list === undefined ? (
-        transactions.loading.value ? (
-          <Loading what="ledger transactions" />
-        ) : null
-      ) : list.length === 0 ? (
-        <EmptyState title="Nothing posted yet.">
-          <p>A capture posts a transaction; so does each refund that succeeds.</p>
-        </EmptyState>
-      ) : (
-        <Table
-          caption="The payment's ledger transactions, newest first"
-          hideCaption
-          head={['Transaction', 'Kind', 'Postings', 'Created']}
-        >
-          {list.map((transaction) => (
-            <tr key={transaction.id}>
-              <td>
-                <code>{transaction.id}</code>
-              </td>
-              <td>{transaction.kind}</td>
-              <td>
-                <Postings transaction={transaction} />
-              </td>
-              <td>
-                <Time value={transaction.createdAt} />
-              </td>
-            </tr>
-          ))}
-        </Table>
-      )}
+      <Listing
+        load={transactions}
+        what="ledger transactions"
+        empty={
+          <EmptyState title="Nothing posted yet.">
+            <p>A capture posts a transaction; so does each refund that succeeds.</p>
+          </EmptyState>
+        }
+      >
+        {(page) => (
+          <Table
+            caption="The payment's ledger transactions, newest first"
+            hideCaption
+            head={['Transaction', 'Kind', 'Postings', 'Created']}
+          >
+            {page.data.map((transaction) => (
+              <tr key={transaction.id}>
+                <td>
+                  <code>{transaction.id}</code>
+                </td>
+                <td>{transaction.kind}</td>
+                <td>
+                  <Postings transaction={transaction} />
+                </td>
+                <td>
+                  <Time value={transaction.createdAt} />
+                </td>
+              </tr>
+            ))}
+          </Table>
+        )}
+      </Listing>
     </section>
   );
 }

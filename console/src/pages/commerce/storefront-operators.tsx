@@ -1,9 +1,9 @@
 import { useSignal } from '@preact/signals';
 import { api } from '../../lib/api.ts';
-import { Pager } from '../../lib/list.tsx';
+import { Listing, Pager } from '../../lib/list.tsx';
 import { useLoad } from '../../lib/load.ts';
 import { Link, tenantPath, tenantRoute } from '../../lib/router.tsx';
-import { ConfirmButton, EmptyState, ErrorNotice, Field, Loading, Table, Time } from '../../lib/ui.tsx';
+import { ConfirmButton, EmptyState, ErrorNotice, Field, Table, Time } from '../../lib/ui.tsx';
 import { fieldErrors, optional } from './form-errors.ts';
 
 function tenantId(): string {
@@ -93,58 +93,58 @@ export function Operators() {
     });
     return data;
   }, [cursor.value]);
-  const page = operators.data.value;
   const reload = () => void operators.reload();
   return (
     <section class="commerce-panel" aria-labelledby="operators-title">
       <h2 id="operators-title">Operators</h2>
-      {operators.error.value === undefined ? null : <ErrorNotice error={operators.error.value} />}
-      {page === undefined ? (
-        operators.loading.value ? (
-          <Loading what="operators" />
-        ) : null
-      ) : page.data.length === 0 ? (
-        <EmptyState title="No operators yet.">
-          <p>
-            An operator is a business you run a white-label app for: create one below, then build its app.
-          </p>
-        </EmptyState>
-      ) : (
-        <>
-          <Table
-            caption="Operators, newest first"
-            hideCaption
-            head={['Operator', 'Slug', 'App', 'Created', 'Actions']}
-          >
-            {page.data.map((operator) => (
-              <tr key={operator.id}>
-                <td>
-                  <Link to={tenantPath(`storefront/operators/${encodeURIComponent(operator.id)}`)}>
-                    {operator.name}
-                  </Link>
-                </td>
-                <td>{operator.slug}</td>
-                <td>{operator.app.appName ?? '—'}</td>
-                <td>
-                  <Time value={operator.createdAt} />
-                </td>
-                <td>
-                  <DeleteOperator operator={operator} done={reload} />
-                </td>
-              </tr>
-            ))}
-          </Table>
-          <Pager
-            class="commerce-pager"
-            of="operators"
-            cursor={cursor.value}
-            next={page.nextCursor}
-            go={(to) => {
-              cursor.value = to;
-            }}
-          />
-        </>
-      )}
+      <Listing
+        load={operators}
+        what="operators"
+        empty={
+          <EmptyState title="No operators yet.">
+            <p>
+              An operator is a business you run a white-label app for: create one below, then build its app.
+            </p>
+          </EmptyState>
+        }
+      >
+        {(page) => (
+          <>
+            <Table
+              caption="Operators, newest first"
+              hideCaption
+              head={['Operator', 'Slug', 'App', 'Created', 'Actions']}
+            >
+              {page.data.map((operator) => (
+                <tr key={operator.id}>
+                  <td>
+                    <Link to={tenantPath(`storefront/operators/${encodeURIComponent(operator.id)}`)}>
+                      {operator.name}
+                    </Link>
+                  </td>
+                  <td>{operator.slug}</td>
+                  <td>{operator.app.appName ?? '—'}</td>
+                  <td>
+                    <Time value={operator.createdAt} />
+                  </td>
+                  <td>
+                    <DeleteOperator operator={operator} done={reload} />
+                  </td>
+                </tr>
+              ))}
+            </Table>
+            <Pager
+              class="commerce-pager"
+              of="operators"
+              cursor={cursor.value}
+              next={page.nextCursor}
+              go={(to) => {
+                cursor.value = to;
+              }}
+            />
+          </>
+        )}
+      </Listing>
       <CreateOperator created={reload} />
     </section>
   );
