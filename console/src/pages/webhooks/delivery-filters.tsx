@@ -12,8 +12,32 @@ export interface DeliveryFilters {
 }
 
 export function deliveryFiltersOf(params: URLSearchParams): DeliveryFilters {
-  const get = (name: string) => params.get(name) ?? undefined;
-  return { state: get('state'), eventType: get('eventType'), since: get('since'), until: get('until') };
+  return queryValues(params, ['state', 'eventType', 'since', 'until']);
+}
+
+/** The named values of the query string (undefined when absent). */
+export function queryValues<K extends string>(
+  params: URLSearchParams,
+  names: readonly K[],
+): Record<K, string | undefined> {
+  return Object.fromEntries(names.map((name) => [name, params.get(name) ?? undefined])) as Record<
+    K,
+    string | undefined
+  >;
+}
+
+/** A filter form's buttons: apply what is typed, and clear every filter when some apply. */
+export function FilterButtons(props: { active: boolean }) {
+  return (
+    <div class="webhooks-filter-buttons">
+      <button type="submit">Apply filters</button>{' '}
+      {props.active ? (
+        <button type="button" class="secondary" onClick={() => setQuery({})}>
+          Clear filters
+        </button>
+      ) : null}
+    </div>
+  );
 }
 
 /** Status, event type and time range of the delivery log; applied to the query string (a shareable URL). */
@@ -51,14 +75,7 @@ export function DeliveryFilterForm(props: { filters: DeliveryFilters }) {
       />
       <TextField label="Event type" id="delivery-type" hint="Exact, e.g. room.created" value={eventType} />
       <DateRange id="delivery" since={since} until={until} />
-      <div class="webhooks-filter-buttons">
-        <button type="submit">Apply filters</button>{' '}
-        {active ? (
-          <button type="button" class="secondary" onClick={() => setQuery({})}>
-            Clear filters
-          </button>
-        ) : null}
-      </div>
+      <FilterButtons active={active} />
     </form>
   );
 }

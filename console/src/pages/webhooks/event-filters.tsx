@@ -1,6 +1,7 @@
 import { useSignal } from '@preact/signals';
 import { DateRange, TextField } from '../../lib/fields.tsx';
 import { setQuery } from '../../lib/router.tsx';
+import { FilterButtons, queryValues } from './delivery-filters.tsx';
 import { isoOfLocal, localOfIso } from './types.ts';
 
 /** The events explorer's filters as the query string holds them (times in ISO 8601). */
@@ -12,8 +13,7 @@ export interface EventFilters {
 }
 
 export function eventFiltersOf(params: URLSearchParams): EventFilters {
-  const get = (name: string) => params.get(name) ?? undefined;
-  return { type: get('type'), actor: get('actor'), since: get('since'), until: get('until') };
+  return queryValues(params, ['type', 'actor', 'since', 'until']);
 }
 
 /** Type (exact or `prefix.*`), who caused it, and time range; applied to the query string, so the view can be shared. */
@@ -45,14 +45,7 @@ export function EventFilterForm(props: { filters: EventFilters }) {
         value={actor}
       />
       <DateRange id="event" since={since} until={until} untilHint="Leave empty to follow new events live" />
-      <div class="webhooks-filter-buttons">
-        <button type="submit">Apply filters</button>{' '}
-        {active ? (
-          <button type="button" class="secondary" onClick={() => setQuery({})}>
-            Clear filters
-          </button>
-        ) : null}
-      </div>
+      <FilterButtons active={active} />
     </form>
   );
 }
