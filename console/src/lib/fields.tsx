@@ -1,5 +1,4 @@
 import type { Signal } from '@preact/signals';
-import type { TargetedInputEvent } from 'preact';
 import { Field } from './ui.tsx';
 
 /** The ids that describe a control: its hint and its error, when it has them. */
@@ -9,36 +8,34 @@ function describedBy(id: string, hint: string | undefined, error: string | undef
   return joined === '' ? undefined : joined;
 }
 
-/** A labelled input (text, or a local date-time) whose value is the signal `value`, set as the user types. */
+/** A labelled input (text, a number or a local date-time) whose value is the signal `value`, set as the user types. */
 export function TextField(props: {
   label: string;
   id: string;
   value: Signal<string>;
-  /** A local date and time (`datetime-local`) instead of text. */
-  type?: 'datetime-local';
+  type?: 'text' | 'number' | 'datetime-local';
   hint?: string;
   error?: string | undefined;
   placeholder?: string;
   maxLength?: number;
+  /** The id of a `<datalist>` of suggestions. */
+  list?: string;
 }) {
   const { id, value } = props;
-  const attributes = {
-    id,
-    value: value.value,
-    'aria-describedby': describedBy(id, props.hint, props.error),
-    placeholder: props.placeholder,
-    maxLength: props.maxLength,
-    onInput: (event: TargetedInputEvent<HTMLInputElement>) => {
-      value.value = event.currentTarget.value;
-    },
-  };
   return (
     <Field label={props.label} id={id} hint={props.hint} error={props.error}>
-      {props.type === 'datetime-local' ? (
-        <input type="datetime-local" {...attributes} />
-      ) : (
-        <input {...attributes} />
-      )}
+      <input
+        id={id}
+        type={props.type ?? 'text'}
+        value={value.value}
+        list={props.list}
+        aria-describedby={describedBy(id, props.hint, props.error)}
+        placeholder={props.placeholder}
+        maxLength={props.maxLength}
+        onInput={(event) => {
+          value.value = event.currentTarget.value;
+        }}
+      />
     </Field>
   );
 }
