@@ -1,8 +1,9 @@
-import { type Signal, useSignal } from '@preact/signals';
+import { useSignal } from '@preact/signals';
 import { api } from '../../lib/api.ts';
+import { TextField } from '../../lib/fields.tsx';
 import { useLoad } from '../../lib/load.ts';
 import { parseMoney } from '../../lib/money.ts';
-import { ErrorNotice, Field } from '../../lib/ui.tsx';
+import { ErrorNotice } from '../../lib/ui.tsx';
 
 type Problems = Partial<
   Record<'roomId' | 'title' | 'startingPrice' | 'increment' | 'duration' | 'startsAt', string>
@@ -46,27 +47,6 @@ function validate(draft: Draft) {
     },
     startsAt: startsAt?.toISOString(),
   };
-}
-
-function TextInput(props: {
-  id: string;
-  value: Signal<string>;
-  type?: 'text' | 'number' | 'datetime-local';
-  describe?: boolean;
-  list?: string;
-}) {
-  return (
-    <input
-      id={props.id}
-      type={props.type ?? 'text'}
-      value={props.value.value}
-      list={props.list}
-      aria-describedby={props.describe === true ? `${props.id}-hint` : undefined}
-      onInput={(event) => {
-        props.value.value = event.currentTarget.value;
-      }}
-    />
-  );
 }
 
 /** Creates an auction in draft (and schedules it when a start time is given). */
@@ -126,14 +106,14 @@ export function CreateAuctionForm(props: { created: () => void; roomId?: string 
       }}
     >
       <h2 id="create-auction-title">Create an auction</h2>
-      <Field
+      <TextField
         label="Room"
         id="auction-room"
         hint="The room's id; its members see the bids live"
         error={problems.value.roomId}
-      >
-        <TextInput id="auction-room" value={roomId} list="auction-room-ids" describe />
-      </Field>
+        value={roomId}
+        list="auction-room-ids"
+      />
       <datalist id="auction-room-ids">
         {(rooms.data.value?.data ?? []).map((room) => (
           <option value={room.id} key={room.id}>
@@ -141,39 +121,42 @@ export function CreateAuctionForm(props: { created: () => void; roomId?: string 
           </option>
         ))}
       </datalist>
-      <Field label="Item" id="auction-title" error={problems.value.title}>
-        <TextInput id="auction-title" value={title} />
-      </Field>
-      <Field label="Currency" id="auction-currency" hint="ISO 4217, e.g. EUR, USD, JPY">
-        <TextInput id="auction-currency" value={currency} describe />
-      </Field>
-      <Field label="Starting price" id="auction-start-price" error={problems.value.startingPrice}>
-        <TextInput id="auction-start-price" value={startingPrice} />
-      </Field>
-      <Field
+      <TextField label="Item" id="auction-title" error={problems.value.title} value={title} />
+      <TextField
+        label="Currency"
+        id="auction-currency"
+        hint="ISO 4217, e.g. EUR, USD, JPY"
+        value={currency}
+      />
+      <TextField
+        label="Starting price"
+        id="auction-start-price"
+        error={problems.value.startingPrice}
+        value={startingPrice}
+      />
+      <TextField
         label="Bid increment (optional)"
         id="auction-increment"
         hint="Each bid at least this much higher; empty: the tenant's increment table"
         error={problems.value.increment}
-      >
-        <TextInput id="auction-increment" value={increment} describe />
-      </Field>
-      <Field
+        value={increment}
+      />
+      <TextField
         label="Starts at (optional)"
         id="auction-starts-at"
         hint="Your local time; empty: start it by hand"
         error={problems.value.startsAt}
-      >
-        <TextInput id="auction-starts-at" value={startsAt} type="datetime-local" describe />
-      </Field>
-      <Field
+        value={startsAt}
+        type="datetime-local"
+      />
+      <TextField
         label="Duration in minutes"
         id="auction-duration"
         hint="How long it runs once live, before soft-close extensions"
         error={problems.value.duration}
-      >
-        <TextInput id="auction-duration" value={durationMinutes} type="number" describe />
-      </Field>
+        value={durationMinutes}
+        type="number"
+      />
       {error.value === undefined ? null : <ErrorNotice error={error.value} />}
       {done.value === undefined ? null : (
         <p class="notice ok" role="status">

@@ -1,9 +1,10 @@
 import { useSignal } from '@preact/signals';
 import { api } from '../../lib/api.ts';
+import { TextField } from '../../lib/fields.tsx';
 import { Listing, Pager } from '../../lib/list.tsx';
 import { useLoad } from '../../lib/load.ts';
 import { Link, query, setQuery, tenantPath } from '../../lib/router.tsx';
-import { EmptyState, Field, Page, Table, Time } from '../../lib/ui.tsx';
+import { EmptyState, Page, Table, Time } from '../../lib/ui.tsx';
 import { filtersOf, formatPairs, parsePairs } from './metadata.ts';
 import { CreateRoomForm } from './room-create.tsx';
 
@@ -28,22 +29,14 @@ function RoomFilters(props: { filters: [string, string][] }) {
         setQuery(Object.fromEntries(parsed.pairs.map(([k, v]) => [`metadata.${k}`, v])));
       }}
     >
-      <Field
+      <TextField
         label="Metadata filters"
         id="room-filters"
         hint="key=value pairs separated by commas; a room must match all of them (values compare as text)"
         error={problem.value}
-      >
-        <input
-          id="room-filters"
-          value={text.value}
-          aria-describedby="room-filters-hint"
-          placeholder="tier=2, brand=acme"
-          onInput={(event) => {
-            text.value = event.currentTarget.value;
-          }}
-        />
-      </Field>
+        value={text}
+        placeholder="tier=2, brand=acme"
+      />
       <button type="submit">Filter</button>{' '}
       {props.filters.length === 0 ? null : (
         <button type="button" class="secondary" onClick={() => setQuery({})}>

@@ -1,5 +1,6 @@
 import { useSignal } from '@preact/signals';
 import { api } from '../../lib/api.ts';
+import { TextField } from '../../lib/fields.tsx';
 import { ErrorNotice, Field } from '../../lib/ui.tsx';
 import { EventTypePicker, SecretOnce } from './event-types.tsx';
 import { type Endpoint, newSecret } from './types.ts';
@@ -77,21 +78,13 @@ export function CreateEndpointForm(props: { onCreated: (endpoint: Endpoint) => v
           }}
         />
       </Field>
-      <Field
+      <TextField
         label="Description (optional)"
         id="webhook-description"
         hint="What it is for, e.g. Order service (prod)"
-      >
-        <input
-          id="webhook-description"
-          maxLength={500}
-          value={description.value}
-          aria-describedby="webhook-description-hint"
-          onInput={(event) => {
-            description.value = event.currentTarget.value;
-          }}
-        />
-      </Field>
+        value={description}
+        maxLength={500}
+      />
       <EventTypePicker
         id="webhook-types"
         value={eventTypes.value}
