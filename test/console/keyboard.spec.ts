@@ -9,9 +9,8 @@ async function tabTo(page: Page, target: Locator, options: { backwards?: boolean
   const limit = 80;
   const key = options.backwards === true ? 'Shift+Tab' : 'Tab';
   await expect(target).toBeVisible();
-  const handle = await target.elementHandle();
   for (let presses = 0; presses < limit; presses++) {
-    if (await page.evaluate((element) => element === document.activeElement, handle)) return;
+    if (await target.evaluate((element) => element.matches(':focus'))) return;
     await page.keyboard.press(key);
   }
   throw new Error(`not reachable with Tab in ${limit} presses: ${target.toString()}`);
