@@ -7,6 +7,7 @@ import { PageQuery } from '../../core/http/pagination.ts';
 import { errorRef } from '../../core/http/schemas.ts';
 import { idPattern } from '../../core/ids.ts';
 import type { Role } from '../../core/tenancy/roles.ts';
+import { ReplayBody, ReplayResult } from './replay-schema.ts';
 import {
   CreateEndpointBody,
   Deleted,
@@ -17,8 +18,6 @@ import {
   DeliveryParams,
   Endpoint,
   EndpointPage,
-  ReplayBody,
-  ReplayResult,
   RotateSecretBody,
   UpdateEndpointBody,
   WebhookParams,

@@ -14,8 +14,8 @@ export const MAX_ROTATION_GRACE_SECONDS = 7 * 86_400;
 export const MAX_ENDPOINTS_PER_TENANT = 100;
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(s: T) => Type.Union([s, Type.Null()]);
-const Time = Type.String({ format: 'date-time' });
-const EndpointId = Type.String({ pattern: idPattern('webhookEndpoint') });
+export const Time = Type.String({ format: 'date-time' });
+export const EndpointId = Type.String({ pattern: idPattern('webhookEndpoint') });
 const DeliveryId = Type.String({ pattern: idPattern('webhookDelivery') });
 /** What a delivery's request headers show for a value made at each attempt (never a signature). */
 export const PER_ATTEMPT = '(set per attempt)';
@@ -211,32 +211,6 @@ export const DeliveryListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const ReplayBody = Type.Object(
-  {
-    since: { ...Time, description: 'Replay dead-lettered deliveries created at or after this time' },
-    until: Type.Optional({ ...Time, description: 'and before this time (default: now)' }),
-  },
-  {
-    title: 'ReplayWebhookInput',
-    description: "Which of the endpoint's dead-lettered deliveries to send again: those created since a time",
-    additionalProperties: false,
-  },
-);
-
-export const ReplayResult = Type.Object(
-  {
-    endpointId: EndpointId,
-    queued: Type.Integer({
-      minimum: 0,
-      description: 'Dead-lettered deliveries now pending again (0 when a replay already queued them)',
-    }),
-  },
-  {
-    title: 'WebhookReplay',
-    description: 'How many dead-lettered deliveries of the endpoint a replay queued for a new attempt cycle',
-  },
-);
-
 export const EndpointPage = Page(
   Endpoint,
   'WebhookEndpointPage',
@@ -297,5 +271,3 @@ export type UpdateEndpointInput = Static<typeof EndpointRef> & Static<typeof Upd
 export type RotateSecretInput = Static<typeof EndpointRef> & Static<typeof RotateSecretBody>;
 export type ListEndpointsInput = Static<typeof PageQuery>;
 export type ListDeliveriesInput = Static<typeof ListDeliveriesInput>;
-export type ReplayInput = Static<typeof EndpointRef> & Static<typeof ReplayBody>;
-export type WebhookReplay = Static<typeof ReplayResult>;

@@ -3,7 +3,7 @@ import { tenantTx } from '../../../core/db/tenant-tx.ts';
 import { Conflict, InvalidRequest } from '../../../core/http/errors.ts';
 import { validated } from '../../../core/modules/validate.ts';
 import { findEndpoint } from '../find-rows.ts';
-import { ReplayBody, type ReplayInput, type WebhookReplay } from '../schema.ts';
+import { ReplayBody, type ReplayInput, type WebhookReplay } from '../replay-schema.ts';
 
 /**
  * Sends every dead-lettered delivery of one endpoint created in [since, until) again, as `redeliver` does
