@@ -130,6 +130,7 @@ async function start(
     [
       '',
       `svc listening on ${base}  (${config.env}, ${database})`,
+      `  Console        ${base}/console`,
       `  API reference  ${base}/docs`,
       `  OpenAPI        ${base}/openapi.json`,
       `  Health         curl ${base}/healthz`,
