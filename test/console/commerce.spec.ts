@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { expect, test } from './fixture.ts';
+import { expect, ownerClient, test } from './fixture.ts';
 
 const customer = (name: string) =>
   ({ type: 'end_user', id: `shop:${name}`, identityProvider: 'shop' }) as const;
@@ -139,7 +139,7 @@ test('ledger: accounts by prefix, an account’s postings, and transactions link
   await expect(page.getByRole('heading', { level: 1, name: `Payment ${paid.id}` })).toBeVisible();
 });
 
-test('analytics: counts over time in a chosen time zone, a breakdown and a funnel, with no CSP error', async ({
+test('analytics: counts over time in the tenant’s time zone, then a chosen one, a breakdown and a funnel, with no CSP error', async ({
   consoleApp,
 }) => {
   const { api, page } = consoleApp;
@@ -169,9 +169,16 @@ test('analytics: counts over time in a chosen time zone, a breakdown and a funne
   });
   expect(ingested.data.accepted).toBe(5);
 
+  // The tenant's time zone (the analytics module's setting) is where the page starts.
+  await ownerClient().PUT('/api/console/tenants/{tenantId}/modules/{module}', {
+    params: { path: { tenantId: consoleApp.tenantId, module: 'analytics' } },
+    body: { enabled: true, config: { timezone: 'Asia/Tokyo' } },
+  });
   await consoleApp.goto('analytics');
   const summary = page.getByText(/events by .* people/);
   await expect(summary).toContainText('5 events by 3 people');
+  await expect(summary).toContainText('in Asia/Tokyo');
+  await expect(page.getByLabel('Time zone')).toHaveValue('Asia/Tokyo');
   await expect(page.locator('.commerce-chart canvas')).toBeVisible();
   await consoleApp.expectAccessible();
 

@@ -144,10 +144,19 @@ export const AnalyticsConfig = Type.Object(
       default: 400,
       description: 'Raw events (and their rollups) older than this are deleted',
     }),
+    timezone: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        pattern: '^[A-Za-z0-9_+\\-/]+$',
+        description:
+          'The tenant’s time zone, an IANA name such as Europe/Berlin: the console’s analytics charts start in it (unset: the viewer’s own). Queries still name theirs',
+      }),
+    ),
   },
   {
     title: 'AnalyticsConfig',
-    description: 'A tenant’s analytics settings: platform-event capture and retention',
+    description: 'A tenant’s analytics settings: platform-event capture, retention and time zone',
     additionalProperties: false,
   },
 );

@@ -40,7 +40,11 @@ function oneOf<T extends string>(values: readonly T[], value: string | null, fal
   return values.find((v) => v === value) ?? fallback;
 }
 
-export function readView(): AnalyticsView {
+/**
+ * The page's view from its query string; the time zone is the one picked (`tz`), else the tenant's (the
+ * analytics module's `timezone` setting), else the browser's.
+ */
+export function readView(tenantZone?: string): AnalyticsView {
   const params = query.value;
   return {
     events: (params.get('event') ?? '')
@@ -49,7 +53,7 @@ export function readView(): AnalyticsView {
       .filter((name) => name !== ''),
     preset: oneOf(PRESET_VALUES, params.get('range'), 'last_7d'),
     interval: oneOf(INTERVALS, params.get('interval'), 'day'),
-    timezone: params.get('tz') ?? browserTimeZone(),
+    timezone: params.get('tz') ?? tenantZone ?? browserTimeZone(),
     breakdown: params.get('breakdown') ?? '',
   };
 }

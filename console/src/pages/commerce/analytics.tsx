@@ -2,6 +2,7 @@ import type { components } from '@svc/client';
 import { useMemo } from 'preact/hooks';
 import { api } from '../../lib/api.ts';
 import { useLoad } from '../../lib/load.ts';
+import { tenantRoute } from '../../lib/router.tsx';
 import { EmptyState, ErrorNotice, Loading, Page, Table } from '../../lib/ui.tsx';
 import { CountsChart } from './analytics-chart.tsx';
 import { type AnalyticsView, Controls, readView } from './analytics-controls.tsx';
@@ -122,7 +123,25 @@ function Breakdown(props: { view: AnalyticsView }) {
 
 /** Analytics: counts over time in a time zone, a breakdown by a property, and a funnel. */
 export function AnalyticsPage() {
-  const view = readView();
+  const tenantZone = useLoad(async () => {
+    const { data } = await api.GET('/api/console/tenants/{tenantId}/modules', {
+      params: { path: { tenantId: tenantRoute.value?.tenantId ?? '' }, query: { limit: 100 } },
+    });
+    const zone = data.data.find((setting) => setting.module === 'analytics')?.config.timezone;
+    return typeof zone === 'string' ? zone : null;
+  }, []);
+  if (tenantZone.data.value === undefined && tenantZone.error.value === undefined) {
+    return (
+      <Page title="Analytics">
+        <Loading what="the tenant's time zone" />
+      </Page>
+    );
+  }
+  return <AnalyticsBody tenantZone={tenantZone.data.value ?? undefined} />;
+}
+
+function AnalyticsBody(props: { tenantZone: string | undefined }) {
+  const view = readView(props.tenantZone);
   const series = useLoad(async () => {
     const { data } = await api.POST('/v1/analytics/query', {
       body: {

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
+import { bearer } from '../../../../test/factories.ts';
+import { call } from '../../../../test/helper.ts';
 import { appSuite } from '../../../../test/support/suite.ts';
 import { ManualClock } from '../../../core/clock.ts';
-import { eventsAt, ingest, keyOf, postQuery, query } from './support.ts';
+import { configureAnalytics, eventsAt, ingest, keyOf, postQuery, query } from './support.ts';
 
 /**
  * Buckets across daylight-saving changes, with expected counts worked out by hand from the zones' rules:
@@ -212,5 +214,26 @@ describe('analytics buckets in a time zone', () => {
     });
     // Now is 2026-11-20T00:00Z = 01:00 CET on Nov 20: the 7 days are Nov 14..20.
     assert.deepEqual(answer.dateRange, { from: '2026-11-13T23:00:00.000Z', to: '2026-11-20T00:00:00.000Z' });
+  });
+
+  test('the tenant’s time zone is a setting of the module, read back as set; a malformed name is refused', async () => {
+    await configureAnalytics(s.t, s.tenant, { timezone: 'America/New_York' });
+    const modules = await call(s.t.app, {
+      method: 'GET',
+      url: `/api/console/tenants/${s.tenant.tenantId}/modules?limit=100`,
+      headers: bearer(s.tenant.ownerToken),
+    });
+    const analytics = modules
+      .json<{ data: { module: string; config: { timezone?: string } }[] }>()
+      .data.find((m) => m.module === 'analytics');
+    assert.equal(analytics?.config.timezone, 'America/New_York', modules.body);
+    const bad = await call(s.t.app, {
+      method: 'PUT',
+      url: `/api/console/tenants/${s.tenant.tenantId}/modules/analytics`,
+      headers: bearer(s.tenant.ownerToken),
+      payload: { enabled: true, config: { timezone: 'New York; drop' } },
+    });
+    assert.equal(bad.statusCode, 400, bad.body);
+    assert.match(bad.body, /timezone/);
   });
 });
