@@ -160,4 +160,22 @@ describe('console users act in a tenant on /v1 routes (X-SVC-Tenant)', () => {
       'invalid_request',
     );
   });
+
+  test('a long-lived connection of a console user is held while they are a member (recheck)', async () => {
+    const tenant = await createTestTenant(s.t);
+    const member = await s.addMember(tenant, 'developer');
+    const identity = s.t.app.identity;
+    const user = await identity.verify('hosted_user', member.token);
+    assert.equal(user.kind, 'hosted_user');
+    if (user.kind !== 'hosted_user') return;
+    const acting = await identity.actInTenant(user, tenant.tenantId);
+    await identity.recheck(acting, member.token);
+    const removed = await s
+      .as(tenant.ownerToken)
+      .delete(`/api/console/tenants/${tenant.tenantId}/members/${member.userId}`);
+    assert.ok(removed.statusCode === 200 || removed.statusCode === 204, removed.body);
+    await assert.rejects(identity.recheck(acting, member.token), { code: 'forbidden' });
+    // Without a tenant (console routes), the JWT alone still holds.
+    await identity.recheck(user, member.token);
+  });
 });

@@ -142,7 +142,8 @@ export class Identity {
   /**
    * Whether a credential admitted earlier still holds (throws as `verify` does when it does not): for
    * long-lived connections, checked again when a revocation arrives and before they act. An API key known
-   * to be revoked fails without a database read; a session token also fails once its API key was revoked.
+   * to be revoked fails without a database read; a session token also fails once its API key was revoked,
+   * and a console user acting in a tenant once they are no longer its member.
    */
   async recheck(principal: Principal, credential: string): Promise<void> {
     if (
@@ -151,7 +152,16 @@ export class Identity {
     ) {
       throw new AppError('invalid_api_key', 'the API key was revoked');
     }
-    await this.verify(principal.kind, credential);
+    const verified = await this.verify(principal.kind, credential);
+    // A console user acting in a tenant (X-SVC-Tenant) holds the connection while a member only.
+    if (
+      principal.kind === 'hosted_user' &&
+      principal.role !== undefined &&
+      principal.tenantId !== undefined
+    ) {
+      if (verified.kind !== 'hosted_user') throw new AppError('invalid_token', 'the credential changed kind');
+      await this.actInTenant(verified, principal.tenantId);
+    }
   }
 
   async stop(): Promise<void> {
