@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { eventually } from '../../../../test/support/eventually.ts';
-import { AppError } from '../../../core/http/errors.ts';
 import {
   createEndpoint,
   getDelivery,
@@ -16,6 +15,7 @@ import {
   ctxFor,
   deliveryRow,
   futureClock,
+  isCode,
   publishEvent,
   startReceiver,
   startWorker,
@@ -24,10 +24,6 @@ import {
   wakingWith,
   webhookConfig,
 } from './support.ts';
-
-function isCode(code: string) {
-  return (error: unknown) => error instanceof AppError && error.code === code;
-}
 
 describe('webhook deliveries: fan-out, test events, redelivery, listing', () => {
   const s = webhookSuite();

@@ -3,7 +3,6 @@ import { after, before, describe, test } from 'node:test';
 import { createTestTenant, type TestTenant } from '../../../../test/factories.ts';
 import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
 import type { Clock } from '../../../core/clock.ts';
-import { AppError } from '../../../core/http/errors.ts';
 import {
   createEndpoint,
   getDelivery,
@@ -17,6 +16,7 @@ import {
   createTenant,
   ctxFor,
   futureClock,
+  isCode,
   publishEvent,
   startReceiver,
   startWorker,
@@ -25,10 +25,6 @@ import {
   wakingWith,
   webhookConfig,
 } from './support.ts';
-
-function isCode(code: string) {
-  return (error: unknown) => error instanceof AppError && error.code === code;
-}
 
 /** futureClock's timers, with `now` fixed `agoMs` before the present: events that happened back then. */
 function clockAgo(agoMs: number): Clock {

@@ -17,6 +17,7 @@ import { migrate } from '../../../core/db/migrations.ts';
 import { systemTx, tenantTx } from '../../../core/db/tenant-tx.ts';
 import { MemoryEventBus } from '../../../core/events/bus.ts';
 import { EventStore } from '../../../core/events/store.ts';
+import { AppError } from '../../../core/http/errors.ts';
 import { traceFrom } from '../../../core/http/request-id.ts';
 import { newId } from '../../../core/ids.ts';
 import { ModuleEnablement } from '../../../core/modules/enablement.ts';
@@ -262,4 +263,9 @@ export interface AttemptRecord {
 export function ms(value: unknown): number {
   if (value instanceof Date) return value.getTime();
   throw new Error(`not a timestamp: ${String(value)}`);
+}
+
+/** For `assert.rejects`: the refusal is an AppError with this code. */
+export function isCode(code: string) {
+  return (error: unknown) => error instanceof AppError && error.code === code;
 }
