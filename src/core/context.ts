@@ -67,10 +67,12 @@ async function emittedFor(ctx: ServiceContext): Promise<(type: string) => boolea
  * One tenant transaction for a verb: its rows and its events commit together, and the events are
  * published only after the commit. Events of a module the tenant has disabled are not emitted.
  * `emitEach` serves group writes (several calls in one transaction): one statement for all their events.
+ * `publish` (default: at once) lets a group commit publish later, after its next group went out.
  */
 export async function inTenant<T>(
   ctx: ServiceContext,
   fn: (tx: Queryable, emit: Emit, emitEach: EmitEach, writeWithEvents: WriteWithEvents) => Promise<T>,
+  publish: (batch: EventBatch) => void = (batch) => ctx.events.publish(batch),
 ): Promise<T> {
   const batch = new EventBatch();
   const emitted = await emittedFor(ctx);
@@ -100,7 +102,7 @@ export async function inTenant<T>(
         ),
     ),
   );
-  ctx.events.publish(batch);
+  publish(batch);
   return result;
 }
 
@@ -109,12 +111,13 @@ export async function inTenant<T>(
  * `events` and the outbox rows they bring, run as the tenant without a transaction around it — on
  * PostgreSQL one round trip on a connection that served the same tenant last, against four for BEGIN,
  * the events, the rows and COMMIT. For writes whose refusal is a constraint the statement breaks (then
- * nothing of it commits). Answers the statement's `returning` rows as JSON values.
+ * nothing of it commits). Answers the statement's `returning` rows as JSON values. `publish` as `inTenant`'s.
  */
 export async function tenantWrite<Row>(
   ctx: ServiceContext,
   events: readonly GroupEvent[],
   statement: OwnStatement,
+  publish: (batch: EventBatch) => void = (batch) => ctx.events.publish(batch),
 ): Promise<Row[]> {
   const batch = new EventBatch();
   const emitted = await emittedFor(ctx);
@@ -126,6 +129,6 @@ export async function tenantWrite<Row>(
     (sql, params) => tenantRead(ctx.db, { tenantId: ctx.tenantId }, sql, params),
     batch,
   );
-  ctx.events.publish(batch);
+  publish(batch);
   return rows;
 }
