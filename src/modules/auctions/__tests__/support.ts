@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { call, type TestApp } from '../../../../test/helper.ts';
+import { keyOf, postWithKey as post } from '../../../../test/support/api-key.ts';
 import { type AppSuite, type AppSuiteOptions, appSuite } from '../../../../test/support/suite.ts';
 
 /** The API's Actor object. */
@@ -42,18 +43,13 @@ export interface Answer {
   json<T>(): T;
 }
 
-export const keyOf = (apiKey: string) => ({ 'x-api-key': apiKey });
+export { keyOf, post };
 
 /** An API key's named bidder. */
 export const bidder = (name: string) => ({ type: 'end_user', id: `test:${name}`, identityProvider: 'test' });
 
 export async function makeRoom(t: TestApp, apiKey: string): Promise<string> {
-  const res = await call(t.app, {
-    method: 'POST',
-    url: '/v1/rooms',
-    headers: keyOf(apiKey),
-    payload: { id: `room-${randomUUID().slice(0, 8)}` },
-  });
+  const res = await post(t, apiKey, '/v1/rooms', { id: `room-${randomUUID().slice(0, 8)}` });
   assert.equal(res.statusCode, 201, res.body);
   return res.json<{ id: string }>().id;
 }
@@ -64,36 +60,17 @@ export async function makeAuction(
   overrides: Record<string, unknown> = {},
 ): Promise<AuctionBody> {
   const roomId = typeof overrides.roomId === 'string' ? overrides.roomId : await makeRoom(t, apiKey);
-  const res = await call(t.app, {
-    method: 'POST',
-    url: '/v1/auctions',
-    headers: keyOf(apiKey),
-    payload: {
-      roomId,
-      title: 'Signed vinyl',
-      currency: 'EUR',
-      startingPrice: 1000,
-      durationSeconds: 3600,
-      increments: [{ from: 0, increment: 100 }],
-      ...overrides,
-    },
+  const res = await post(t, apiKey, '/v1/auctions', {
+    roomId,
+    title: 'Signed vinyl',
+    currency: 'EUR',
+    startingPrice: 1000,
+    durationSeconds: 3600,
+    increments: [{ from: 0, increment: 100 }],
+    ...overrides,
   });
   assert.equal(res.statusCode, 201, res.body);
   return res.json<AuctionBody>();
-}
-
-export async function post(
-  t: TestApp,
-  apiKey: string,
-  url: string,
-  payload?: Record<string, unknown>,
-): Promise<Answer> {
-  return call(t.app, {
-    method: 'POST',
-    url,
-    headers: keyOf(apiKey),
-    ...(payload === undefined ? {} : { payload }),
-  });
 }
 
 export async function liveAuction(

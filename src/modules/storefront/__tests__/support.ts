@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { bearer, hostedToken, type TestTenant } from '../../../../test/factories.ts';
 import { call, type Response, type TestApp } from '../../../../test/helper.ts';
+import { keyOf, postWithKey } from '../../../../test/support/api-key.ts';
 
-export const keyOf = (apiKey: string) => ({ 'x-api-key': apiKey });
+export { keyOf };
 export const productHeaders = (key: string, extra: Record<string, string> = {}) => ({
   'x-svc-product-key': key,
   ...extra,
@@ -60,7 +61,7 @@ export async function makeOperator(
 }
 
 export async function makeRoom(t: TestApp, apiKey: string): Promise<string> {
-  const res = await call(t.app, { method: 'POST', url: '/v1/rooms', headers: keyOf(apiKey), payload: {} });
+  const res = await postWithKey(t, apiKey, '/v1/rooms', {});
   assert.equal(res.statusCode, 201, res.body);
   return res.json<{ id: string }>().id;
 }
@@ -75,35 +76,23 @@ export async function makeAuction(
 ): Promise<string> {
   // Through the auctions API, as any integration would (a module's tests use no other module's helpers),
   // with the auction's default increments (none given here).
-  const created = await call(t.app, {
-    method: 'POST',
-    url: '/v1/auctions',
-    headers: keyOf(apiKey),
-    payload: {
-      roomId,
-      title: 'Signed vinyl',
-      currency: 'EUR',
-      startingPrice: 1000,
-      durationSeconds: 600,
-      ...body,
-    },
+  const created = await postWithKey(t, apiKey, '/v1/auctions', {
+    roomId,
+    title: 'Signed vinyl',
+    currency: 'EUR',
+    startingPrice: 1000,
+    durationSeconds: 600,
+    ...body,
   });
   assert.equal(created.statusCode, 201, created.body);
   const { id } = created.json<{ id: string }>();
   if (state === 'live') {
-    const started = await call(t.app, {
-      method: 'POST',
-      url: `/v1/auctions/${id}/start`,
-      headers: keyOf(apiKey),
-    });
+    const started = await postWithKey(t, apiKey, `/v1/auctions/${id}/start`);
     assert.equal(started.statusCode, 200, started.body);
   }
   if (state === 'scheduled') {
-    const scheduled = await call(t.app, {
-      method: 'POST',
-      url: `/v1/auctions/${id}/schedule`,
-      headers: keyOf(apiKey),
-      payload: { startsAt: new Date(Date.now() + 3_600_000).toISOString() },
+    const scheduled = await postWithKey(t, apiKey, `/v1/auctions/${id}/schedule`, {
+      startsAt: new Date(Date.now() + 3_600_000).toISOString(),
     });
     assert.equal(scheduled.statusCode, 200, scheduled.body);
   }
@@ -111,15 +100,10 @@ export async function makeAuction(
 }
 
 export async function bid(t: TestApp, apiKey: string, auctionId: string, amount: number, maxAmount?: number) {
-  const res = await call(t.app, {
-    method: 'POST',
-    url: `/v1/auctions/${auctionId}/bids`,
-    headers: keyOf(apiKey),
-    payload: {
-      amount,
-      ...(maxAmount === undefined ? {} : { maxAmount }),
-      actor: { type: 'end_user', id: `test:bidder-${randomUUID().slice(0, 6)}`, identityProvider: 'test' },
-    },
+  const res = await postWithKey(t, apiKey, `/v1/auctions/${auctionId}/bids`, {
+    amount,
+    ...(maxAmount === undefined ? {} : { maxAmount }),
+    actor: { type: 'end_user', id: `test:bidder-${randomUUID().slice(0, 6)}`, identityProvider: 'test' },
   });
   assert.ok(res.statusCode === 201 || res.statusCode === 200, res.body);
   return res;
