@@ -317,6 +317,8 @@ interface TargetResult {
   heapPerConnectionKiB: number;
   rssPerConnectionKiB: number;
   phases: PhaseResult[];
+  /** When the phases ran, in µs of the monotonic clock (the time base of a --cpu-prof profile). */
+  window: [number, number];
 }
 
 /**
@@ -347,20 +349,27 @@ async function measure(name: string, urls: string[]): Promise<TargetResult> {
     const heapPerConnection = (idle.heap - withDocs.heap) / rest;
     const heapPerDocument = (withDocs.heap - before.heap - DOCS * heapPerConnection) / DOCS;
     const result = nextReport<Report, 'result'>(child, 'result', REPORT_DEADLINE_MS);
+    const from = monotonicMicros();
     send({ kind: 'run', phases: PHASES });
     const { phases: measured } = (await result) as Extract<Report, { kind: 'result' }>;
+    const window: [number, number] = [from, monotonicMicros()];
     return {
       name,
       heapPerDocumentKiB: heapPerDocument / 1024,
       heapPerConnectionKiB: heapPerConnection / 1024,
       rssPerConnectionKiB: (idle.rss - withDocs.rss) / rest / 1024,
       phases: measured,
+      window,
     };
   } finally {
     if (child.connected) send({ kind: 'exit' });
     await sleep(200);
     child.kill();
   }
+}
+
+function monotonicMicros(): number {
+  return Number(process.hrtime.bigint() / 1000n);
 }
 
 /** The client order: client i on document i % DOCS. */
@@ -414,10 +423,18 @@ async function measureService(name: string, env: Record<string, string | undefin
   try {
     const { rooms, tokens } = await prepare(service);
     const ws = service.baseUrl.replace('http://', 'ws://');
-    return await measure(
+    const before = service.app.services.groupCommit.written('sync.append');
+    const result = await measure(
       name,
       clientUrls((doc) => `${ws}/v1/sync/${rooms[doc]}`, tokens),
     );
+    const after = service.app.services.groupCommit.written('sync.append');
+    const groups = after.groups - before.groups;
+    const items = after.items - before.items;
+    process.stdout.write(
+      `  ${name}: ${items} appends in ${groups} group commits (${(items / (groups || 1)).toFixed(1)} per group)\n`,
+    );
+    return result;
   } finally {
     await service.close();
   }
@@ -474,6 +491,14 @@ function printResults(bare: TargetResult, targets: TargetResult[]): void {
         `ratio ${target.name} / bare relay, relayed per second at ${plan.name}: ${ratio.toFixed(2)}` +
           ` (p50 ${s.p50Ms.toFixed(1)} vs ${b.p50Ms.toFixed(1)} ms, p99 ${s.p99Ms.toFixed(1)} vs ${b.p99Ms.toFixed(1)} ms)\n`,
       );
+    }
+  }
+  if (process.execArgv.some((arg) => arg.startsWith('--cpu-prof'))) {
+    process.stdout.write(
+      '\nphases of each target, µs of the monotonic clock (to cut its window from the profile):\n',
+    );
+    for (const target of [bare, ...targets]) {
+      process.stdout.write(`  window ${target.window[0]} ${target.window[1]} ${target.name}\n`);
     }
   }
   process.stdout.write('\nmemory of the server process (heap + external; RSS is noisier):\n');

@@ -67,9 +67,46 @@ export class LiveDocument {
     );
   }
 
+  /**
+   * Applies updates written together (in their order), in one Yjs transaction: relayed as one frame to
+   * the connections that sent none of them, and as one message to the other instances. Throws the first
+   * error of an update that did not apply (after applying the others).
+   */
+  applyGroup(entries: readonly GroupEntry[]): void {
+    const [only] = entries;
+    if (only === undefined) return;
+    if (entries.length === 1) {
+      Y.applyUpdate(this.doc, only.update, only.connection);
+      return;
+    }
+    const group = new AppliedGroup(entries);
+    let failed: { error: unknown } | undefined;
+    Y.transact(
+      this.doc,
+      () => {
+        for (const entry of entries) {
+          try {
+            Y.applyUpdate(this.doc, entry.update, group);
+          } catch (error) {
+            failed ??= { error };
+          }
+        }
+      },
+      group,
+    );
+    if (failed !== undefined) throw failed.error;
+  }
+
   private relayUpdate(update: Uint8Array, origin: unknown): void {
     const message = updateMessage(update);
-    for (const connection of this.connections) if (connection !== origin) connection.send(message);
+    if (origin instanceof AppliedGroup) {
+      for (const connection of this.connections) {
+        if (origin.senders.has(connection)) origin.sendOthers(connection);
+        else connection.send(message);
+      }
+    } else {
+      for (const connection of this.connections) if (connection !== origin) connection.send(message);
+    }
     if (origin !== FROM_ELSEWHERE && origin !== FROM_DATABASE) {
       this.publish({ from: this.instanceId, kind: 'update', data: toBase64(update), owner: '' });
     }
@@ -115,4 +152,29 @@ interface AwarenessChange {
   added: number[];
   updated: number[];
   removed: number[];
+}
+
+/** An update written to the log, and the connection that sent it. */
+export interface GroupEntry {
+  connection: SyncConnection;
+  update: Uint8Array;
+}
+
+/** The origin of a group's transaction: who sent which update, and each update's frame (encoded once). */
+class AppliedGroup {
+  readonly senders: Set<SyncConnection>;
+  private frames: Uint8Array[] | undefined;
+
+  constructor(private readonly entries: readonly GroupEntry[]) {
+    this.senders = new Set(entries.map((entry) => entry.connection));
+  }
+
+  /** A connection that sent some of the group gets the others' updates, each as it was sent. */
+  sendOthers(connection: SyncConnection): void {
+    this.frames ??= this.entries.map((entry) => updateMessage(entry.update));
+    for (const [i, entry] of this.entries.entries()) {
+      const frame = this.frames[i];
+      if (entry.connection !== connection && frame !== undefined) connection.send(frame);
+    }
+  }
 }

@@ -1,9 +1,8 @@
 import * as awarenessProtocol from 'y-protocols/awareness';
-import * as Y from 'yjs';
-import type { SyncConnection } from './connection.ts';
+import { SyncConnection } from './connection.ts';
 import type { SyncDocuments } from './documents.ts';
 import { SYNC_CLOSE } from './limits.ts';
-import type { LiveDocument } from './live-document.ts';
+import type { GroupEntry, LiveDocument } from './live-document.ts';
 import {
   assertAwarenessJson,
   awarenessEntries,
@@ -13,7 +12,7 @@ import {
   MalformedMessage,
   step2Message,
 } from './protocol.ts';
-import { appendUpdate } from './store.ts';
+import { type AppendedGroup, appendUpdate } from './store.ts';
 import { isWellFormedUpdate } from './updates.ts';
 
 export interface ReceiveDeps {
@@ -136,11 +135,9 @@ export class SyncReceiver {
       key: document.key,
       update,
       eventThrottleMs: session.eventThrottleMs,
+      origin: connection,
     }).then(
-      () => {
-        Y.applyUpdate(document.doc, update, connection);
-        this.deps.documents.compactLater(document);
-      },
+      (group) => this.applyGroup(document, group),
       (error: unknown) => {
         // A document deleted with its room refuses appends (its row is gone): its sockets are closed already.
         if (document.deleted) return;
@@ -150,5 +147,22 @@ export class SyncReceiver {
     );
     document.inflight.add(appended);
     void appended.finally(() => document.inflight.delete(appended));
+  }
+
+  /** The first append of a group to be told it committed applies (and so relays) the group's updates. */
+  private applyGroup(document: LiveDocument, group: AppendedGroup): void {
+    if (group.applied) return;
+    group.applied = true;
+    const entries: GroupEntry[] = [];
+    for (const { origin, update } of group.items) {
+      if (origin instanceof SyncConnection) entries.push({ connection: origin, update });
+    }
+    try {
+      document.applyGroup(entries);
+    } catch (error) {
+      // Stored but not applicable here: the next resync from the database tells.
+      this.deps.report(error, 'applying a stored sync update');
+    }
+    this.deps.documents.compactLater(document);
   }
 }

@@ -1,7 +1,7 @@
 import * as Y from 'yjs';
 import { inTenant, type ServiceContext } from '../../core/context.ts';
 import type { Database } from '../../core/db/database.ts';
-import type { GroupWriter } from '../../core/db/group-commit.ts';
+import type { GroupCommits, GroupWriter } from '../../core/db/group-commit.ts';
 import { tenantRead, tenantTx } from '../../core/db/tenant-tx.ts';
 import { type DocumentKey, keyString } from './document-key.ts';
 
@@ -50,6 +50,18 @@ export interface Append {
   update: Uint8Array;
   /** `sync.document.updated` at most once per this many ms per document (the tenant's setting). */
   eventThrottleMs: number;
+  /** Who it came from, for whoever applies the group once written (a socket connection; none for REST). */
+  origin?: unknown;
+}
+
+/**
+ * The appends written in one transaction, in arrival order: every append of the group resolves with the
+ * same object, so the first to see it may apply (and relay) the whole group at once.
+ */
+export interface AppendedGroup {
+  readonly items: readonly Append[];
+  /** Set by whoever applied the group, so the others skip it. */
+  applied: boolean;
 }
 
 /**
@@ -57,11 +69,11 @@ export interface Append {
  * statement; once per throttle window also records `sync.document.updated` (in the same transaction).
  * Per app: it remembers when each document's event was last emitted here, so most groups skip the check.
  */
-class AppendWriter implements GroupWriter<Append, true> {
+class AppendWriter implements GroupWriter<Append, AppendedGroup> {
   private readonly lastEventAt = new Map<string, number>();
   readonly maxGroup = 256;
 
-  async writeGroup(items: readonly Append[]): Promise<true[]> {
+  async writeGroup(items: readonly Append[]): Promise<AppendedGroup[]> {
     const first = items[0];
     if (first === undefined) return [];
     const { ctx, key } = first;
@@ -75,9 +87,10 @@ class AppendWriter implements GroupWriter<Append, true> {
     const now = ctx.clock.now();
     const name = keyString(key);
     const last = this.lastEventAt.get(name);
+    const group: AppendedGroup = { items, applied: false };
     if (last !== undefined && now - last < first.eventThrottleMs) {
       await tenantRead(ctx.db, key, insert, params);
-      return items.map(() => true as const);
+      return items.map(() => group);
     }
     this.remember(name, now, first.eventThrottleMs);
     await inTenant(ctx, async (tx, _emit, emitEach) => {
@@ -98,7 +111,7 @@ class AppendWriter implements GroupWriter<Append, true> {
         },
       ]);
     });
-    return items.map(() => true as const);
+    return items.map(() => group);
   }
 
   private remember(name: string, now: number, throttleMs: number): void {
@@ -114,9 +127,18 @@ class AppendWriter implements GroupWriter<Append, true> {
  * Appends `update` to the document's log, durably: resolves once it is committed. Appends to one document
  * that arrive together are written together (group commit).
  */
-export async function appendUpdate(append: Append): Promise<void> {
-  await append.ctx.groupCommit.queue('sync.append', new AppendWriter()).submit(keyString(append.key), append);
+export function appendUpdate(append: Append): Promise<AppendedGroup> {
+  const commits = append.ctx.groupCommit;
+  let writer = writers.get(commits);
+  if (writer === undefined) {
+    writer = new AppendWriter();
+    writers.set(commits, writer);
+  }
+  return commits.queue('sync.append', writer).submit(keyString(append.key), append);
 }
+
+/** One writer per app (its group commits), made once rather than per append. */
+const writers = new WeakMap<GroupCommits, AppendWriter>();
 
 /**
  * Merges the document's log into its snapshot in one transaction. The document's row is locked first, so
