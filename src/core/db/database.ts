@@ -35,9 +35,11 @@ export interface Database extends Queryable {
   /**
    * A separate set of at most `max` connections for a background worker, so request load cannot starve
    * it of connections (and it cannot starve requests). Close it when the worker stops. On PGlite, with its
-   * one in-process connection, this is the same database and closing it does nothing.
+   * one in-process connection, this is the same database and closing it does nothing. `systemRole`: on
+   * PostgreSQL each connection runs as `svc_system` for its whole life, so one statement outside a
+   * transaction (`query`) is one round trip as that role; PGlite ignores it.
    */
-  dedicated(options: { max: number }): Promise<Database>;
+  dedicated(options: { max: number; systemRole?: boolean }): Promise<Database>;
   /** Runs fn on one connection while holding a cluster-wide advisory lock (no-op lock on PGlite). */
   withAdvisoryLock<T>(key: number, fn: (conn: Queryable) => Promise<T>): Promise<T>;
   /**

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { ServiceUnavailable } from '../http/errors.ts';
 import type { Database, Queryable, QueryResult } from './database.ts';
-import { TENANT_ROLE } from './tenant-tx.ts';
+import { SYSTEM_ROLE, TENANT_ROLE } from './tenant-tx.ts';
 
 // int8 (count(*), sums of minor units) as JS numbers: the service keeps values below 2^53.
 pg.types.setTypeParser(20, (value) => Number(value));
@@ -131,7 +131,7 @@ function tenantReadPool(connectionString: string, max: number) {
 
 export async function openPostgres(
   connectionString: string,
-  options: { max?: number } = {},
+  options: { max?: number; systemRole?: boolean } = {},
 ): Promise<Database> {
   const pool = new pg.Pool({
     connectionString,
@@ -141,6 +141,12 @@ export async function openPostgres(
   });
   // An idle client that errors (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => {});
+  // Queued before any other statement on the new connection (see Database.dedicated).
+  if (options.systemRole === true) {
+    pool.on('connect', (client) => {
+      client.query(`set role ${SYSTEM_ROLE}`).catch(() => {});
+    });
+  }
   const root = wrap(pool);
   try {
     await root.query('select 1');
