@@ -15,6 +15,10 @@
 // BENCH_WEBHOOK_EMBEDDED_RATES (1000 / 25,100 per s: the embedded database is one in-process connection)
 // override the defaults; BENCH_WEBHOOK_ONLY=embedded|postgres runs one of the two. SVC_WEBHOOK_* variables
 // are passed to the service (SVC_WEBHOOK_TENANT_CONCURRENCY: the one bench tenant's share of the worker).
+// BENCH_WEBHOOK_QUERIES=1 counts the PostgreSQL round trips of each rate run (every pg client query of the
+// process, the event POSTs' included) and prints them per delivery, by statement kind, with the mean
+// time from sending each to its answer. BENCH_WEBHOOK_PROFILE=<dir> writes a CPU profile of the service's
+// process for each rate and burst run (from the first event to the last receipt) into <dir>.
 import { fork } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -71,6 +75,31 @@ function runReceiver(): void {
   process.on('disconnect', () => process.exit(0));
 }
 
+/** Counts every pg client query of this process by statement kind (its first words). */
+async function countRoundTrips(): Promise<Map<string, number>> {
+  const { default: pg } = await import('pg');
+  const counts = new Map<string, number>();
+  const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const original = proto.query;
+  proto.query = function (this: unknown, ...args: unknown[]) {
+    const first = args[0];
+    const text = typeof first === 'string' ? first : ((first as { text?: string } | undefined)?.text ?? '');
+    const kind = text.replace(/\s+/g, ' ').trim().slice(0, 60);
+    counts.set(kind, (counts.get(kind) ?? 0) + 1);
+    const started = performance.now();
+    const result = original.apply(this, args);
+    if (result instanceof Promise) {
+      const took = (ms: number) => counts.set(`ms ${kind}`, (counts.get(`ms ${kind}`) ?? 0) + ms);
+      result.then(
+        () => took(performance.now() - started),
+        () => took(performance.now() - started),
+      );
+    }
+    return result;
+  };
+  return counts;
+}
+
 if (process.argv[2] === 'receiver') runReceiver();
 else await main();
 
@@ -119,6 +148,7 @@ async function main(): Promise<void> {
     return values;
   };
   const ENDPOINTS = number('BENCH_WEBHOOK_ENDPOINTS', 4);
+  const roundTrips = process.env.BENCH_WEBHOOK_QUERIES === '1' ? await countRoundTrips() : undefined;
   const DURATION_S = number('BENCH_DURATION_S', 10);
   /** Waits are bounded so a stuck run ends with what it has; they are not targets. */
   const DRAIN_LIMIT_MS = 180_000;
@@ -345,11 +375,13 @@ async function main(): Promise<void> {
       ];
       for (const [round, { rate, burst }] of runs.entries()) {
         resetReceipts();
+        roundTrips?.clear();
         const type = `app.bench.run${round}_${rate}`;
         const eventRate = Math.max(1, Math.round(rate / ENDPOINTS));
         const body = JSON.stringify({ type, data: { bench: true } });
         const url = `${service.baseUrl}/v1/events`;
         const started = Date.now();
+        const profiling = profileStart();
         const load = burst
           ? await autocannon({
               url,
@@ -377,8 +409,10 @@ async function main(): Promise<void> {
               connections: 64,
             });
         const publishedFor = (Date.now() - started) / 1000;
+        const tripsAtEnd = roundTrips === undefined ? undefined : new Map(roundTrips);
         // Requests still under way when the load ended commit a little later: count the queue when settled.
         const receipts = await receiptsUntil(type, () => queued(service.db, type), SETTLE_LIMIT_MS);
+        await profileStop(await profiling, `${burst ? 'burst' : 'rate'}-${rate}`);
         const expected = await queued(service.db, type);
         const latencies = receipts
           .map((r) => r.receivedAt - r.eventCreatedAt)
@@ -398,6 +432,7 @@ async function main(): Promise<void> {
             `          ${await latencySplit(service.db, type, receipts)}`,
             `          commit-to-receipt latency p50 ${percentile(latencies, 50)} ms  p90 ${percentile(latencies, 90)} ms` +
               `  p99 ${percentile(latencies, 99)} ms  max ${latencies[latencies.length - 1] ?? Number.NaN} ms`,
+            ...(tripsAtEnd === undefined ? [] : [tripsLine(tripsAtEnd, receipts.length - repeats)]),
             '',
           ].join('\n'),
         );
@@ -406,6 +441,50 @@ async function main(): Promise<void> {
     } finally {
       await service.close();
     }
+  }
+
+  const profileDir = process.env.BENCH_WEBHOOK_PROFILE;
+  async function profileStart(): Promise<import('node:inspector').Session | undefined> {
+    if (profileDir === undefined || profileDir === '') return undefined;
+    const { Session } = await import('node:inspector');
+    const session = new Session();
+    session.connect();
+    const post = (method: string) =>
+      new Promise<void>((resolve, reject) =>
+        session.post(method, (error) => (error === null ? resolve() : reject(error))),
+      );
+    await post('Profiler.enable');
+    await post('Profiler.start');
+    return session;
+  }
+  async function profileStop(session: import('node:inspector').Session | undefined, name: string) {
+    if (session === undefined || profileDir === undefined) return;
+    const { writeFile, mkdir } = await import('node:fs/promises');
+    const profile = await new Promise<unknown>((resolve, reject) =>
+      session.post('Profiler.stop', (error, result) =>
+        error === null ? resolve(result.profile) : reject(error),
+      ),
+    );
+    session.disconnect();
+    await mkdir(profileDir, { recursive: true });
+    const file = path.join(profileDir, `webhooks-${name}-${Date.now()}.cpuprofile`);
+    await writeFile(file, JSON.stringify(profile));
+    process.stdout.write(`          CPU profile: ${file}\n`);
+  }
+
+  /** Round trips per delivery while publishing, the most frequent statement kinds first. */
+  function tripsLine(trips: Map<string, number>, deliveries: number): string {
+    const counted = [...trips].filter(([kind]) => !kind.startsWith('ms '));
+    const total = counted.reduce((a, [, n]) => a + n, 0);
+    const per = (n: number) => (n / Math.max(1, deliveries)).toFixed(3);
+    const kinds = counted
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 10)
+      .map(([kind, n]) => {
+        const ms = (trips.get(`ms ${kind}`) ?? 0) / n;
+        return `            ${per(n).padStart(7)}  ${ms.toFixed(1).padStart(6)} ms  ${kind}`;
+      });
+    return [`          SQL round trips per delivery: ${per(total)} (${total} in all)`, ...kinds].join('\n');
   }
 
   async function runOnPostgres(): Promise<void> {
