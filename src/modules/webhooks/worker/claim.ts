@@ -44,6 +44,11 @@ export interface ClaimOptions {
    * recorded): they no longer occupy the receiver, so they do not count against `perEndpoint`.
    */
   answeredIds?: readonly string[];
+  /**
+   * `db` is the worker's own PostgreSQL pool whose connections run as `svc_system` (Database.dedicated):
+   * the claim is then one statement outside a transaction, one round trip instead of three.
+   */
+  systemConnections?: boolean;
 }
 
 interface ClaimRow {
@@ -176,8 +181,11 @@ interrupted as (
     from claimed where previous_owner is not null
   on conflict do nothing
 )
-select c.*, m.candidates, m.next_due, m.next_lease, m.next_circuit
+select c.*, m.candidates, m.next_due, m.next_lease, m.next_circuit, m.relaxed
   from (select (select count(*)::int from candidates) as candidates,
+               -- The lease is bookkeeping: no wait for the WAL flush (see claimDue), also when this
+               -- statement is its own transaction.
+               set_config('synchronous_commit', 'off', true) as relaxed,
                (select min(next_attempt_at) from webhook_deliveries
                  where state = 'pending' and next_attempt_at > $1
                    and ($4::text[] is null or tenant_id = any($4::text[]))) as next_due,
@@ -200,22 +208,24 @@ export async function claimDue(db: Database, options: ClaimOptions): Promise<Cla
   const leaseToken = randomUUID();
   // The lease is the worker's own bookkeeping: a commit lost in a database crash only means the row is
   // claimed (and delivered) again, which at-least-once delivery allows. So it skips the WAL flush wait.
-  const result = await systemTx(
-    db,
-    (tx) =>
-      tx.query<ClaimStatementRow>(tracingOn() ? TRACED_CLAIM_SQL : CLAIM_SQL, [
-        now,
-        options.perEndpoint,
-        Math.max(0, options.limit),
-        options.tenantIds ?? null,
-        options.owner,
-        leaseToken,
-        new Date(options.now + options.leaseMs).toISOString(),
-        options.answeredIds ?? [],
-        options.perTenant ?? 2_147_483_647,
-      ]),
-    { relaxedDurability: true },
-  );
+  const sql = tracingOn() ? TRACED_CLAIM_SQL : CLAIM_SQL;
+  const params = [
+    now,
+    options.perEndpoint,
+    Math.max(0, options.limit),
+    options.tenantIds ?? null,
+    options.owner,
+    leaseToken,
+    new Date(options.now + options.leaseMs).toISOString(),
+    options.answeredIds ?? [],
+    options.perTenant ?? 2_147_483_647,
+  ];
+  // One statement is atomic on its own: the transaction around it only set the role, which the worker's
+  // own connections already have.
+  const result =
+    options.systemConnections === true
+      ? await db.query<ClaimStatementRow>(sql, params)
+      : await systemTx(db, (tx) => tx.query<ClaimStatementRow>(sql, params), { relaxedDurability: true });
   const meta = result.rows[0];
   const rows = result.rows.filter((r): r is ClaimStatementRow & ClaimRow => r.id != null);
   const nextTimes = [meta?.next_due, meta?.next_lease, meta?.next_circuit]

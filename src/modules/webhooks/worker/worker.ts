@@ -120,7 +120,7 @@ export class WebhookWorker {
   /** On PostgreSQL the first tick opens connections of the worker's own (see Database.dedicated). */
   private async useOwnConnections(): Promise<void> {
     if (this.ownDb !== undefined || this.options.db.kind !== 'postgres') return;
-    this.ownDb = await this.options.db.dedicated({ max: WORKER_CONNECTIONS });
+    this.ownDb = await this.options.db.dedicated({ max: WORKER_CONNECTIONS, systemRole: true });
     this.db = this.ownDb;
     this.recorder = this.recorderOn(this.ownDb);
   }
@@ -199,6 +199,7 @@ export class WebhookWorker {
       perTenant: this.perTenant,
       tenantIds: this.options.tenantIds,
       answeredIds: [...this.answered],
+      systemConnections: this.ownDb !== undefined,
     });
     for (const delivery of result.claimed) this.launch(delivery);
     if (!this.loop.running) return;
