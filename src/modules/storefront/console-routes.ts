@@ -8,7 +8,7 @@ import { PageQuery, pageOfList } from '../../core/http/pagination.ts';
 import { errorRef } from '../../core/http/schemas.ts';
 import { listProductKeys } from '../../core/tenancy/product-keys.ts';
 import type { Role } from '../../core/tenancy/roles.ts';
-import { consoleRoute } from '../../surfaces/console/guard.ts';
+import { consoleRoute } from '../../surfaces/console/route-options.ts';
 import { ProductKeyPage, ProductKeySchema } from '../../surfaces/console/schemas.ts';
 import { MobileBuildAnswer, MobileBuildBody, MobileBuildPage } from './build-schema.ts';
 import { operatorTenant } from './lookups/operator-tenant.ts';

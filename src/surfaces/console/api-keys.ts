@@ -7,14 +7,8 @@ import type { Database } from '../../core/db/database.ts';
 import { pageOfList } from '../../core/http/pagination.ts';
 import type { ModuleRegistry } from '../../core/modules/registry.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../core/tenancy/api-keys.ts';
-import {
-  consoleCaller,
-  consoleContext,
-  consoleListRoute,
-  consoleRoute,
-  TenantParams,
-  tenantRecordParams,
-} from './guard.ts';
+import { consoleCaller, consoleContext } from './guard.ts';
+import { consoleCreateRoute, consoleListRoute, consoleRoute, tenantRecordParams } from './route-options.ts';
 import { ApiKeyPage, ApiKeySchema } from './schemas.ts';
 
 const createKeyBody = (knownScopes: readonly string[]) =>
@@ -53,13 +47,12 @@ export async function apiKeyRoutes(
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   typed.post(
     '/api/console/tenants/:tenantId/api-keys',
-    consoleRoute('developer', {
-      operationId: 'createApiKey',
-      summary: 'Create an API key; its secret is in this response only',
-      params: TenantParams,
-      body: CreateKey,
-      response: { 201: CreatedApiKey },
-    }),
+    consoleCreateRoute(
+      'developer',
+      { operationId: 'createApiKey', summary: 'Create an API key; its secret is in this response only' },
+      CreateKey,
+      CreatedApiKey,
+    ),
     async (request, reply) => {
       const { userId } = consoleCaller(request);
       const body = request.body;

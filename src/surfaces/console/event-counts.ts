@@ -4,7 +4,8 @@ import { Type } from 'typebox';
 import type { Services, TenantContext } from '../../core/context.ts';
 import { tenantRead } from '../../core/db/tenant-tx.ts';
 import { InvalidRequest } from '../../core/http/errors.ts';
-import { consoleContext, consoleRoute, TenantParams } from './guard.ts';
+import { consoleContext } from './guard.ts';
+import { consoleRoute, TenantParams } from './route-options.ts';
 
 /** The most event types one answer lists; the rest are summed into `otherTypes`. */
 export const MAX_COUNTED_TYPES = 100;

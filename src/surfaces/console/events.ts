@@ -5,7 +5,7 @@ import { EventListQuery, EventPage } from '../../core/events/routes.ts';
 import { eventToWire } from '../../core/events/store.ts';
 import { listEvents } from '../../core/events/verbs.ts';
 import { requestContext } from '../../core/http/context.ts';
-import { consoleRoute, TenantParams } from './guard.ts';
+import { consoleRoute, TenantParams } from './route-options.ts';
 
 export async function consoleEventRoutes(app: FastifyInstance, services: Services) {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();

@@ -1,10 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type TProperties, type TSchema, Type } from 'typebox';
 import { hostedUser } from '../../core/auth/principal.ts';
 import type { Services, TenantContext } from '../../core/context.ts';
 import type { Database } from '../../core/db/database.ts';
 import { AppError, NotFound } from '../../core/http/errors.ts';
-import { PageQuery } from '../../core/http/pagination.ts';
 import { atLeast, type Role } from '../../core/tenancy/roles.ts';
 import { membershipRole } from '../../core/tenancy/tenants.ts';
 
@@ -68,13 +66,6 @@ export function installConsoleGuard(app: FastifyInstance, db: Database): void {
   });
 }
 
-export const consoleAuth = { auth: { credentials: ['hosted_user'] as const } };
-export const TenantId = Type.String({ pattern: '^ten_[0-9a-z]{26}$' });
-export const TenantParams = Type.Object({ tenantId: TenantId });
-/** Path parameters of a route addressing one record of the tenant: `:tenantId` and the record's own. */
-export const tenantRecordParams = <P extends TProperties>(own: P) =>
-  Type.Object({ tenantId: TenantId, ...own });
-
 /** A path parameter of a console route (`:tenantId`, or the record a `tenantOf` route names). */
 function stringParam(request: FastifyRequest, name: string): string | undefined {
   const params: unknown = request.params;
@@ -96,26 +87,4 @@ export function consoleCaller(request: FastifyRequest): { tenantId: string; user
   const user = hostedUser(request.principal);
   if (user.tenantId === undefined) throw new NotFound('tenant');
   return { tenantId: user.tenantId, userId: user.userId };
-}
-
-/**
- * The options of a console tenant route: hosted-auth JWT, the least role, documented under `console`;
- * `tenantOf` for a route whose path names another record of the tenant than the tenant itself.
- */
-export function consoleRoute<S extends object>(minRole: Role, schema: S, tenantOf?: ConsoleTenantOf) {
-  return {
-    config: { ...consoleAuth, minRole, ...(tenantOf === undefined ? {} : { tenantOf }) },
-    schema: { tags: ['console'], ...schema },
-  };
-}
-
-/** The options of a console list of the tenant's records (viewer role): `limit`/`cursor`, a page of `page`. */
-export function consoleListRoute<P extends TSchema>(operationId: string, summary: string, page: P) {
-  return consoleRoute('viewer', {
-    operationId,
-    summary,
-    params: TenantParams,
-    querystring: PageQuery,
-    response: { 200: page },
-  });
 }

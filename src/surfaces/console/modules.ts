@@ -6,7 +6,8 @@ import { tenantTx } from '../../core/db/tenant-tx.ts';
 import { NotFound } from '../../core/http/errors.ts';
 import { Page, pageOfList } from '../../core/http/pagination.ts';
 import { validated } from '../../core/modules/validate.ts';
-import { consoleCaller, consoleListRoute, consoleRoute, TenantParams } from './guard.ts';
+import { consoleCaller } from './guard.ts';
+import { consoleListRoute, consoleRoute, TenantParams } from './route-options.ts';
 
 const ModuleSetting = Type.Object(
   {

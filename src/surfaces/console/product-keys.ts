@@ -10,7 +10,8 @@ import {
   revokeProductKey,
   updateProductKey,
 } from '../../core/tenancy/product-keys.ts';
-import { consoleContext, consoleListRoute, consoleRoute, TenantParams, tenantRecordParams } from './guard.ts';
+import { consoleContext } from './guard.ts';
+import { consoleCreateRoute, consoleListRoute, consoleRoute, tenantRecordParams } from './route-options.ts';
 import { AllowedOriginsSchema, ProductKeyPage, ProductKeySchema, RateLimitSchema } from './schemas.ts';
 
 const KeyName = Type.String({ minLength: 1, maxLength: 100 });
@@ -49,13 +50,12 @@ export async function productKeyRoutes(
 
   typed.post(
     '/api/console/tenants/:tenantId/product-keys',
-    consoleRoute('developer', {
-      operationId: 'createProductKey',
-      summary: 'Create a publishable product key (pk_...)',
-      params: TenantParams,
-      body: CreateProductKey,
-      response: { 201: ProductKeySchema },
-    }),
+    consoleCreateRoute(
+      'developer',
+      { operationId: 'createProductKey', summary: 'Create a publishable product key (pk_...)' },
+      CreateProductKey,
+      ProductKeySchema,
+    ),
     async (request, reply) => {
       reply.status(201);
       return createProductKey(consoleContext(request, services), request.body);

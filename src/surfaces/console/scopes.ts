@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { PLATFORM_SCOPES } from '../../core/auth/scopes.ts';
 import { Page, PageQuery, pageOfList } from '../../core/http/pagination.ts';
 import type { ModuleRegistry } from '../../core/modules/registry.ts';
-import { consoleAuth } from './guard.ts';
+import { consoleAuth } from './route-options.ts';
 import { Nullable } from './schemas.ts';
 
 const ScopeInfo = Type.Object(

@@ -12,14 +12,8 @@ import {
   listTeam,
   removeMember,
 } from '../../core/tenancy/team.ts';
-import {
-  consoleCaller,
-  consoleContext,
-  consoleListRoute,
-  consoleRoute,
-  TenantParams,
-  tenantRecordParams,
-} from './guard.ts';
+import { consoleCaller, consoleContext } from './guard.ts';
+import { consoleCreateRoute, consoleListRoute, consoleRoute, tenantRecordParams } from './route-options.ts';
 import { Ok, RoleSchema, TeamEntrySchema, TeamPage } from './schemas.ts';
 
 const Invite = Type.Object(
@@ -51,13 +45,16 @@ export async function teamRoutes(app: FastifyInstance, services: Pick<Services, 
 
   typed.post(
     '/api/console/tenants/:tenantId/members',
-    consoleRoute('admin', {
-      operationId: 'inviteMember',
-      summary: 'Invite by email; active once a user with that verified email signs in',
-      params: TenantParams,
-      body: Invite,
-      response: { 201: TeamEntrySchema, 409: errorRef('Already a member, or already invited.') },
-    }),
+    consoleCreateRoute(
+      'admin',
+      {
+        operationId: 'inviteMember',
+        summary: 'Invite by email; active once a user with that verified email signs in',
+      },
+      Invite,
+      TeamEntrySchema,
+      { 409: errorRef('Already a member, or already invited.') },
+    ),
     async (request, reply) => {
       const body = request.body;
       const entry = await inviteMember(ctx(request), {

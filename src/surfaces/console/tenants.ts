@@ -13,7 +13,7 @@ import {
   listUserTenants,
   type TenantSetupStep,
 } from '../../core/tenancy/tenants.ts';
-import { consoleAuth, consoleRoute, TenantParams } from './guard.ts';
+import { consoleRoute, consoleUserRoute, TenantParams } from './route-options.ts';
 import { TenantPage, TenantSchema, WorkspaceTypeSchema } from './schemas.ts';
 
 const CreateTenant = Type.Object(
@@ -32,16 +32,12 @@ export async function tenantRoutes(
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   typed.post(
     '/api/console/tenants',
-    {
-      config: consoleAuth,
-      schema: {
-        operationId: 'createTenant',
-        summary: 'Set up a tenant; the caller becomes its owner and every module is enabled',
-        tags: ['console'],
-        body: CreateTenant,
-        response: { 201: TenantSchema },
-      },
-    },
+    consoleUserRoute({
+      operationId: 'createTenant',
+      summary: 'Set up a tenant; the caller becomes its owner and every module is enabled',
+      body: CreateTenant,
+      response: { 201: TenantSchema },
+    }),
     async (request, reply) => {
       const body = request.body;
       const { userId } = hostedUser(request.principal);
@@ -57,16 +53,12 @@ export async function tenantRoutes(
 
   typed.get(
     '/api/console/tenants',
-    {
-      config: consoleAuth,
-      schema: {
-        operationId: 'listMyTenants',
-        summary: 'Tenants the caller is a member of, with their role',
-        tags: ['console'],
-        querystring: PageQuery,
-        response: { 200: TenantPage },
-      },
-    },
+    consoleUserRoute({
+      operationId: 'listMyTenants',
+      summary: 'Tenants the caller is a member of, with their role',
+      querystring: PageQuery,
+      response: { 200: TenantPage },
+    }),
     async (request) => {
       const memberships = await listUserTenants(db, hostedUser(request.principal).userId);
       return pageOfList(
