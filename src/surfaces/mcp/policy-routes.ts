@@ -3,7 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../../core/context.ts';
 import { oneOf } from '../../core/http/schemas.ts';
-import { consoleCaller, consoleRoute, TenantParams } from '../console/guard.ts';
+import { consoleCaller } from '../console/guard.ts';
+import { consoleRoute, TenantParams } from '../console/route-options.ts';
 import { CONFIRM_POLICIES, readPolicy, writePolicy } from './policy.ts';
 
 const ConfirmSchema = oneOf(CONFIRM_POLICIES, {
