@@ -1,13 +1,18 @@
 #!/usr/bin/env node
-// `npm test`: every *.test.ts under test/, src/ and packages/*/test/, through node's test runner with tsx's loader.
-// With DATABASE_URL set, migrations are applied once first so test files never race on them. Before the
-// files, test/support/prepare-run.ts makes what their databases start from (once per run). After them,
-// the slowest files are listed with their times; those times order the next run, slowest first.
+// `npm test`: every *.test.ts under test/, src/ and packages/*/test/, with node's test runner (node:test)
+// and tsx's loader, in a few long-lived processes that run one file after another (scripts/test-pool.mjs,
+// scripts/test-worker.mjs): the files share the ~1,400 modules they load instead of loading them once each.
+// Files that need a process of their own get one (ALONE in test-pool.mjs). Each file's results print as it
+// ends, then the totals, every failed file and the slowest files; the exit code is non-zero when a test
+// failed, or a file failed to load, crashed its process or did not end in TEST_FILE_TIMEOUT_MS. Arguments
+// are substrings of the files to run. With DATABASE_URL set, migrations are applied once first so test
+// files never race on them. Before the files, test/support/prepare-run.ts makes what their databases
+// start from (once per run). Each file's time orders the next run, slowest first.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { runFiles } from './test-pool.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const filter = process.argv.slice(2);
@@ -76,31 +81,12 @@ if (files.length > 1 && !process.env.DATABASE_URL && !embeddedImageIsCurrent()) 
   if (prepared.status !== 0) process.exit(prepared.status ?? 1);
 }
 
-const run = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-run-'));
-const timesFile = path.join(run, 'times.jsonl');
 const started = Date.now();
-const result = spawnSync(
-  process.execPath,
-  [
-    // Each file's process starts PGlite's 9 MB WebAssembly module anew; V8's optimizing tier recompiled
-    // it in the background for about a second of CPU per file, more than a test file's statements ever
-    // won back (issue #33: a run's CPU time fell by a quarter). The test runner passes it to each file.
-    '--liftoff-only',
-    '--import',
-    'tsx',
-    '--import',
-    pathToFileURL(path.join(root, 'scripts/test-file-timer.mjs')).href,
-    '--test',
-    `--test-concurrency=${process.env.TEST_CONCURRENCY ?? '2'}`,
-    `--test-timeout=${process.env.TEST_FILE_TIMEOUT_MS ?? '600000'}`,
-    '--test-reporter=spec',
-    ...files,
-  ],
-  { stdio: 'inherit', cwd: root, env: { ...env, SVC_TEST_TIMES_FILE: timesFile } },
-);
-reportTimes(timesFile, Date.now() - started);
-fs.rmSync(run, { recursive: true, force: true });
-process.exit(result.status ?? 1);
+const results = await runFiles(files, { root, env, onResult: printResult });
+const failed = results.filter((r) => r.failed);
+printTotals(results, failed);
+reportTimes(results, Date.now() - started);
+process.exit(failed.length > 0 ? 1 : 0);
 
 /**
  * Whether an image of the migrated database (src/core/db/pglite-template.ts) for this PGlite version was
@@ -143,19 +129,51 @@ function newestMigration() {
   return newest;
 }
 
-/** Prints the slowest files of this run and keeps every file's time for the next run's order. */
-function reportTimes(file, wallMs) {
-  const times = new Map();
-  const lines = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n') : [];
-  for (const line of lines) {
-    if (line === '') continue;
-    const entry = JSON.parse(line);
-    const relative = path.relative(root, entry.file);
-    if (files.includes(relative)) times.set(relative, entry.ms);
+/** One file's results, as it ends: its tests (the spec reporter's lines), then what it printed. */
+function printResult(result) {
+  const counts = result.counts;
+  const summary = counts === undefined ? '' : `, ${counts.tests} tests`;
+  const where = result.shared ? `shared process ${result.process}` : `own process ${result.process}`;
+  const mark = result.failed ? '✖ FAILED' : '#';
+  console.log(`\n${mark} ${result.file} (${seconds(result.ms).trim()}${summary}, ${where})`);
+  if (result.report !== '') process.stdout.write(result.report);
+  if (result.output !== '') process.stdout.write(result.output);
+  if (result.loadError !== undefined) console.log(`  could not load: ${result.loadError}`);
+  if (result.noTests) console.log('  no tests ran');
+  for (const error of result.errors) console.log(`  uncaught: ${error}`);
+  if (result.reason !== undefined) console.log(`  ✖ ${result.reason}`);
+}
+
+/** The totals of the run, as node's test runner prints them, then every file that failed and why. */
+function printTotals(results, failed) {
+  const total = { tests: 0, suites: 0, passed: 0, failed: 0, cancelled: 0, skipped: 0, todo: 0 };
+  for (const { counts } of results) {
+    if (counts === undefined) continue;
+    for (const key of Object.keys(total)) total[key] += counts[key];
   }
+  console.log(`\nℹ files ${results.length} (failed ${failed.length})`);
+  console.log(
+    `ℹ tests ${total.tests}\nℹ suites ${total.suites}\nℹ pass ${total.passed}\nℹ fail ${total.failed}`,
+  );
+  console.log(`ℹ cancelled ${total.cancelled}\nℹ skipped ${total.skipped}\nℹ todo ${total.todo}`);
+  console.log(`ℹ duration_ms ${Date.now() - started}`);
+  for (const result of failed) {
+    const why = result.reason ?? (result.loadError === undefined ? 'failing tests' : 'could not load');
+    console.log(`✖ failed: ${result.file} (${why})`);
+  }
+}
+
+function seconds(ms) {
+  return `${(ms / 1000).toFixed(1)} s`.padStart(8);
+}
+
+/** Prints the slowest files of this run and keeps every file's time for the next run's order. */
+function reportTimes(results, wallMs) {
+  const times = new Map(results.map((result) => [result.file, result.ms]));
   const slowest = [...times].sort((a, b) => b[1] - a[1]).slice(0, SLOWEST_LISTED);
-  const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`.padStart(8);
-  console.log(`\nslowest test files (of ${times.size}; each file's process, start of node included):`);
+  console.log(
+    `\nslowest test files (of ${times.size}; from the file's start in its process, own processes include node's start):`,
+  );
   for (const [name, ms] of slowest) console.log(`${seconds(ms)}  ${name}`);
   const busy = [...times.values()].reduce((sum, ms) => sum + ms, 0);
   const load = os.loadavg().map((n) => n.toFixed(2));
