@@ -4,6 +4,13 @@ import { performance } from 'node:perf_hooks';
 import { RawWebSocket } from './raw-ws.ts';
 
 const DEADLINE_MS = 120_000;
+const JOINED = Buffer.from('{"type":"joined"');
+const ERROR = Buffer.from('{"type":"error"');
+
+/** A prefix test that does not scan the frame (a `joined` of a full room is large). */
+function startsWith(data: Buffer, prefix: Buffer): boolean {
+  return data.length >= prefix.length && data.compare(prefix, 0, prefix.length, 0, prefix.length) === 0;
+}
 
 export interface JoinedSocket {
   socket: RawWebSocket;
@@ -68,10 +75,10 @@ async function open(baseUrl: string, token: string, room: string): Promise<Pendi
   const socket = await RawWebSocket.connect(url, {
     message(data) {
       if (done) return;
-      if (data.indexOf('"type":"joined"') >= 0) {
+      if (startsWith(data, JOINED)) {
         done = true;
         settle?.resolve(performance.now() - sentAt);
-      } else if (data.indexOf('"type":"error"') >= 0) {
+      } else if (startsWith(data, ERROR)) {
         done = true;
         settle?.reject(new Error(`join refused: ${data.toString()}`));
       }
@@ -113,14 +120,32 @@ export async function joinAtOnce(
   room: string,
   batch = 50,
 ): Promise<JoinedSocket[]> {
+  return (await openForJoins(baseUrl, tokens, room, batch)).joinAll();
+}
+
+/**
+ * Opens one socket per token (upgrades `batch` at a time) and answers how to send every `join` at once
+ * (a crowd arriving together), resolving once all were joined.
+ */
+export async function openForJoins(
+  baseUrl: string,
+  tokens: readonly string[],
+  room: string,
+  batch = 50,
+): Promise<{ sockets: RawWebSocket[]; joinAll(): Promise<JoinedSocket[]> }> {
   const pending: Pending[] = [];
   for (let at = 0; at < tokens.length; at += batch) {
     const slice = tokens.slice(at, at + batch);
     pending.push(...(await withDeadline(Promise.all(slice.map((t) => open(baseUrl, t, room))), 'upgrade')));
   }
-  for (const p of pending) p.join();
-  const latencies = await withDeadline(Promise.all(pending.map((p) => p.joined)), 'joins');
-  return pending.map((p, i) => ({ socket: p.socket, joinMs: latencies[i] ?? Number.NaN }));
+  return {
+    sockets: pending.map((p) => p.socket),
+    async joinAll() {
+      for (const p of pending) p.join();
+      const latencies = await withDeadline(Promise.all(pending.map((p) => p.joined)), 'joins');
+      return pending.map((p, i) => ({ socket: p.socket, joinMs: latencies[i] ?? Number.NaN }));
+    },
+  };
 }
 
 /** Opens and joins `batch` sockets at a time (a steady arrival rather than a crowd). */
