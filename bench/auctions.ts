@@ -8,8 +8,9 @@
 //
 // Settings: BENCH_CONNECTIONS (concurrent bidders, default 50), BENCH_DURATION_S (default 5),
 // BENCH_WATCHERS (sockets in the hot room, default 100), BENCH_RATE (bids/s offered open loop, default
-// 2000: the issue's target as a rate), BENCH_ONLY (embedded | postgres), BENCH_PROFILE
-// (a file: the service's CPU profile of the hot run).
+// 2000: the issue's target as a rate; `auto`: 80 % of the hot auction's closed-loop rate in the same run),
+// BENCH_ONLY (embedded | postgres), BENCH_PROFILE (a file: the service's CPU profile of the hot run).
+// Each hot run also prints where the bid queue's time went (GroupCommits' phases, see group-commit.ts).
 // The bidders and the watching sockets run in a child process (`clients`), so the service shares no
 // event loop with its load.
 
@@ -20,6 +21,7 @@ import inspector from 'node:inspector';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
+import type { GroupPhases } from '../src/core/db/group-commit.ts';
 import { newKeyEntry } from '../src/core/secrets/keys.ts';
 import { machineLine } from './lib/compare.ts';
 import { percentile } from './lib/join-sockets.ts';
@@ -31,7 +33,7 @@ import { withThrowawayDatabase } from './lib/throwaway-db.ts';
 const settings = loadSettings({ connections: 50, durationSeconds: 5, warmupSeconds: 1 });
 const WATCHERS = Number(process.env.BENCH_WATCHERS ?? 100);
 const AUCTIONS = 100;
-const PACED_RATE = Number(process.env.BENCH_RATE ?? 2000);
+const RATE_SETTING = process.env.BENCH_RATE ?? '2000';
 
 async function api(baseUrl: string, apiKey: string, route: string, body: unknown): Promise<unknown> {
   const res = await fetch(`${baseUrl}${route}`, {
@@ -440,6 +442,18 @@ async function twoInstances(
   }
 }
 
+/** The bid queue's phases between two readings: mean and max per phase, one line. */
+function phaseLine(before: GroupPhases, after: GroupPhases): string {
+  const names = ['wait', 'statement', 'commit', 'handoff', 'fanout'] as const;
+  return names
+    .map((name) => {
+      const count = after[name].count - before[name].count;
+      const mean = (after[name].totalMs - before[name].totalMs) / Math.max(1, count);
+      return `${name} ${mean.toFixed(2)} ms (max ${after[name].maxMs.toFixed(1)})`;
+    })
+    .join(', ');
+}
+
 async function run(label: string, env: Record<string, string | undefined>) {
   const service = await startService(env);
   try {
@@ -452,6 +466,8 @@ async function run(label: string, env: Record<string, string | undefined>) {
     let pgBefore = postgresCpuMs();
     let wallBefore = performance.now();
     let groupsBefore = service.app.services.groupCommit.written('auctions.bid');
+    const phases = () => service.app.services.groupCommit.phases('auctions.bid');
+    let phasesBefore = phases();
     const profile = await profiler(process.env.BENCH_PROFILE);
     const one = await inChild(
       { baseUrl, apiKey, auctionIds: [hot], watchers: WATCHERS, watchRoom: `hot-${stamp}` },
@@ -460,6 +476,7 @@ async function run(label: string, env: Record<string, string | undefined>) {
         pgBefore = postgresCpuMs();
         wallBefore = performance.now();
         groupsBefore = service.app.services.groupCommit.written('auctions.bid');
+        phasesBefore = phases();
         profile.start();
       },
     );
@@ -475,17 +492,24 @@ async function run(label: string, env: Record<string, string | undefined>) {
     const groups = groupsAfter.groups - groupsBefore.groups;
     const perGroup = (groupsAfter.items - groupsBefore.items) / Math.max(1, groups);
     const { missing } = one;
+    const hotPhases = phaseLine(phasesBefore, phases());
 
     // The target as a rate: bids offered at PACED_RATE a second, open loop, on a new auction watched alike.
     const pacedAuction = await liveAuction(baseUrl, apiKey, `paced-${stamp}`);
+    const pacedRate =
+      RATE_SETTING === 'auto'
+        ? Math.max(1, Math.round((0.8 * one.accepted) / settings.durationSeconds))
+        : Number(RATE_SETTING);
+    const pacedPhasesBefore = phases();
     const paced = await inChild({
       baseUrl,
       apiKey,
       auctionIds: [pacedAuction],
       watchers: WATCHERS,
       watchRoom: `paced-${stamp}`,
-      rate: PACED_RATE,
+      rate: pacedRate,
     });
+    const pacedPhases = phaseLine(pacedPhasesBefore, phases());
 
     const many: string[] = [];
     for (let i = 0; i < AUCTIONS; i++) many.push(await liveAuction(baseUrl, apiKey, `many-${stamp}-${i}`));
@@ -503,9 +527,11 @@ async function run(label: string, env: Record<string, string | undefined>) {
         `  one hot auction     ${fmt(perSecond(one))} accepted bids/s  (refused ${one.refused}, errors ${one.errors})`,
         `    bid -> frame at ${WATCHERS} watchers: p50 ${ms(one.p50Ms)} ms  p99 ${ms(one.p99Ms)} ms  (${one.deliveries} deliveries, ${missing} missing)`,
         `    service CPU ${ms((cpu.user + cpu.system) / 1000)} ms for ${one.acceptedAll} accepted bids (warm-up included): ${((cpu.user + cpu.system) / Math.max(1, one.acceptedAll)).toFixed(0)} µs a bid, ${((100 * cpu.system) / Math.max(1, cpu.user + cpu.system)).toFixed(0)}% in the kernel; ${groups} transactions, ${perGroup.toFixed(1)} bids each`,
+        `    bid queue phases (mean per item for wait, per group for the rest): ${hotPhases}`,
         `    CPU over those ${(wallMs / 1000).toFixed(1)} s (${os.cpus().length} cores: ${((os.cpus().length * wallMs) / 1000).toFixed(1)} s to share): service ${ms((cpu.user + cpu.system) / 1e6)} s, clients ${ms(one.cpuMs / 1000)} s${pgMs === undefined ? ' (PostgreSQL: in the service, embedded)' : `, PostgreSQL ${ms(pgMs / 1000)} s`}`,
-        `  one hot auction, ${PACED_RATE} bids/s offered (open loop, ${settings.durationSeconds} s):${fmt(perSecond(paced))} accepted/s + ${fmt(paced.refused / settings.durationSeconds)} refused/s (errors ${paced.errors})`,
+        `  one hot auction, ${pacedRate} bids/s offered (open loop, ${settings.durationSeconds} s):${fmt(perSecond(paced))} accepted/s + ${fmt(paced.refused / settings.durationSeconds)} refused/s (errors ${paced.errors})`,
         `    bid due -> frame at ${WATCHERS} watchers: p50 ${ms(paced.p50Ms)} ms  p99 ${ms(paced.p99Ms)} ms  (${paced.deliveries} deliveries, ${paced.missing} missing)`,
+        `    bid queue phases: ${pacedPhases}`,
         `  ${AUCTIONS} auctions at once  ${fmt(perSecond(spread))} accepted bids/s  (refused ${spread.refused}, errors ${spread.errors})`,
         ...(twice === undefined
           ? []
@@ -515,6 +541,10 @@ async function run(label: string, env: Record<string, string | undefined>) {
         `  bare UPDATE ... WHERE price < $1   ${fmt(bare)} rows/s (same driver, ${settings.connections} concurrent loops, one row)`,
         `  ratio one hot auction / bare UPDATE = ${(perSecond(one) / bare).toFixed(2)}`,
         `  ratio ${AUCTIONS} auctions / bare UPDATE    = ${(perSecond(spread) / bare).toFixed(2)}`,
+        `  load average at the end ${os
+          .loadavg()
+          .map((l) => l.toFixed(2))
+          .join(' ')}`,
         '',
       ].join('\n'),
     );

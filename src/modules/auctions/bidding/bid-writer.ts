@@ -1,7 +1,8 @@
 import type { Static } from 'typebox';
 import { inTenant, type ServiceContext, tenantWrite } from '../../../core/context.ts';
 import { PG_ERROR, pgErrorCode } from '../../../core/db/database.ts';
-import type { GroupWriter } from '../../../core/db/group-commit.ts';
+import type { GroupTurn, GroupWriter } from '../../../core/db/group-commit.ts';
+import type { EventBatch } from '../../../core/events/store.ts';
 import { NotFound } from '../../../core/http/errors.ts';
 import {
   assignNamedActors,
@@ -56,9 +57,9 @@ class BidWriter implements GroupWriter<QueuedBid, Outcome> {
   readonly maxGroup = 256;
   private memory: BidMemory | undefined;
 
-  writeGroup(group: readonly QueuedBid[]): Promise<Outcome[]> {
+  writeGroup(group: readonly QueuedBid[], turn: GroupTurn): Promise<Outcome[]> {
     this.memory ??= new BidMemory();
-    return writeGroup(group, this.memory);
+    return writeGroup(group, this.memory, turn);
   }
 }
 
@@ -66,27 +67,30 @@ class BidWriter implements GroupWriter<QueuedBid, Outcome> {
  * One group of bids on one auction (in `ctx` of the first). When this app wrote the auction last and
  * knows every bidder, the group is decided on that state and written as one statement, which fails whole
  * if the auction moved meanwhile (`unlockedGroup`, rule 4 of group-write.ts); then, and otherwise, the
- * group is decided under the row's lock (`lockedGroup`, rule 3).
+ * group is decided under the row's lock (`lockedGroup`, rule 3). The statement goes out in the turn of
+ * the event loop the group was taken in: the group before it publishes its events (the fan-out) and
+ * answers after that (`turn.afterCommit`, the queue's pipelining), in group order, so in seq order.
  */
-async function writeGroup(group: readonly QueuedBid[], memory: BidMemory): Promise<Outcome[]> {
+async function writeGroup(
+  group: readonly QueuedBid[],
+  memory: BidMemory,
+  turn: GroupTurn,
+): Promise<Outcome[]> {
   const first = group[0];
   if (first === undefined) return [];
   const key = `${first.ctx.tenantId}/${first.input.auctionId}`;
-  // One event-loop turn before the write: the requests read meanwhile queue for the next group (this one
-  // is taken). Taking the group after the turn instead, so they join it, changed neither the group sizes
-  // nor the rates of bench:auctions (2026-11-27, both databases).
-  await new Promise((resolve) => setImmediate(resolve));
+  const publish = (batch: EventBatch) => turn.afterCommit(() => first.ctx.events.publish(batch));
   const known = memory.auctions.get(key);
   if (known !== undefined && known.lockedFor === 0) {
     const bidders = memory.bidders(group);
     if (bidders !== undefined) {
-      const outcomes = await unlockedGroup(group, key, known, bidders, memory);
+      const outcomes = await unlockedGroup(group, key, known, bidders, memory, publish);
       if (outcomes !== undefined) return outcomes;
       memory.moved(key);
     }
   }
   try {
-    return await lockedGroup(group, key, memory);
+    return await lockedGroup(group, key, memory, turn, publish);
   } catch (error) {
     memory.auctions.delete(key);
     throw error;
@@ -104,6 +108,7 @@ async function unlockedGroup(
   known: KnownAuction,
   bidders: readonly Bidder[],
   memory: BidMemory,
+  publish: (batch: EventBatch) => void,
 ): Promise<Outcome[] | undefined> {
   const { ctx } = group[0] as QueuedBid;
   const now = ctx.clock.now();
@@ -129,6 +134,7 @@ async function unlockedGroup(
           roomId: known.row.room_id,
         },
       ),
+      publish,
     );
   } catch (error) {
     const code = pgErrorCode(error);
@@ -153,52 +159,63 @@ from auctions a where a.id = $1 for update of a`;
  * the auction first if its end has passed, decide each bid in order, then write the new state, bids,
  * refusals, log and events in one statement.
  */
-async function lockedGroup(group: readonly QueuedBid[], key: string, memory: BidMemory): Promise<Outcome[]> {
+async function lockedGroup(
+  group: readonly QueuedBid[],
+  key: string,
+  memory: BidMemory,
+  turn: GroupTurn,
+  publish: (batch: EventBatch) => void,
+): Promise<Outcome[]> {
   const { ctx, input } = group[0] as QueuedBid;
   const auctionId = input.auctionId;
-  const done = await inTenant(ctx, async (tx, _emit, _emitEach, writeWithEvents) => {
-    const now = ctx.clock.now();
-    const items = group.map(actingItem);
-    const { own, named } = namedActorsOf(items, BIDDING);
-    const { rows } = await tx.query<AuctionRow & { version: string; bidders: Bidder[] }>(LOCK_SQL, [
-      auctionId,
-      ctx.tenantId,
-      ...namedActorParams(named),
-    ]);
-    const found = rows[0];
-    if (found === undefined) throw new NotFound('auction', auctionId);
-    const { version: lockedVersion, bidders: namedRows, ...row } = found;
-    const state = stateOf(row);
-    const startSeq = state.seq;
-    const bidders = await assignNamedActors(tx, items, own, namedRows);
-    const earlier = await claimKeys(tx, ctx.tenantId, row, group, bidders);
-    const firsts =
-      earlier === undefined
-        ? []
-        : earlierResults(earlier.bids, earlier.refusals, auctionId, toAuction(row, now, state), state);
-    const decided = decideGroup(group, row, state, bidders, firsts, now);
-    let version = lockedVersion;
-    if (decided.changes.length > 0 || decided.refusals.length > 0) {
-      const written = await writeWithEvents<{ saved: number; version: string | null }>(
-        decided.changes,
-        groupWrite(
-          auctionId,
-          startSeq,
-          state,
-          { kind: 'locked' },
-          {
-            ...decided,
-            tenantId: ctx.tenantId,
-            roomId: row.room_id,
-          },
-        ),
-      );
-      if (state.seq !== startSeq && written[0]?.saved !== 1)
-        throw new Error(`auction ${auctionId} changed under its lock`);
-      version = written[0]?.version ?? version;
-    }
-    return { row, state, version, bidders, decided };
-  });
+  const done = await inTenant(
+    ctx,
+    async (tx, _emit, _emitEach, writeWithEvents) => {
+      const now = ctx.clock.now();
+      const items = group.map(actingItem);
+      const { own, named } = namedActorsOf(items, BIDDING);
+      const { rows } = await tx.query<AuctionRow & { version: string; bidders: Bidder[] }>(LOCK_SQL, [
+        auctionId,
+        ctx.tenantId,
+        ...namedActorParams(named),
+      ]);
+      const found = rows[0];
+      if (found === undefined) throw new NotFound('auction', auctionId);
+      const { version: lockedVersion, bidders: namedRows, ...row } = found;
+      const state = stateOf(row);
+      const startSeq = state.seq;
+      const bidders = await assignNamedActors(tx, items, own, namedRows);
+      const earlier = await claimKeys(tx, ctx.tenantId, row, group, bidders);
+      const firsts =
+        earlier === undefined
+          ? []
+          : earlierResults(earlier.bids, earlier.refusals, auctionId, toAuction(row, now, state), state);
+      const decided = decideGroup(group, row, state, bidders, firsts, now);
+      let version = lockedVersion;
+      if (decided.changes.length > 0 || decided.refusals.length > 0) {
+        const written = await writeWithEvents<{ saved: number; version: string | null }>(
+          decided.changes,
+          groupWrite(
+            auctionId,
+            startSeq,
+            state,
+            { kind: 'locked' },
+            {
+              ...decided,
+              tenantId: ctx.tenantId,
+              roomId: row.room_id,
+            },
+          ),
+        );
+        if (state.seq !== startSeq && written[0]?.saved !== 1)
+          throw new Error(`auction ${auctionId} changed under its lock`);
+        version = written[0]?.version ?? version;
+      }
+      turn.committing();
+      return { row, state, version, bidders, decided };
+    },
+    publish,
+  );
   // Committed: the next group may start from here.
   memory.rememberActors(group, done.bidders);
   memory.wrote(key, done.row, done.state, done.version, done.decided.at);
