@@ -15,16 +15,12 @@ import {
 } from '../index.ts';
 import { SECRET, webhookSuite } from './suite.ts';
 import {
-  attemptsOf,
   createTenant,
   ctxFor,
   futureClock,
-  publishEvent,
   type Received,
   startReceiver,
-  startWorker,
   status,
-  waitForState,
   webhookConfig,
 } from './support.ts';
 
@@ -53,7 +49,7 @@ describe('webhook failures, retries and dead letters', () => {
     );
     assert.equal(new Set(receiver.received.map((r) => r.headers['x-svc-signature'])).size, 1);
 
-    const attempts = await attemptsOf(s.db, id);
+    const attempts = await s.attempts(id);
     assert.deepEqual(
       attempts.map((a) => [a.attempt, a.status_code, a.error_class]),
       [
@@ -93,7 +89,7 @@ describe('webhook failures, retries and dead letters', () => {
     }
     assert.equal(receiver.received.length, 4);
     assert.equal(elsewhere.received.length, 0, 'the redirect was not followed');
-    const attempts = await attemptsOf(s.db, id);
+    const attempts = await s.attempts(id);
     assert.deepEqual(
       attempts.map((a) => [a.attempt, a.status_code, a.error_class]),
       [
@@ -119,7 +115,7 @@ describe('webhook failures, retries and dead letters', () => {
       for (const res of held) res.destroy();
       await receiver.close();
     }
-    const attempts = await attemptsOf(s.db, id);
+    const attempts = await s.attempts(id);
     assert.deepEqual(
       attempts.map((a) => [a.attempt, a.status_code, a.error_class]),
       [
@@ -137,7 +133,7 @@ describe('webhook failures, retries and dead letters', () => {
     const config = webhookConfig({ webhookRetryScheduleMs: [10] });
     const { tenantId, id } = await s.delivery(url, config);
     await s.settle(tenantId, id, config, { state: 'dead_lettered' });
-    const attempts = await attemptsOf(s.db, id);
+    const attempts = await s.attempts(id);
     assert.deepEqual(
       attempts.map((a) => a.error_class),
       ['connect', 'connect'],
@@ -183,22 +179,20 @@ describe('webhook failures, retries and dead letters', () => {
       };
     };
     const published: Promise<string | undefined>[] = [];
-    const { deliveryIds } = await publishEvent(s.db, tenantId, 'room.created', { roomId: 'room_1' });
+    const { deliveryIds } = await s.publish(tenantId, 'room.created', { roomId: 'room_1' });
     const [id = ''] = deliveryIds;
     assert.equal(deliveryIds.length, 1, 'only the endpoint taking every event gets room.created');
-    const worker = startWorker({
-      db: s.db,
-      clock: futureClock,
+    const worker = s.worker({
       config,
       emitTenantEvent: emit,
       tenantIds: [tenantId],
     });
     try {
-      await waitForState(s.db, id, 'dead_lettered');
+      await s.waitFor(id, 'dead_lettered');
       const notices = await listDeliveries(ctx, { eventType: DEAD_LETTERED_EVENT });
       assert.equal(notices.data.length, 1);
       assert.equal(notices.data[0]?.endpointId, good.id);
-      await waitForState(s.db, notices.data[0]?.id ?? '', 'delivered');
+      await s.waitFor(notices.data[0]?.id ?? '', 'delivered');
     } finally {
       await worker.stop();
       await failing.close();
@@ -258,14 +252,14 @@ describe('webhook failures, retries and dead letters', () => {
       url: `http://127.0.0.1:${port}/hook`,
       secret: SECRET,
     });
-    const worker = startWorker({ db: s.db, clock: futureClock, config, tenantIds: [tenantId] });
+    const worker = s.worker({ config, tenantIds: [tenantId] });
     const ids: string[] = [];
     try {
       for (let i = 0; i < 3; i++) {
-        const [id = ''] = (await publishEvent(s.db, tenantId, 'room.created', { i })).deliveryIds;
+        const [id = ''] = (await s.publish(tenantId, 'room.created', { i })).deliveryIds;
         ids.push(id);
         worker.wake();
-        await waitForState(s.db, id, 'delivered');
+        await s.waitFor(id, 'delivered');
       }
     } finally {
       await worker.stop();
@@ -273,7 +267,7 @@ describe('webhook failures, retries and dead letters', () => {
     }
     for (const id of ids) {
       assert.deepEqual(
-        (await attemptsOf(s.db, id)).map((a) => [a.status_code, a.error_class]),
+        (await s.attempts(id)).map((a) => [a.status_code, a.error_class]),
         [[200, null]],
       );
     }

@@ -5,18 +5,7 @@ import type { Database } from '../../../core/db/database.ts';
 import { systemTx } from '../../../core/db/tenant-tx.ts';
 import { createEndpoint, getEndpoint } from '../index.ts';
 import { SECRET, suiteReceiver, webhookSuite } from './suite.ts';
-import {
-  attemptsOf,
-  createTenant,
-  ctxFor,
-  deliveryRow,
-  manualClock,
-  ok,
-  publishEvent,
-  type Reply,
-  startWorker,
-  webhookConfig,
-} from './support.ts';
+import { createTenant, ctxFor, manualClock, ok, type Reply, webhookConfig } from './support.ts';
 
 /** Accepts the request and never answers. */
 const hang: Reply = () => {};
@@ -82,16 +71,13 @@ describe('webhook fairness between tenants and endpoints', () => {
     }
     // A's 200 deliveries are due before B's 20: a claim in due order alone gives A every slot.
     const idsA: string[] = [];
-    for (let i = 0; i < 20; i++)
-      idsA.push(...(await publishEvent(s.db, tenantA, 'room.created', { i })).deliveryIds);
+    for (let i = 0; i < 20; i++) idsA.push(...(await s.publish(tenantA, 'room.created', { i })).deliveryIds);
     const idsB: string[] = [];
-    for (let i = 0; i < 10; i++)
-      idsB.push(...(await publishEvent(s.db, tenantB, 'room.created', { i })).deliveryIds);
+    for (let i = 0; i < 10; i++) idsB.push(...(await s.publish(tenantB, 'room.created', { i })).deliveryIds);
     assert.equal(idsA.length, 200);
     assert.equal(idsB.length, 20);
 
-    const worker = startWorker({
-      db: s.db,
+    const worker = s.worker({
       clock,
       config,
       tenantIds: [tenantA, tenantB],
@@ -101,7 +87,7 @@ describe('webhook fairness between tenants and endpoints', () => {
     });
     try {
       await eventually('every delivery of tenant B to be delivered', async () => {
-        for (const id of idsB) if ((await deliveryRow(s.db, id)).state !== 'delivered') return undefined;
+        for (const id of idsB) if ((await s.row(id)).state !== 'delivered') return undefined;
         return true;
       });
       await eventually('tenant A to fill its share', () => hanging().received.length === 16 || undefined);
@@ -139,9 +125,8 @@ describe('webhook fairness between tenants and endpoints', () => {
       secret: SECRET,
     });
     const ids: string[] = [];
-    for (let i = 0; i < 12; i++)
-      ids.push(...(await publishEvent(s.db, tenantId, 'room.created', { i })).deliveryIds);
-    const worker = startWorker({ db: s.db, clock, config, tenantIds: [tenantId], perEndpointConcurrency: 3 });
+    for (let i = 0; i < 12; i++) ids.push(...(await s.publish(tenantId, 'room.created', { i })).deliveryIds);
+    const worker = s.worker({ clock, config, tenantIds: [tenantId], perEndpointConcurrency: 3 });
     try {
       await eventually('three requests in flight', () => hanging().received.length === 3 || undefined);
       // The three time out: the circuit opens for 60 s.
@@ -171,7 +156,7 @@ describe('webhook fairness between tenants and endpoints', () => {
       worker.wake();
       await worker.idle();
       assert.equal(hanging().received.length, tried);
-      const rows = await Promise.all(ids.map((id) => deliveryRow(s.db, id)));
+      const rows = await Promise.all(ids.map((id) => s.row(id)));
       assert.deepEqual(
         rows.map((r) => r.state),
         ids.map(() => 'pending'),
@@ -208,7 +193,7 @@ describe('webhook fairness between tenants and endpoints', () => {
       clock.advance(120_000);
       for (const id of ids) {
         await eventually(`${id} to be delivered`, async () => {
-          const row = await deliveryRow(s.db, id);
+          const row = await s.row(id);
           return row.state === 'delivered' || undefined;
         });
       }
@@ -217,7 +202,7 @@ describe('webhook fairness between tenants and endpoints', () => {
       // have one attempt: the 200.
       const neverTried = [];
       for (const id of ids) {
-        const attempts = await attemptsOf(s.db, id);
+        const attempts = await s.attempts(id);
         if (attempts.every((a) => a.error_class === null)) neverTried.push(attempts.length);
       }
       assert.deepEqual(

@@ -10,20 +10,7 @@ import {
   updateEndpoint,
 } from '../index.ts';
 import { SECRET, suiteReceiver, webhookSuite } from './suite.ts';
-import {
-  createTenant,
-  ctxFor,
-  deliveryRow,
-  futureClock,
-  isCode,
-  publishEvent,
-  startReceiver,
-  startWorker,
-  status,
-  waitForState,
-  wakingWith,
-  webhookConfig,
-} from './support.ts';
+import { createTenant, ctxFor, isCode, startReceiver, status, wakingWith, webhookConfig } from './support.ts';
 
 describe('webhook deliveries: fan-out, test events, redelivery, listing', () => {
   const s = webhookSuite();
@@ -56,12 +43,12 @@ describe('webhook deliveries: fan-out, test events, redelivery, listing', () => 
       'chat.message.sent',
       'auction',
     ]) {
-      published.set(type, (await publishEvent(s.db, tenantId, type, { type })).deliveryIds);
+      published.set(type, (await s.publish(tenantId, type, { type })).deliveryIds);
     }
-    const worker = startWorker({ db: s.db, clock: futureClock, tenantIds: [tenantId] });
+    const worker = s.worker({ tenantIds: [tenantId] });
     const ids = [...published.values()].flat();
     try {
-      for (const id of ids) await waitForState(s.db, id, 'delivered');
+      for (const id of ids) await s.waitFor(id, 'delivered');
     } finally {
       await worker.stop();
     }
@@ -102,12 +89,12 @@ describe('webhook deliveries: fan-out, test events, redelivery, listing', () => 
       eventTypes: ['room.created'],
     });
     const bystander = await createEndpoint(ctx, { url: receiver().url, secret: SECRET, eventTypes: null });
-    const worker = startWorker({ db: s.db, clock: futureClock, tenantIds: [tenantId] });
+    const worker = s.worker({ tenantIds: [tenantId] });
     try {
       const delivery = await sendTestEvent(wakingWith(ctx, worker), { id: target.id });
       assert.equal(delivery.eventType, 'webhook.test');
       assert.equal(delivery.endpointId, target.id);
-      await waitForState(s.db, delivery.id, 'delivered');
+      await s.waitFor(delivery.id, 'delivered');
       const request = receiver().received.find((r) => r.headers['x-svc-delivery'] === delivery.id);
       assert.equal(request?.json.type, 'webhook.test');
       assert.deepEqual((await listDeliveries(ctx, { endpointId: bystander.id })).data, []);
@@ -124,24 +111,24 @@ describe('webhook deliveries: fan-out, test events, redelivery, listing', () => 
     const config = webhookConfig({ webhookRetryScheduleMs: [10] });
     const ctx = ctxFor(s.db, tenantId, config);
     const endpoint = await createEndpoint(ctx, { url: failing.url, secret: SECRET });
-    const { deliveryIds } = await publishEvent(s.db, tenantId, 'room.created', { roomId: 'room_9' });
+    const { deliveryIds } = await s.publish(tenantId, 'room.created', { roomId: 'room_9' });
     const [id = ''] = deliveryIds;
-    const worker = startWorker({ db: s.db, clock: futureClock, config, tenantIds: [tenantId] });
+    const worker = s.worker({ config, tenantIds: [tenantId] });
     const wakeCtx = wakingWith(ctx, worker);
     try {
-      await waitForState(s.db, id, 'dead_lettered');
+      await s.waitFor(id, 'dead_lettered');
       // The receiver is fixed; a redelivery now succeeds.
       failing.reply = status(200);
       const again = await redeliver(wakeCtx, { id });
       assert.equal(again.state, 'pending');
       assert.equal(again.deadLetteredAt, null);
-      await waitForState(s.db, id, 'delivered');
+      await s.waitFor(id, 'delivered');
       await assert.rejects(redeliver(wakeCtx, { id: 'whd_00000000000000000000000000' }), isCode('not_found'));
 
       // Redelivering a delivered one works too; a pending one is a conflict.
       await redeliver(wakeCtx, { id });
       await eventually('third cycle delivered', async () => {
-        const row = await deliveryRow(s.db, id);
+        const row = await s.row(id);
         return row.state === 'delivered' && row.cycle === 3 ? row : undefined;
       });
       await updateEndpoint(ctx, { id: endpoint.id, enabled: false });
@@ -168,24 +155,24 @@ describe('webhook deliveries: fan-out, test events, redelivery, listing', () => 
   test('a pending delivery cannot be redelivered', async () => {
     const { tenantId, ctx } = await s.tenant();
     await createEndpoint(ctx, { url: receiver().url, secret: SECRET });
-    const { deliveryIds } = await publishEvent(s.db, tenantId, 'room.created', {});
+    const { deliveryIds } = await s.publish(tenantId, 'room.created', {});
     await assert.rejects(redeliver(ctx, { id: deliveryIds[0] ?? '' }), isCode('conflict'));
   });
 
   test('a disabled endpoint keeps its deliveries pending until it is enabled again', async () => {
     const { tenantId, ctx } = await s.tenant();
     const endpoint = await createEndpoint(ctx, { url: receiver().url, secret: SECRET });
-    const { deliveryIds } = await publishEvent(s.db, tenantId, 'room.created', {});
+    const { deliveryIds } = await s.publish(tenantId, 'room.created', {});
     const [id = ''] = deliveryIds;
     await updateEndpoint(ctx, { id: endpoint.id, enabled: false });
-    const worker = startWorker({ db: s.db, clock: futureClock, tenantIds: [tenantId] });
+    const worker = s.worker({ tenantIds: [tenantId] });
     try {
       await worker.idle();
-      assert.equal((await deliveryRow(s.db, id)).state, 'pending');
-      assert.equal((await deliveryRow(s.db, id)).attempt_count, 0);
+      assert.equal((await s.row(id)).state, 'pending');
+      assert.equal((await s.row(id)).attempt_count, 0);
       await updateEndpoint(ctx, { id: endpoint.id, enabled: true });
       worker.wake();
-      await waitForState(s.db, id, 'delivered');
+      await s.waitFor(id, 'delivered');
     } finally {
       await worker.stop();
     }
@@ -197,7 +184,7 @@ describe('webhook deliveries: fan-out, test events, redelivery, listing', () => 
     const b = await createEndpoint(ctx, { url: receiver().url, secret: SECRET, eventTypes: ['room.*'] });
     const ids: string[] = [];
     for (const type of ['room.created', 'auction.started', 'room.closed']) {
-      ids.push(...(await publishEvent(s.db, tenantId, type, {})).deliveryIds);
+      ids.push(...(await s.publish(tenantId, type, {})).deliveryIds);
     }
     const everything = await listDeliveries(ctx, {});
     assert.equal(everything.data.length, 5);

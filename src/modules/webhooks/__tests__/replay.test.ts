@@ -17,11 +17,8 @@ import {
   ctxFor,
   futureClock,
   isCode,
-  publishEvent,
   startReceiver,
-  startWorker,
   status,
-  waitForState,
   wakingWith,
   webhookConfig,
 } from './support.ts';
@@ -48,14 +45,14 @@ describe('webhook replay of dead letters, delivery time filters, the request sho
     const [old, mid, recent] = [clockAgo(3 * HOUR), clockAgo(2 * HOUR), clockAgo(HOUR)];
     const ids: string[] = [];
     for (const clock of [old, mid, recent]) {
-      ids.push(...(await publishEvent(s.db, tenantId, 'room.created', {}, clock)).deliveryIds);
+      ids.push(...(await s.publish(tenantId, 'room.created', {}, clock)).deliveryIds);
     }
     const mine = (await listDeliveries(ctx, { endpointId: endpoint.id })).data.map((d) => d.id);
     const [oldId = '', midId = '', recentId = ''] = [...mine].reverse();
-    const worker = startWorker({ db: s.db, clock: futureClock, config, tenantIds: [tenantId] });
+    const worker = s.worker({ config, tenantIds: [tenantId] });
     const wakeCtx = wakingWith(ctx, worker);
     try {
-      for (const id of ids) await waitForState(s.db, id, 'dead_lettered');
+      for (const id of ids) await s.waitFor(id, 'dead_lettered');
 
       const since = iso(mid, -1);
       const inRange = await listDeliveries(ctx, { endpointId: endpoint.id, since, until: iso(recent) });
@@ -75,8 +72,8 @@ describe('webhook replay of dead letters, delivery time filters, the request sho
         0,
         'a repeat finds them queued already',
       );
-      await waitForState(s.db, midId, 'delivered');
-      await waitForState(s.db, recentId, 'delivered');
+      await s.waitFor(midId, 'delivered');
+      await s.waitFor(recentId, 'delivered');
       assert.equal((await getDelivery(ctx, { id: oldId })).state, 'dead_lettered', 'older than since');
       const untouched = await listDeliveries(ctx, { endpointId: other.id, state: 'dead_lettered' });
       assert.equal(untouched.data.length, 3, "another endpoint's dead letters stay");
@@ -114,7 +111,7 @@ describe('webhook replay of dead letters, delivery time filters, the request sho
   test('a delivery shows the request its attempts send, without the signatures', async () => {
     const { tenantId, ctx } = await s.tenant();
     const endpoint = await createEndpoint(ctx, { url: 'https://example.test/hook', secret: SECRET });
-    const { deliveryIds } = await publishEvent(s.db, tenantId, 'room.created', { roomId: 'room_7' });
+    const { deliveryIds } = await s.publish(tenantId, 'room.created', { roomId: 'room_7' });
     const [id = ''] = deliveryIds;
     const detail = await getDelivery(ctx, { id });
     assert.equal(detail.request.url, endpoint.url);

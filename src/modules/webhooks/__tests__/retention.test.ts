@@ -10,18 +10,7 @@ import { RetentionWorker } from '../../../core/retention/worker.ts';
 import { newId } from '../ids.ts';
 import { createEndpoint, getDelivery, redeliver } from '../index.ts';
 import { SECRET, suiteReceiver, webhookSuite } from './suite.ts';
-import {
-  attemptsOf,
-  createTenant,
-  ctxFor,
-  deliveryRow,
-  futureClock,
-  publishEvent,
-  startWorker,
-  status,
-  waitForState,
-  webhookConfig,
-} from './support.ts';
+import { createTenant, ctxFor, futureClock, status, webhookConfig } from './support.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -46,18 +35,15 @@ describe('webhook delivery retention', () => {
     await createEndpoint(ctx, { url: receiver().url, secret: SECRET, eventTypes: ['room.created'] });
     await createEndpoint(ctx, { url: failing().url, secret: SECRET, eventTypes: ['room.updated'] });
     const [old = '', recent = '', pending = ''] = [
-      ...(await publishEvent(s.db, tenantId, 'room.created', { roomId: 'room_1' })).deliveryIds,
-      ...(await publishEvent(s.db, tenantId, 'room.created', { roomId: 'room_2' })).deliveryIds,
-      ...(await publishEvent(s.db, tenantId, 'room.updated', { roomId: 'room_1' })).deliveryIds,
+      ...(await s.publish(tenantId, 'room.created', { roomId: 'room_1' })).deliveryIds,
+      ...(await s.publish(tenantId, 'room.created', { roomId: 'room_2' })).deliveryIds,
+      ...(await s.publish(tenantId, 'room.updated', { roomId: 'room_1' })).deliveryIds,
     ];
-    const worker = startWorker({ db: s.db, clock: futureClock, config, tenantIds: [tenantId] });
+    const worker = s.worker({ config, tenantIds: [tenantId] });
     try {
-      await waitForState(s.db, old, 'delivered');
-      await waitForState(s.db, recent, 'delivered');
-      await eventually(
-        'the failed first attempt',
-        async () => (await deliveryRow(s.db, pending)).attempt_count === 1,
-      );
+      await s.waitFor(old, 'delivered');
+      await s.waitFor(recent, 'delivered');
+      await eventually('the failed first attempt', async () => (await s.row(pending)).attempt_count === 1);
     } finally {
       await worker.stop();
     }
@@ -78,7 +64,7 @@ describe('webhook delivery retention', () => {
     assert.equal((await retention.pass()).ran, true);
 
     await assert.rejects(getDelivery(ctx, { id: old }), notFound());
-    assert.deepEqual(await attemptsOf(s.db, old), [], 'its attempts went with it');
+    assert.deepEqual(await s.attempts(old), [], 'its attempts went with it');
     assert.equal(
       (await getDelivery(ctx, { id: pending })).attempts.length,
       1,

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { testConfig } from '../../../../test/helper.ts';
 import { eventually } from '../../../../test/support/eventually.ts';
 import { webhookSuite } from './suite.ts';
-import { attemptsOf, deliveryRow, manualClock, ms, startReceiver, startWorker, status } from './support.ts';
+import { manualClock, ms, startReceiver, status } from './support.ts';
 
 describe('webhook retry schedule (injected clock)', () => {
   const s = webhookSuite();
@@ -16,11 +16,11 @@ describe('webhook retry schedule (injected clock)', () => {
     const receiver = await startReceiver(status(500));
     const start = clock.now();
     const { tenantId, id } = await s.delivery(receiver.url, config, clock);
-    const worker = startWorker({ db: s.db, clock, config, random: () => 0, tenantIds: [tenantId] });
+    const worker = s.worker({ clock, config, random: () => 0, tenantIds: [tenantId] });
     const attemptsSoFar = async (n: number) => {
       await worker.idle();
       return eventually(`${n} attempts`, async () => {
-        const row = await deliveryRow(s.db, id);
+        const row = await s.row(id);
         return row.attempt_count === n ? row : undefined;
       });
     };
@@ -33,7 +33,7 @@ describe('webhook retry schedule (injected clock)', () => {
         assert.equal(ms(row.next_attempt_at), dueAt, `retry due ${delay} ms later`);
         clock.advance(dueAt - 1 - clock.now());
         await worker.idle();
-        assert.equal((await deliveryRow(s.db, id)).attempt_count, row.attempt_count, 'not before it is due');
+        assert.equal((await s.row(id)).attempt_count, row.attempt_count, 'not before it is due');
         clock.advance(1);
         row = await attemptsSoFar(row.attempt_count + 1);
       }
@@ -44,7 +44,7 @@ describe('webhook retry schedule (injected clock)', () => {
       await worker.stop({ graceMs: 0 });
       await receiver.close();
     }
-    const attempts = await attemptsOf(s.db, id);
+    const attempts = await s.attempts(id);
     assert.deepEqual(
       attempts.map((a) => new Date(a.started_at).getTime() - start),
       [0, 1000, 6000, 36_000, 336_000, 2_136_000],
@@ -59,10 +59,10 @@ describe('webhook retry schedule (injected clock)', () => {
     const receiver = await startReceiver(status(500));
     const start = clock.now();
     const { tenantId, id: deliveryId } = await s.delivery(receiver.url, config, clock);
-    const worker = startWorker({ db: s.db, clock, config, random: () => 0.999, tenantIds: [tenantId] });
+    const worker = s.worker({ clock, config, random: () => 0.999, tenantIds: [tenantId] });
     try {
       await worker.idle();
-      const row = await deliveryRow(s.db, deliveryId);
+      const row = await s.row(deliveryId);
       assert.equal(row.attempt_count, 1);
       assert.equal(ms(row.next_attempt_at) - start, 1099);
     } finally {

@@ -3,14 +3,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { createEndpoint, getDelivery, rotateSecret } from '../index.ts';
 import { SECRET, suiteReceiver, webhookSuite } from './suite.ts';
-import {
-  futureClock,
-  manualClock,
-  publishEvent,
-  startWorker,
-  waitForState,
-  webhookConfig,
-} from './support.ts';
+import { futureClock, manualClock, webhookConfig } from './support.ts';
 
 /** The receiver-side check from docs/webhooks.md: any listed signature made with our secret. */
 function verifySvcSignature(raw: Buffer, header: string, secret: string): boolean {
@@ -40,12 +33,12 @@ describe('webhook request: body, headers, signatures', () => {
     await createEndpoint(ctx, { url: receiver().url, secret: SECRET, eventTypes: null });
     const data = { auctionId: 'auc_1', roomId: 'room_1', note: 'héllo ✓ </script> "quoted" \u2028', n: 1.5 };
     const sentFrom = futureClock.now();
-    const { deliveryIds } = await publishEvent(s.db, tenantId, 'auction.started', data);
+    const { deliveryIds } = await s.publish(tenantId, 'auction.started', data);
     assert.equal(deliveryIds.length, 1);
     const [id = ''] = deliveryIds;
-    const worker = startWorker({ db: s.db, clock: futureClock, tenantIds: [tenantId] });
+    const worker = s.worker({ tenantIds: [tenantId] });
     try {
-      await waitForState(s.db, id, 'delivered');
+      await s.waitFor(id, 'delivered');
     } finally {
       await worker.stop();
     }
@@ -104,18 +97,18 @@ describe('webhook request: body, headers, signatures', () => {
     const endpoint = await createEndpoint(ctx, { url: receiver().url, secret: SECRET });
     const newSecret = 'the-new-secret-0002';
     await rotateSecret(ctx, { id: endpoint.id, secret: newSecret, graceSeconds: 60 });
-    const worker = startWorker({ db: s.db, clock, tenantIds: [tenantId] });
+    const worker = s.worker({ clock, tenantIds: [tenantId] });
     try {
-      const during = await publishEvent(s.db, tenantId, 'room.created', { roomId: 'room_1' }, clock);
+      const during = await s.publish(tenantId, 'room.created', { roomId: 'room_1' }, clock);
       worker.wake();
       const [duringId = ''] = during.deliveryIds;
-      await waitForState(s.db, duringId, 'delivered');
+      await s.waitFor(duringId, 'delivered');
 
       clock.advance(60_000);
-      const afterGrace = await publishEvent(s.db, tenantId, 'room.created', { roomId: 'room_2' }, clock);
+      const afterGrace = await s.publish(tenantId, 'room.created', { roomId: 'room_2' }, clock);
       worker.wake();
       const [afterId = ''] = afterGrace.deliveryIds;
-      await waitForState(s.db, afterId, 'delivered');
+      await s.waitFor(afterId, 'delivered');
 
       const first = receiver().received.find((r) => r.headers['x-svc-delivery'] === duringId);
       const second = receiver().received.find((r) => r.headers['x-svc-delivery'] === afterId);

@@ -4,17 +4,7 @@ import { describe, test } from 'node:test';
 import { eventually } from '../../../../test/support/eventually.ts';
 import { createEndpoint } from '../index.ts';
 import { SECRET, webhookSuite } from './suite.ts';
-import {
-  attemptsOf,
-  deliveryRow,
-  futureClock,
-  publishEvent,
-  type Reply,
-  startReceiver,
-  startWorker,
-  waitForState,
-  webhookConfig,
-} from './support.ts';
+import { type Reply, startReceiver, webhookConfig } from './support.ts';
 
 /** A worker's stop() with attempts in flight, and its cap on one endpoint's concurrent requests. */
 describe('webhook workers: shutdown, concurrency caps', () => {
@@ -28,16 +18,14 @@ describe('webhook workers: shutdown, concurrency caps', () => {
     const receiver = await startReceiver(hold);
     const config = webhookConfig({ webhookTimeoutMs: 60_000 });
     const { tenantId, id } = await s.delivery(receiver.url, config);
-    const first = startWorker({
-      db: s.db,
-      clock: futureClock,
+    const first = s.worker({
       config,
       instanceId: 'first',
       tenantIds: [tenantId],
     });
     await eventually('the request to arrive', () => (held.length === 1 ? true : undefined));
     await first.stop({ graceMs: 0 });
-    const released = await deliveryRow(s.db, id);
+    const released = await s.row(id);
     assert.equal(released.state, 'pending');
     assert.equal(released.lease_owner, null);
     assert.equal(released.cycle_attempt_count, 0, 'an interrupted attempt does not use up the schedule');
@@ -45,21 +33,19 @@ describe('webhook workers: shutdown, concurrency caps', () => {
     receiver.reply = (_req, res) => {
       res.writeHead(200).end();
     };
-    const second = startWorker({
-      db: s.db,
-      clock: futureClock,
+    const second = s.worker({
       config,
       instanceId: 'second',
       tenantIds: [tenantId],
     });
     try {
-      await waitForState(s.db, id, 'delivered');
+      await s.waitFor(id, 'delivered');
     } finally {
       await second.stop();
       for (const res of held) res.destroy();
       await receiver.close();
     }
-    const attempts = await attemptsOf(s.db, id);
+    const attempts = await s.attempts(id);
     assert.deepEqual(
       attempts.map((a) => [a.error_class, a.worker]),
       [
@@ -74,11 +60,11 @@ describe('webhook workers: shutdown, concurrency caps', () => {
       setTimeout(() => res.writeHead(200).end(), 50);
     });
     const { tenantId, id } = await s.delivery(receiver.url, webhookConfig());
-    const worker = startWorker({ db: s.db, clock: futureClock, tenantIds: [tenantId] });
+    const worker = s.worker({ tenantIds: [tenantId] });
     await eventually('the request to arrive', () => (receiver.received.length === 1 ? true : undefined));
     await worker.stop({ graceMs: 60_000 });
     await receiver.close();
-    assert.equal((await deliveryRow(s.db, id)).state, 'delivered');
+    assert.equal((await s.row(id)).state, 'delivered');
   });
 
   test('a slow endpoint holds at most its concurrency cap; other endpoints keep flowing', async () => {
@@ -103,33 +89,30 @@ describe('webhook workers: shutdown, concurrency caps', () => {
     await createEndpoint(ctx, { url: fast.url, secret: SECRET, eventTypes: ['fast.thing'] });
     const slowIds: string[] = [];
     for (let i = 0; i < 10; i++)
-      slowIds.push(...(await publishEvent(s.db, tenantId, 'slow.thing', { i })).deliveryIds);
+      slowIds.push(...(await s.publish(tenantId, 'slow.thing', { i })).deliveryIds);
     const fastIds: string[] = [];
-    for (let i = 0; i < 5; i++)
-      fastIds.push(...(await publishEvent(s.db, tenantId, 'fast.thing', { i })).deliveryIds);
+    for (let i = 0; i < 5; i++) fastIds.push(...(await s.publish(tenantId, 'fast.thing', { i })).deliveryIds);
 
-    const worker = startWorker({
-      db: s.db,
-      clock: futureClock,
+    const worker = s.worker({
       config,
       tenantIds: [tenantId],
       maxConcurrency: 8,
       perEndpointConcurrency: 2,
     });
     try {
-      for (const id of fastIds) await waitForState(s.db, id, 'delivered');
+      for (const id of fastIds) await s.waitFor(id, 'delivered');
       await eventually('two slow requests', () => (held.length === 2 ? true : undefined));
       // One more claim cycle: had the cap let a third slow request through, it would go out now too.
-      const [extra = ''] = (await publishEvent(s.db, tenantId, 'fast.thing', { i: 99 })).deliveryIds;
+      const [extra = ''] = (await s.publish(tenantId, 'fast.thing', { i: 99 })).deliveryIds;
       worker.wake();
-      await waitForState(s.db, extra, 'delivered');
+      await s.waitFor(extra, 'delivered');
       assert.equal(held.length, 2, 'the slow endpoint is capped while the fast one was served');
       slow.reply = (_req, res) => {
         track(res);
         setTimeout(() => res.writeHead(200).end(), 5);
       };
       for (const res of held.splice(0)) res.writeHead(200).end();
-      for (const id of slowIds) await waitForState(s.db, id, 'delivered');
+      for (const id of slowIds) await s.waitFor(id, 'delivered');
     } finally {
       await worker.stop({ graceMs: 0 });
       await slow.close();

@@ -9,18 +9,7 @@ import { openDatabase } from '../../../runtime.ts';
 import { createEndpoint } from '../index.ts';
 import { claimDueDeliveries } from '../worker/claim.ts';
 import { SECRET, webhookSuite } from './suite.ts';
-import {
-  attemptsOf,
-  deliveryRow,
-  futureClock,
-  manualClock,
-  ms,
-  publishEvent,
-  startReceiver,
-  startWorker,
-  waitForState,
-  webhookConfig,
-} from './support.ts';
+import { futureClock, manualClock, ms, startReceiver, startWorker, webhookConfig } from './support.ts';
 
 describe('webhook workers: leases, concurrency, shutdown', () => {
   const s = webhookSuite();
@@ -43,8 +32,7 @@ describe('webhook workers: leases, concurrency, shutdown', () => {
     const { tenantId, ctx } = await s.tenant();
     for (const r of receivers) await createEndpoint(ctx, { url: r.url, secret: SECRET });
     const ids: string[] = [];
-    for (let i = 0; i < 80; i++)
-      ids.push(...(await publishEvent(s.db, tenantId, 'room.created', { i })).deliveryIds);
+    for (let i = 0; i < 80; i++) ids.push(...(await s.publish(tenantId, 'room.created', { i })).deliveryIds);
     assert.equal(ids.length, 240);
 
     const options = {
@@ -53,10 +41,10 @@ describe('webhook workers: leases, concurrency, shutdown', () => {
       maxConcurrency: 4,
       perEndpointConcurrency: 8,
     };
-    const a = startWorker({ db: s.db, instanceId: 'worker-a', ...options });
+    const a = s.worker({ instanceId: 'worker-a', ...options });
     const b = startWorker({ db: secondHandle(), instanceId: 'worker-b', ...options });
     try {
-      for (const id of ids) await waitForState(s.db, id, 'delivered', 60_000);
+      for (const id of ids) await s.waitFor(id, 'delivered', 60_000);
     } finally {
       await Promise.all([a.stop(), b.stop()]);
       await Promise.all(receivers.map((r) => r.close()));
@@ -64,10 +52,8 @@ describe('webhook workers: leases, concurrency, shutdown', () => {
     const seen = receivers.flatMap((r) => r.received.map((req) => String(req.headers['x-svc-delivery'])));
     assert.equal(seen.length, ids.length, 'one request per delivery');
     assert.deepEqual([...seen].sort(), [...ids].sort());
-    for (const id of ids) assert.equal((await deliveryRow(s.db, id)).attempt_count, 1);
-    const workers = new Set(
-      (await Promise.all(ids.map((id) => attemptsOf(s.db, id)))).flat().map((a) => a.worker),
-    );
+    for (const id of ids) assert.equal((await s.row(id)).attempt_count, 1);
+    const workers = new Set((await Promise.all(ids.map((id) => s.attempts(id)))).flat().map((a) => a.worker));
     assert.deepEqual([...workers].sort(), ['worker-a', 'worker-b'], 'both workers took part');
   });
 
@@ -100,18 +86,18 @@ describe('webhook workers: leases, concurrency, shutdown', () => {
     });
     try {
       await worker.idle();
-      assert.equal((await deliveryRow(s.db, id)).lease_owner, 'crashed-instance');
+      assert.equal((await s.row(id)).lease_owner, 'crashed-instance');
       assert.equal(receiver.received.length, 0, 'nobody sends while the lease holds');
 
       clock.advance(leaseMs);
       await worker.idle();
-      await waitForState(s.db, id, 'delivered');
+      await s.waitFor(id, 'delivered');
     } finally {
       await worker.stop({ graceMs: 0 });
       await receiver.close();
     }
     assert.equal(receiver.received.length, 1);
-    const attempts = await attemptsOf(s.db, id);
+    const attempts = await s.attempts(id);
     assert.deepEqual(
       attempts.map((a) => [a.attempt, a.error_class, a.status_code, a.worker]),
       [
@@ -134,8 +120,7 @@ describe('webhook workers: leases, concurrency, shutdown', () => {
     const config = webhookConfig({ webhookTimeoutMs: 10_000 });
     const { tenantId, id } = await s.delivery(receiver.url, config, clock);
 
-    const crashed = startWorker({
-      db: s.db,
+    const crashed = s.worker({
       clock: frozen,
       config,
       instanceId: 'crashed',
@@ -152,7 +137,7 @@ describe('webhook workers: leases, concurrency, shutdown', () => {
         tenantIds: [tenantId],
       });
       await survivor.idle();
-      const claimed = await deliveryRow(s.db, id);
+      const claimed = await s.row(id);
       assert.equal(claimed.lease_owner, 'crashed');
       assert.equal(
         ms(claimed.lease_expires_at) - ms(claimed.last_attempt_at),
@@ -162,22 +147,18 @@ describe('webhook workers: leases, concurrency, shutdown', () => {
 
       clock.advance(14_999);
       await survivor.idle();
-      assert.equal(
-        (await deliveryRow(s.db, id)).lease_owner,
-        'crashed',
-        'nobody takes it while the lease holds',
-      );
+      assert.equal((await s.row(id)).lease_owner, 'crashed', 'nobody takes it while the lease holds');
 
       clock.advance(1);
       await survivor.idle();
-      assert.equal((await deliveryRow(s.db, id)).state, 'delivered');
+      assert.equal((await s.row(id)).state, 'delivered');
     } finally {
       await survivor?.stop({ graceMs: 0 });
       await crashed.stop({ graceMs: 0 });
       for (const res of held) res.destroy();
       await receiver.close();
     }
-    const attempts = await attemptsOf(s.db, id);
+    const attempts = await s.attempts(id);
     const retaken = attempts.find((a) => a.worker === 'survivor');
     assert.equal(retaken?.status_code, 200);
     assert.equal(ms(retaken?.started_at), ms(attempts[0]?.started_at) + 15_000);
