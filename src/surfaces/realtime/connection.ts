@@ -38,7 +38,11 @@ export class Connection implements RealtimeConnection, GuardedSocket {
   private refusedInARow = 0;
   private warnedAt = Number.NEGATIVE_INFINITY;
   private readonly bucket: TokenBucket;
-  private corked: Socket | undefined;
+  /** This turn's frames, as they go on the wire, until the coalescer flushes them in one write. */
+  private pending: Buffer[] | undefined;
+  private pendingBytes = 0;
+  /** `hasScope` of the token, by scope, as asked. */
+  private scopes: Map<string, boolean> | undefined;
 
   constructor(
     readonly socket: WebSocket,
@@ -69,7 +73,15 @@ export class Connection implements RealtimeConnection, GuardedSocket {
   }
 
   may(module: string, scope: string): boolean {
-    return this.modules.has(module) && hasScope(this.session.principal, scope);
+    if (!this.modules.has(module)) return false;
+    // Asked for every member of a room per frame it fans out; the token's scopes never change.
+    this.scopes ??= new Map();
+    let has = this.scopes.get(scope);
+    if (has === undefined) {
+      has = hasScope(this.session.principal, scope);
+      this.scopes.set(scope, has);
+    }
+    return has;
   }
 
   get isOpen(): boolean {
@@ -79,35 +91,40 @@ export class Connection implements RealtimeConnection, GuardedSocket {
   /**
    * Writes a frame unless the client is not reading: past `maxBufferedBytes` waiting to be written it is
    * disconnected (4413) instead, so one slow reader can never grow the server's memory without bound.
+   * The frames of one turn leave together at its end, in one write (see WriteCoalescer): a crowd's
+   * announcements or a room's burst cost one system call per socket, not one per frame.
    */
   send(frame: EncodedFrame): boolean {
     if (!this.isOpen) return false;
-    if (this.socket.bufferedAmount > this.limits.maxBufferedBytes) {
+    if (this.socket.bufferedAmount + this.pendingBytes > this.limits.maxBufferedBytes) {
       this.close(CLOSE.slowConsumer, 'too slow to keep up; reconnect and resume');
       return false;
     }
-    if (this.corked === undefined) {
-      const raw = rawSocket(this.socket);
-      if (raw !== undefined) {
-        raw.cork();
-        this.corked = raw;
-        this.coalescer.add(this);
-      }
-    }
     // With no extension negotiated (this server offers none) `ws` writes each frame at once, in order, so
-    // a frame written to its socket directly takes its place among them.
-    if (this.corked !== undefined && this.socket.extensions === '')
-      this.corked.write(this.coalescer.forms.of(frame));
-    else this.socket.send(frame, AS_TEXT);
+    // frames written to its socket directly take their place among them.
+    if (this.socket.extensions !== '' || rawSocket(this.socket) === undefined) {
+      this.socket.send(frame, AS_TEXT);
+    } else {
+      const wire = this.coalescer.forms.of(frame);
+      if (this.pending === undefined) {
+        this.pending = [wire];
+        this.coalescer.add(this);
+      } else this.pending.push(wire);
+      this.pendingBytes += wire.length;
+    }
     if (this.counts !== undefined) this.counts.framesOut += 1;
     return true;
   }
 
-  /** Writes what this turn's sends left in the corked socket (see WriteCoalescer). */
+  /** Writes what this turn's sends left, in one write (see WriteCoalescer). */
   flush(): void {
-    const raw = this.corked;
-    this.corked = undefined;
-    raw?.uncork();
+    const pending = this.pending;
+    if (pending === undefined) return;
+    this.pending = undefined;
+    this.pendingBytes = 0;
+    const raw = rawSocket(this.socket);
+    if (raw === undefined || raw.destroyed || this.socket.readyState !== WebSocket.OPEN) return;
+    raw.write(pending.length === 1 ? (pending[0] as Buffer) : Buffer.concat(pending));
   }
 
   /** Resolves true once the send buffer is below half the limit, false when the connection closed first. */
@@ -124,9 +141,9 @@ export class Connection implements RealtimeConnection, GuardedSocket {
     this.closing = true;
     if (code === CLOSE.slowConsumer && this.counts !== undefined) this.counts.slowConsumerDrops += 1;
     try {
-      this.socket.close(code, reason);
-      // The close frame follows this turn's frames; let them all go now.
+      // The close frame follows this turn's frames: they go first.
       this.flush();
+      this.socket.close(code, reason);
     } catch {
       this.socket.terminate();
       return;
