@@ -36,6 +36,7 @@ import { realtimeContext } from './realtime-context.ts';
 import { openSession } from './session.ts';
 import { SocketCaps } from './socket-caps.ts';
 import { SocketGuard } from './socket-guard.ts';
+import { releaseUpgrade } from './upgrade.ts';
 import { WriteCoalescer } from './wire.ts';
 
 /** Handles a frame a client sent (handlers/dispatch.ts). */
@@ -208,6 +209,7 @@ export class Gateway implements RealtimeHost {
       connection.close(CLOSE.restart, 'server restarting');
       return;
     }
+    releaseUpgrade(socket, request, this.limits.closeGraceMs);
     this.guard.add(connection);
     socket.on('message', (data, isBinary) => this.deps.frames(this, connection, data, isBinary));
     socket.on('pong', () => {
