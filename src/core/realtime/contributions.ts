@@ -24,9 +24,39 @@ import type { SocketRoute } from './socket-routes.ts';
 /** A frame encoded once, then written to any number of sockets. */
 export type EncodedFrame = Buffer;
 
-/** Every server frame is a JSON object with a `type`. */
+/**
+ * A field's value already encoded as JSON, spliced as it is into the frames it goes in: a large value
+ * many frames share (a room's member list in the `joined` frames of a crowd) is encoded once.
+ */
+export class RawJson {
+  constructor(readonly bytes: Buffer) {}
+
+  static of(value: unknown): RawJson {
+    return new RawJson(Buffer.from(JSON.stringify(value)));
+  }
+}
+
+function hasRawField(frame: Record<string, unknown>): boolean {
+  for (const key in frame) if (frame[key] instanceof RawJson) return true;
+  return false;
+}
+
+/** Every server frame is a JSON object with a `type`; its top-level fields may be RawJson. */
 export function encodeFrame(frame: { type: string; [field: string]: unknown }): EncodedFrame {
-  return Buffer.from(JSON.stringify(frame));
+  if (!hasRawField(frame)) return Buffer.from(JSON.stringify(frame));
+  const parts: Buffer[] = [];
+  let text = '{';
+  for (const [key, value] of Object.entries(frame)) {
+    const json = value instanceof RawJson ? undefined : JSON.stringify(value);
+    if (!(value instanceof RawJson) && json === undefined) continue;
+    text += `${text === '{' && parts.length === 0 ? '' : ','}${JSON.stringify(key)}:`;
+    if (value instanceof RawJson) {
+      parts.push(Buffer.from(text), value.bytes);
+      text = '';
+    } else text += json;
+  }
+  parts.push(Buffer.from(`${text}}`));
+  return Buffer.concat(parts);
 }
 
 /** The `room` field of a frame. */

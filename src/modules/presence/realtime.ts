@@ -17,6 +17,7 @@ import type { JsonObject } from '../../core/realtime/index.ts';
 import { type Actor, actorView } from '../../core/tenancy/actors.ts';
 import { actorOfMember, expiredLeaveMessage } from './leave.ts';
 import { checkStateSize, type MemberView, memberView, presenceRecord } from './member.ts';
+import { MemberLists } from './member-lists.ts';
 import { PresenceState } from './schema.ts';
 
 /** What presence publishes on a room's channel. */
@@ -47,6 +48,7 @@ const mayRead = (connection: RealtimeConnection) => connection.may('presence', '
 export function presenceRealtime(): RealtimeHooks {
   /** The client's state, for each connection that is a presence member of a room. */
   const states = new WeakMap<RealtimeMembership, JsonObject>();
+  const lists = new MemberLists();
 
   const publish = (host: RealtimeHost, membership: RealtimeMembership, message: PresenceMessage) =>
     host.publish(membership.connection.session.tenantId, membership.roomId, message);
@@ -92,9 +94,7 @@ export function presenceRealtime(): RealtimeHooks {
       const on = tenant.isEnabled('presence');
       if (on && mayWrite(membership.connection)) await enterPresence(host, membership, frame.presence);
       const members =
-        on && mayRead(membership.connection)
-          ? (await host.presence.list(membership.key)).map(memberView)
-          : [];
+        on && mayRead(membership.connection) ? await lists.read(host.presence, membership.key) : [];
       return { members };
     },
     /** The actor stays a member while another of its connections is still in the room. */
