@@ -56,40 +56,12 @@ export interface AuctionRow {
   updated_at: string;
 }
 
-export const AUCTION_COLUMNS = [
-  'id',
-  'list_seq',
-  'room_id',
-  'title',
-  'description',
-  'currency',
-  'starting_price',
-  'reserve_price',
-  'buy_now_price',
-  'increments',
-  `${isoTime('starts_at')} as starts_at`,
-  'duration_seconds',
-  'soft_close',
-  'sudden_death',
-  'published',
-  'metadata',
-  'status',
-  'current_price',
-  'leader_bid_id',
-  'leader_max',
-  'leader',
-  'bid_count',
-  `${isoTime('started_at')} as started_at`,
-  `${isoTime('ends_at')} as ends_at`,
-  `${isoTime('ended_at')} as ended_at`,
-  'extensions',
-  'seq',
-  'outcome',
-  'winner',
-  'final_price',
-  `${isoTime('created_at')} as created_at`,
-  `${isoTime('updated_at')} as updated_at`,
-].join(', ');
+export const AUCTION_COLUMNS = `id, list_seq, room_id, title, description, currency, starting_price,
+  reserve_price, buy_now_price, increments, ${isoTime('starts_at')} as starts_at, duration_seconds,
+  soft_close, sudden_death, published, metadata, status, current_price, leader_bid_id, leader_max, leader,
+  bid_count, ${isoTime('started_at')} as started_at, ${isoTime('ends_at')} as ends_at,
+  ${isoTime('ended_at')} as ended_at, extensions, seq, outcome, winner, final_price,
+  ${isoTime('created_at')} as created_at, ${isoTime('updated_at')} as updated_at`;
 
 const num = (value: number | string | null): number | null => (value === null ? null : Number(value));
 const time = (value: string | null): number | null => (value === null ? null : Date.parse(value));

@@ -16,20 +16,9 @@ export interface BuildRow {
   completed_at: string | null;
 }
 
-export const BUILD_COLUMNS = [
-  'id',
-  'list_seq',
-  'operator_id',
-  'platform',
-  'submit_to_stores',
-  'requested_by',
-  'status',
-  'error',
-  'build_url',
-  `${isoTime('created_at')} as created_at`,
-  `${isoTime('updated_at')} as updated_at`,
-  `${isoTime('completed_at')} as completed_at`,
-].join(', ');
+export const BUILD_COLUMNS = `id, list_seq, operator_id, platform, submit_to_stores, requested_by, status,
+  error, build_url, ${isoTime('created_at')} as created_at, ${isoTime('updated_at')} as updated_at,
+  ${isoTime('completed_at')} as completed_at`;
 
 export function toBuild(row: BuildRow): MobileBuildView {
   return {

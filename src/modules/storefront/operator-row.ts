@@ -13,17 +13,8 @@ export interface OperatorRow {
   updated_at: string;
 }
 
-export const OPERATOR_COLUMNS = [
-  'id',
-  'list_seq',
-  'name',
-  'slug',
-  'brand',
-  'app',
-  'listing',
-  `${isoTime('created_at')} as created_at`,
-  `${isoTime('updated_at')} as updated_at`,
-].join(', ');
+export const OPERATOR_COLUMNS = `id, list_seq, name, slug, brand, app, listing,
+  ${isoTime('created_at')} as created_at, ${isoTime('updated_at')} as updated_at`;
 
 /** `{roomIds}` with null for "every room" (absent in storage). */
 export const listingOf = (listing: ListingValue) => ({ roomIds: listing.roomIds ?? null });
