@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { browserOrigin } from '../../core/auth/product-access.ts';
-import type { Services } from '../../core/context.ts';
+import type { ServiceContext, Services } from '../../core/context.ts';
 import { cacheable } from '../../core/http/caching.ts';
 import { requestContext } from '../../core/http/context.ts';
 import {
@@ -35,9 +35,22 @@ const publicRoute = <S extends object>(schema: S) => ({
 export async function storefrontPublicRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   const reply304 = { 304: { description: 'Not modified: the If-None-Match ETag is current', type: 'null' } };
-  /** The answer, cacheable (a refusal of the caller's origin goes without the CORS header: core's rule). */
-  const send = async <T>(request: FastifyRequest, reply: FastifyReply, answer: () => Promise<T>) =>
-    cacheable(request, reply, await answer(), { maxAgeSeconds: MAX_AGE_SECONDS, varyOn: VARY });
+  /**
+   * The verb's answer for the key's storefront, `input` with the caller's origin, cacheable (a refusal of
+   * the caller's origin goes without the CORS header: core's rule).
+   */
+  const send = async <I extends object, T>(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    verb: (ctx: ServiceContext, input: I & { origin: string | undefined }) => Promise<T>,
+    input: I,
+  ) => {
+    const answer = await verb(requestContext(request, services), {
+      ...input,
+      origin: browserOrigin(request),
+    });
+    return cacheable(request, reply, answer, { maxAgeSeconds: MAX_AGE_SECONDS, varyOn: VARY });
+  };
 
   typed.get(
     '/api/public/brand',
@@ -46,10 +59,7 @@ export async function storefrontPublicRoutes(app: FastifyInstance, services: Ser
       summary: "The brand of the key's storefront (its operator's over the tenant's, field by field)",
       response: { 200: PublicBrand, ...reply304 },
     }),
-    async (request, reply) =>
-      send(request, reply, () =>
-        getPublicBrand(requestContext(request, services), { origin: browserOrigin(request) }),
-      ),
+    async (request, reply) => send(request, reply, getPublicBrand, {}),
   );
   typed.get(
     '/api/public/auctions',
@@ -59,13 +69,7 @@ export async function storefrontPublicRoutes(app: FastifyInstance, services: Ser
       querystring: PublicAuctionsQuery,
       response: { 200: PublicAuctionPage, ...reply304 },
     }),
-    async (request, reply) =>
-      send(request, reply, () =>
-        listPublicAuctions(requestContext(request, services), {
-          ...request.query,
-          origin: browserOrigin(request),
-        }),
-      ),
+    async (request, reply) => send(request, reply, listPublicAuctions, request.query),
   );
   typed.get(
     '/api/public/auctions/:auctionId',
@@ -75,12 +79,6 @@ export async function storefrontPublicRoutes(app: FastifyInstance, services: Ser
       params: AuctionParams,
       response: { 200: PublicAuction, ...reply304 },
     }),
-    async (request, reply) =>
-      send(request, reply, () =>
-        getPublicAuction(requestContext(request, services), {
-          auctionId: request.params.auctionId,
-          origin: browserOrigin(request),
-        }),
-      ),
+    async (request, reply) => send(request, reply, getPublicAuction, { auctionId: request.params.auctionId }),
   );
 }
