@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { Type } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import type { Services } from '../../core/context.ts';
 import { requestContext } from '../../core/http/context.ts';
 import { IdempotencyHeaders } from '../../core/http/idempotency.ts';
@@ -62,6 +62,38 @@ function route<C extends object, S extends object>(
   return { config, schema: { operationId, summary, tags: ['auctions'], ...schemas } };
 }
 
+/**
+ * A change of one auction (`:auctionId`) that answers the auction: a write, refused with a 409 when the
+ * auction's status does not allow it (or for `conflict`'s causes).
+ */
+function auctionChange<S extends object>(
+  operationId: string,
+  summary: string,
+  schemas: S,
+  conflict: TSchema = TRANSITION_409,
+) {
+  return route(write, operationId, summary, {
+    params,
+    ...schemas,
+    response: { 200: Auction, 409: conflict },
+  });
+}
+
+/** A bid on one auction (`:auctionId`): safe to retry under its key; 201 with the result, or a refusal. */
+function bidRoute<B extends TSchema, R extends object>(
+  operationId: string,
+  summary: string,
+  body: B,
+  refusals: R,
+) {
+  return route(bid, operationId, summary, {
+    headers: IdempotencyHeaders,
+    params,
+    body,
+    response: { 201: BidResult, ...refusals },
+  });
+}
+
 /** Answers `201 Created` with what the verb made. */
 async function created<T>(reply: FastifyReply, made: Promise<T>): Promise<T> {
   const result = await made;
@@ -99,10 +131,8 @@ export async function auctionRoutes(app: FastifyInstance, services: Services) {
 
   typed.patch(
     '/v1/auctions/:auctionId',
-    route(write, 'updateAuction', 'Edit an auction in draft or scheduled (null removes an optional term)', {
-      params,
+    auctionChange('updateAuction', 'Edit an auction in draft or scheduled (null removes an optional term)', {
       body: UpdateAuctionInput,
-      response: { 200: Auction, 409: TRANSITION_409 },
     }),
     async (request) => updateAuction(ctx(request), { ...request.body, ...request.params }),
   );
@@ -118,47 +148,41 @@ export async function auctionRoutes(app: FastifyInstance, services: Services) {
 
   typed.post(
     '/v1/auctions/:auctionId/schedule',
-    route(write, 'scheduleAuction', 'Schedule a draft auction to start at startsAt', {
-      params,
-      body: ScheduleAuctionInput,
-      response: {
-        200: Auction,
-        409: errorRef('Not a draft, or the room has its configured maximum of scheduled and live auctions.'),
-      },
-    }),
+    auctionChange(
+      'scheduleAuction',
+      'Schedule a draft auction to start at startsAt',
+      { body: ScheduleAuctionInput },
+      errorRef('Not a draft, or the room has its configured maximum of scheduled and live auctions.'),
+    ),
     async (request) => scheduleAuction(ctx(request), { ...request.body, ...request.params }),
   );
 
   typed.post(
     '/v1/auctions/:auctionId/start',
-    route(write, 'startAuction', 'Start a draft or scheduled auction now', {
-      params,
-      response: {
-        200: Auction,
-        409: errorRef('Not draft or scheduled, or the room has its maximum of live auctions.'),
-      },
-    }),
+    auctionChange(
+      'startAuction',
+      'Start a draft or scheduled auction now',
+      {},
+      errorRef('Not draft or scheduled, or the room has its maximum of live auctions.'),
+    ),
     async (request) => startAuction(ctx(request), request.params),
   );
 
   typed.post(
     '/v1/auctions/:auctionId/cancel',
-    route(
-      write,
+    auctionChange(
       'cancelAuction',
       'Cancel a draft, scheduled or live auction (live with bids: needs auctions:admin)',
-      { params, body: CancelAuctionInput, response: { 200: Auction, 409: TRANSITION_409 } },
+      { body: CancelAuctionInput },
     ),
     async (request) => cancelAuction(ctx(request), { ...request.body, ...request.params }),
   );
 
   typed.post(
     '/v1/auctions/:auctionId/bids',
-    route(bid, 'placeBid', 'Place a bid (amount, proxy maxAmount, or both)', {
-      headers: IdempotencyHeaders,
-      params,
-      body: PlaceBidInput,
-      response: { 201: BidResult, 400: BID_400, 409: BID_409 },
+    bidRoute('placeBid', 'Place a bid (amount, proxy maxAmount, or both)', PlaceBidInput, {
+      400: BID_400,
+      409: BID_409,
     }),
     async (request, reply) => created(reply, placeBid(ctx(request), { ...request.body, ...request.params })),
   );
@@ -175,12 +199,12 @@ export async function auctionRoutes(app: FastifyInstance, services: Services) {
 
   typed.post(
     '/v1/auctions/:auctionId/buy-now',
-    route(bid, 'buyNow', 'Buy at the buy-now price while it is offered; the auction ends at once', {
-      headers: IdempotencyHeaders,
-      params,
-      body: BuyNowInput,
-      response: { 201: BidResult, 409: BID_409 },
-    }),
+    bidRoute(
+      'buyNow',
+      'Buy at the buy-now price while it is offered; the auction ends at once',
+      BuyNowInput,
+      { 409: BID_409 },
+    ),
     async (request, reply) => created(reply, buyNow(ctx(request), { ...request.body, ...request.params })),
   );
 }
