@@ -9,6 +9,17 @@ import { actorNamed, contextIn, ingest, keyOf } from './support.ts';
 
 const START = Date.UTC(2026, 8, 1);
 
+/** A count of events over the seeded two months (UTC, up to 10 breakdown rows), with `over` on top. */
+function eventsQuery(ctx: ReturnType<typeof contextIn>, over: Record<string, unknown>) {
+  return seriesQuery(ctx, {
+    metrics: ['events'],
+    dateRange: { from: '2026-09-01T00:00:00Z', to: '2026-11-01T00:00:00Z' },
+    timezone: 'UTC',
+    breakdownLimit: 10,
+    ...over,
+  });
+}
+
 /** Rollups answer counts over long ranges: the same queries on raw rows must give the same numbers. */
 describe('analytics hourly rollups', () => {
   const s = appSuite({ clock: new ManualClock(Date.UTC(2026, 10, 20)) });
@@ -54,13 +65,7 @@ describe('analytics hourly rollups', () => {
   for (const [name, extra] of cases) {
     test(`${name}: rollups equal raw rows`, async () => {
       const ctx = contextIn(s.t, s.tenant.tenantId);
-      const query = seriesQuery(ctx, {
-        metrics: ['events'],
-        dateRange: { from: '2026-09-01T00:00:00Z', to: '2026-11-01T00:00:00Z' },
-        timezone: 'UTC',
-        breakdownLimit: 10,
-        ...extra,
-      });
+      const query = eventsQuery(ctx, extra);
       const rolled = await postgresStore.series(ctx, query);
       const raw = await postgresStore.series(ctx, query, { source: 'raw' });
       assert.equal(rolled.source, 'rollup');
@@ -77,34 +82,23 @@ describe('analytics hourly rollups', () => {
       { filters: [{ property: 'roomId', op: 'eq' as const, value: 'room-a' }] },
       { breakdown: 'roomId' },
     ]) {
-      const query = seriesQuery(ctx, {
-        metrics: ['events'],
-        dateRange: { from: '2026-09-01T00:00:00Z', to: '2026-11-01T00:00:00Z' },
-        timezone: 'UTC',
-        interval: 'day',
-        breakdownLimit: 3,
-        ...extra,
-      });
+      const query = eventsQuery(ctx, { interval: 'day', breakdownLimit: 3, ...extra });
       assert.equal((await postgresStore.series(ctx, query)).source, 'raw', JSON.stringify(extra));
     }
   });
 
   test('a zone with a half-hour offset reads raw rows for hour buckets, and agrees with the rollups by day', async () => {
     const ctx = contextIn(s.t, s.tenant.tenantId);
-    const hours = seriesQuery(ctx, {
-      metrics: ['events'],
+    const hours = eventsQuery(ctx, {
       dateRange: { from: '2026-09-01T00:00:00Z', to: '2026-09-03T00:00:00Z' },
       timezone: 'Asia/Kolkata',
       interval: 'hour',
-      breakdownLimit: 10,
     });
     assert.equal((await postgresStore.series(ctx, hours)).source, 'raw');
-    const days = seriesQuery(ctx, {
-      metrics: ['events'],
+    const days = eventsQuery(ctx, {
       dateRange: { from: '2026-09-01T00:00:00Z', to: '2026-10-01T00:00:00Z' },
       timezone: 'Europe/London',
       interval: 'day',
-      breakdownLimit: 10,
     });
     const rolled = await postgresStore.series(ctx, days);
     assert.equal(rolled.source, 'rollup');
