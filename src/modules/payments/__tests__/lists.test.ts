@@ -1,16 +1,12 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { customerActor, paymentsSuite, type RefundView } from './support.ts';
+import { customerActor, type Page, paymentsSuite, type RefundView } from './support.ts';
 
 interface Account {
   account: string;
   currency: string;
   balance: number;
   postings: number;
-}
-interface Page<T> {
-  data: T[];
-  nextCursor: string | null;
 }
 
 describe('payments: every list answers {data, nextCursor}, a page at a time', () => {

@@ -14,6 +14,12 @@ export interface ErrorBody {
 }
 
 type Body = Record<string, unknown>;
+/** A list's answer: a page of items and the cursor of the next one. */
+export interface Page<T> {
+  data: T[];
+  nextCursor: string | null;
+}
+
 export type PaymentAction = 'confirm' | 'capture' | 'cancel' | 'simulate';
 
 /** The customer `<provider>:<name>` as the API names it: an end user verified by that provider. */

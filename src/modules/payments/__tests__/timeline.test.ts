@@ -1,16 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { customerActor, paymentsSuite, type RefundView } from './support.ts';
+import { customerActor, type Page, paymentsSuite, type RefundView } from './support.ts';
 
 interface TimelineEvent {
   id: string;
   type: string;
   data: { paymentId: string; refundId?: string; payment?: { status: string } };
   created_at: string;
-}
-interface Page<T> {
-  data: T[];
-  nextCursor: string | null;
 }
 
 describe('payments: a payment’s timeline (GET /v1/payments/:paymentId/events)', () => {
