@@ -54,7 +54,10 @@ const REPORT_DEADLINE_MS = 60_000;
 /** Messages of the y-websocket protocol. */
 const MESSAGE_SYNC = 0;
 const MESSAGE_AWARENESS = 1;
-/** Each update carries `#S<phase>:<performance.now() at send>#` as a string value: receivers find it by bytes. */
+/**
+ * Each update carries `#S<phase>:<performance.now() at send>:<sender>#` as a string value: receivers find
+ * it by bytes. A sender's own update coming back (as the stock y-websocket server sends it) is no delivery.
+ */
 const MARK = Buffer.from('#S');
 const HASH = 0x23;
 
@@ -123,14 +126,14 @@ function syncUpdateFrame(update: Uint8Array): Uint8Array {
 }
 
 /** Every stamp in a frame the server sent (sync step 2 or update): latency of each delivery. */
-function onFrame(data: Buffer): void {
+function onFrame(data: Buffer, receiver: number): void {
   const now = performance.now();
   for (let at = data.indexOf(MARK); at >= 0; at = data.indexOf(MARK, at + 2)) {
     const end = data.indexOf(HASH, at + 2);
     if (end < 0) return;
-    const [phaseText, sentText] = data.toString('latin1', at + 2, end).split(':');
+    const [phaseText, sentText, senderText] = data.toString('latin1', at + 2, end).split(':');
     const phase = phases[Number(phaseText)];
-    if (phase === undefined || sentText === undefined) continue;
+    if (phase === undefined || sentText === undefined || Number(senderText) === receiver) continue;
     if (phase.delivered < phase.latencies.length) phase.latencies[phase.delivered] = now - Number(sentText);
     phase.delivered += 1;
     phase.lastDeliveryAt = now;
@@ -151,7 +154,7 @@ async function openClient(url: string, index: number): Promise<Client> {
       reject(new Error(`upgrade refused: ${response.statusCode}`)),
     );
   });
-  socket.on('message', (data: Buffer) => onFrame(data));
+  socket.on('message', (data: Buffer) => onFrame(data, index));
   socket.on('close', () => {
     closedDuring += 1;
   });
@@ -183,7 +186,9 @@ async function runPhases(plans: PhasePlan[]): Promise<PhaseResult[]> {
       const due = Math.min(total, Math.floor(((performance.now() - startedAt) * plan.rate) / 1000));
       for (; sent < due; sent++) {
         const client = clients[sent % clients.length];
-        client?.doc.getMap('m').set(client.key, `#S${index}:${performance.now().toFixed(3)}#`);
+        client?.doc
+          .getMap('m')
+          .set(client.key, `#S${index}:${performance.now().toFixed(3)}:${client.index}#`);
       }
       await sleep(2);
     }

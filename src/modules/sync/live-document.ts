@@ -68,45 +68,43 @@ export class LiveDocument {
   }
 
   /**
-   * Applies updates written together (in their order), in one Yjs transaction: relayed as one frame to
-   * the connections that sent none of them, and as one message to the other instances. Throws the first
-   * error of an update that did not apply (after applying the others).
+   * Applies updates written together, merged into one (every struct kept, so each client sees every
+   * value): one Yjs transaction, one frame to every connection (the senders get their own back, as from
+   * the stock y-websocket server; applying it again changes nothing), one message to the other instances.
+   * Updates that do not merge are applied one by one; throws the first that does not apply.
    */
   applyGroup(entries: readonly GroupEntry[]): void {
     const [only] = entries;
     if (only === undefined) return;
-    if (entries.length === 1) {
-      Y.applyUpdate(this.doc, only.update, only.connection);
+    let merged: Uint8Array | undefined;
+    if (entries.length > 1) {
+      try {
+        merged = Y.mergeUpdates(entries.map((entry) => entry.update));
+      } catch {
+        merged = undefined;
+      }
+    }
+    if (merged !== undefined) {
+      Y.applyUpdate(this.doc, merged, new AppliedGroup(merged));
       return;
     }
-    const group = new AppliedGroup(entries);
     let failed: { error: unknown } | undefined;
-    Y.transact(
-      this.doc,
-      () => {
-        for (const entry of entries) {
-          try {
-            Y.applyUpdate(this.doc, entry.update, group);
-          } catch (error) {
-            failed ??= { error };
-          }
-        }
-      },
-      group,
-    );
+    for (const entry of entries) {
+      try {
+        Y.applyUpdate(this.doc, entry.update, entry.connection);
+      } catch (error) {
+        failed ??= { error };
+      }
+    }
     if (failed !== undefined) throw failed.error;
   }
 
-  private relayUpdate(update: Uint8Array, origin: unknown): void {
+  private relayUpdate(applied: Uint8Array, origin: unknown): void {
+    // A group is relayed as it was written, merged (its transaction's own update lost overwritten values).
+    const group = origin instanceof AppliedGroup;
+    const update = group ? origin.merged : applied;
     const message = updateMessage(update);
-    if (origin instanceof AppliedGroup) {
-      for (const connection of this.connections) {
-        if (origin.senders.has(connection)) origin.sendOthers(connection);
-        else connection.send(message);
-      }
-    } else {
-      for (const connection of this.connections) if (connection !== origin) connection.send(message);
-    }
+    for (const connection of this.connections) if (group || connection !== origin) connection.send(message);
     if (origin !== FROM_ELSEWHERE && origin !== FROM_DATABASE) {
       this.publish({ from: this.instanceId, kind: 'update', data: toBase64(update), owner: '' });
     }
@@ -160,21 +158,7 @@ export interface GroupEntry {
   update: Uint8Array;
 }
 
-/** The origin of a group's transaction: who sent which update, and each update's frame (encoded once). */
+/** The origin of a group's transaction: the group's updates merged, as they are relayed. */
 class AppliedGroup {
-  readonly senders: Set<SyncConnection>;
-  private frames: Uint8Array[] | undefined;
-
-  constructor(private readonly entries: readonly GroupEntry[]) {
-    this.senders = new Set(entries.map((entry) => entry.connection));
-  }
-
-  /** A connection that sent some of the group gets the others' updates, each as it was sent. */
-  sendOthers(connection: SyncConnection): void {
-    this.frames ??= this.entries.map((entry) => updateMessage(entry.update));
-    for (const [i, entry] of this.entries.entries()) {
-      const frame = this.frames[i];
-      if (entry.connection !== connection && frame !== undefined) connection.send(frame);
-    }
-  }
+  constructor(readonly merged: Uint8Array) {}
 }
