@@ -56,7 +56,27 @@ export function encodeFrame(frame: { type: string; [field: string]: unknown }): 
     } else text += json;
   }
   parts.push(Buffer.from(`${text}}`));
-  return Buffer.concat(parts);
+  // Large (a full room's `joined`): copied once into a buffer with room for the WebSocket header in front,
+  // so its wire form is a view of it instead of a second copy (see withHeadroom).
+  const length = parts.reduce((n, part) => n + part.length, 0);
+  const whole = Buffer.allocUnsafeSlow(HEADROOM + length);
+  let at = HEADROOM;
+  for (const part of parts) at += part.copy(whole, at);
+  const frameBytes = whole.subarray(HEADROOM);
+  headroomed.add(frameBytes);
+  return frameBytes;
+}
+
+/** The longest WebSocket header of a server frame (FIN and opcode, 127, a 64-bit length). */
+const HEADROOM = 10;
+const headroomed = new WeakSet<EncodedFrame>();
+
+/**
+ * Whether the frame's bytes have `HEADROOM` bytes of their own in front of them (encodeFrame made it so):
+ * its wire form may write the header there and be a view of the same memory.
+ */
+export function withHeadroom(frame: EncodedFrame): boolean {
+  return headroomed.has(frame);
 }
 
 /** The `room` field of a frame. */

@@ -17,6 +17,9 @@ import type { WriteCoalescer } from './wire.ts';
 /** Frames are JSON text; one options object for every send of the hot fan-out path. */
 const AS_TEXT = { binary: false } as const;
 
+/** A turn's frames for one socket up to this size are copied into one buffer; more go out as they are. */
+const CONCAT_UP_TO = 16 * 1024;
+
 export type Admission = 'accepted' | 'refused' | 'flooding';
 
 /** The TCP socket under a `ws` WebSocket (not in its public types; present on every open server socket). */
@@ -120,11 +123,19 @@ export class Connection implements RealtimeConnection, GuardedSocket {
   flush(): void {
     const pending = this.pending;
     if (pending === undefined) return;
+    const bytes = this.pendingBytes;
     this.pending = undefined;
     this.pendingBytes = 0;
     const raw = rawSocket(this.socket);
     if (raw === undefined || raw.destroyed || this.socket.readyState !== WebSocket.OPEN) return;
-    raw.write(pending.length === 1 ? (pending[0] as Buffer) : Buffer.concat(pending));
+    if (pending.length === 1 || bytes <= CONCAT_UP_TO) {
+      raw.write(pending.length === 1 ? (pending[0] as Buffer) : Buffer.concat(pending, bytes));
+      return;
+    }
+    // Larger: one writev of the frames as they are rather than a copy of them all.
+    raw.cork();
+    for (const wire of pending) raw.write(wire);
+    raw.uncork();
   }
 
   /** Resolves true once the send buffer is below half the limit, false when the connection closed first. */

@@ -1,4 +1,4 @@
-import type { EncodedFrame } from '../../core/realtime/contributions.ts';
+import { type EncodedFrame, withHeadroom } from '../../core/realtime/contributions.ts';
 
 /** What the coalescer flushes at the end of a turn. */
 export interface Corked {
@@ -37,7 +37,11 @@ export class WriteCoalescer {
 export function wireForm(frame: EncodedFrame): Buffer {
   const length = frame.length;
   const header = length < 126 ? 2 : length < 65_536 ? 4 : 10;
-  const wire = Buffer.allocUnsafe(header + length);
+  // A large frame made with room in front for its header (encodeFrame) is not copied again.
+  const inPlace = withHeadroom(frame);
+  const wire = inPlace
+    ? Buffer.from(frame.buffer, frame.byteOffset - header, header + length)
+    : Buffer.allocUnsafe(header + length);
   wire[0] = 0x81;
   if (header === 2) wire[1] = length;
   else if (header === 4) {
@@ -47,7 +51,7 @@ export function wireForm(frame: EncodedFrame): Buffer {
     wire[1] = 127;
     wire.writeBigUInt64BE(BigInt(length), 2);
   }
-  frame.copy(wire, header);
+  if (!inPlace) frame.copy(wire, header);
   return wire;
 }
 
