@@ -54,3 +54,8 @@ export function refusedWith(decision: Decision, code: string): void {
   assert.equal(decision.ok, false, 'the bid was accepted');
   if (!decision.ok) assert.equal(decision.refusal.code, code);
 }
+
+/** How an accepted bid left the auction: whether it leads, the price after it, and who leads. */
+export function standing(state: AuctionState, result: Accepted) {
+  return { leading: result.leading, priceAfter: result.priceAfter, leader: state.leader?.bidder.id };
+}

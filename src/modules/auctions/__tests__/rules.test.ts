@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { canTransition, endAuction, incrementAt, minimumBid, type Status } from '../rules.ts';
 import { DEFAULT_INCREMENTS } from '../schema/config.ts';
-import { accepted, bid, live, refusedWith, T0 } from './rules-support.ts';
+import { accepted, bid, live, refusedWith, standing, T0 } from './rules-support.ts';
 
 describe('increments', () => {
   test('the row with the highest `from` at or below the price applies', () => {
@@ -40,13 +40,9 @@ describe('proxy bidding', () => {
     const s = live();
     accepted(bid(s, 'a', { maxAmount: 5000 }));
     const b = accepted(bid(s, 'b', { maxAmount: 3000 }));
-    assert.equal(b.leading, false);
-    assert.equal(b.priceAfter, 3100);
-    assert.equal(s.leader?.bidder.id, 'a');
+    assert.deepEqual(standing(s, b), { leading: false, priceAfter: 3100, leader: 'a' });
     const c = accepted(bid(s, 'c', { maxAmount: 6000 }));
-    assert.equal(c.leading, true);
-    assert.equal(c.priceAfter, 5100);
-    assert.equal(s.leader?.bidder.id, 'c');
+    assert.deepEqual(standing(s, c), { leading: true, priceAfter: 5100, leader: 'c' });
   });
 
   test('a bid outbid at once stands at what it offered, never at its maximum', () => {
@@ -77,9 +73,7 @@ describe('proxy bidding', () => {
     const s = live();
     accepted(bid(s, 'a', { maxAmount: 5000 }));
     const b = accepted(bid(s, 'b', { maxAmount: 5000 }));
-    assert.equal(b.leading, false);
-    assert.equal(b.priceAfter, 5000);
-    assert.equal(s.leader?.bidder.id, 'a');
+    assert.deepEqual(standing(s, b), { leading: false, priceAfter: 5000, leader: 'a' });
   });
 
   test('a leader raising its own maximum does not raise the price', () => {
