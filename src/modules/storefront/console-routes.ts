@@ -8,7 +8,12 @@ import { PageQuery, pageOfList } from '../../core/http/pagination.ts';
 import { errorRef } from '../../core/http/schemas.ts';
 import { listProductKeys } from '../../core/tenancy/product-keys.ts';
 import type { Role } from '../../core/tenancy/roles.ts';
-import { consoleRoute } from '../../surfaces/console/route-options.ts';
+import {
+  consoleCreateRoute,
+  consoleListRoute,
+  consoleRoute,
+  TenantParams,
+} from '../../surfaces/console/route-options.ts';
 import { ProductKeyPage, ProductKeySchema } from '../../surfaces/console/schemas.ts';
 import { MobileBuildAnswer, MobileBuildBody, MobileBuildPage } from './build-schema.ts';
 import { operatorTenant } from './lookups/operator-tenant.ts';
@@ -23,7 +28,6 @@ import {
   Storefront,
   StorefrontBody,
   TenantOperatorParams,
-  TenantParams,
   UpdateOperatorBody,
 } from './schema.ts';
 import { createOperator } from './verbs/create-operator.ts';
@@ -87,13 +91,16 @@ export async function storefrontConsoleRoutes(app: FastifyInstance, services: Se
 
   typed.post(
     `${tenants}/operators`,
-    byTenant('admin', {
-      operationId: 'createOperator',
-      summary: 'Create an operator (op_...): a business the tenant runs a white-label app for',
-      params: TenantParams,
-      body: CreateOperatorBody,
-      response: { 201: Operator, 409: errorRef('The slug is taken by another operator of the tenant.') },
-    }),
+    consoleCreateRoute(
+      'admin',
+      {
+        operationId: 'createOperator',
+        summary: 'Create an operator (op_...): a business the tenant runs a white-label app for',
+      },
+      CreateOperatorBody,
+      Operator,
+      { 409: errorRef('The slug is taken by another operator of the tenant.') },
+    ),
     async (request, reply) => {
       reply.status(201);
       return createOperator(ctx(request), request.body);
@@ -101,13 +108,7 @@ export async function storefrontConsoleRoutes(app: FastifyInstance, services: Se
   );
   typed.get(
     `${tenants}/operators`,
-    byTenant('viewer', {
-      operationId: 'listOperators',
-      summary: "The tenant's operators, newest first",
-      params: TenantParams,
-      querystring: PageQuery,
-      response: { 200: OperatorPage },
-    }),
+    consoleListRoute('listOperators', "The tenant's operators, newest first", OperatorPage),
     async (request) => listOperators(ctx(request), request.query),
   );
   typed.get(

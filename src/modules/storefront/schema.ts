@@ -215,7 +215,6 @@ export const OperatorKeyBody = closedInput(
 );
 
 export const OperatorParams = Type.Object({ operatorId: OperatorId });
-export const TenantParams = Type.Object({ tenantId: Type.String({ pattern: idPattern('tenant') }) });
 export const TenantOperatorParams = Type.Object({
   tenantId: Type.String({ pattern: idPattern('tenant') }),
   operatorId: OperatorId,
