@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import type { Services } from '../../../core/context.ts';
 import { requestContext } from '../../../core/http/context.ts';
 import { PageQuery } from '../../../core/http/pagination.ts';
+import { consoleRoute, TenantParams } from '../../../surfaces/console/route-options.ts';
 import {
   AccountName,
   AccountPage,
@@ -16,10 +17,10 @@ import { checkLedger } from '../verbs/check-ledger.ts';
 import { listAccounts } from '../verbs/list-accounts.ts';
 import { listPostings } from '../verbs/list-postings.ts';
 import { listTransactions } from '../verbs/list-transactions.ts';
-import { route, typedRoutes } from './shared.ts';
+import { apiKeysWith, route, typedRoutes } from './shared.ts';
 
 /** The books name every customer and seller: API keys only. */
-const apiRead = { module: 'payments', auth: { credentials: ['api_key'] as const, scope: 'payments:read' } };
+const apiRead = apiKeysWith('payments:read', { idempotent: false });
 const tags = ['payments', 'ledger'];
 /** A ledger read: API keys with payments:read, tagged `ledger` too. */
 const ledgerRead = <S extends FastifySchema>(operationId: string, summary: string, schema: S) =>
@@ -71,16 +72,12 @@ export async function ledgerRoutes(app: FastifyInstance, services: Services) {
   typed.get(
     '/api/console/tenants/:tenantId/payments/ledger-check',
     // The console guard checks the caller's membership of :tenantId (any role may read the books).
-    route(
-      { auth: { credentials: ['hosted_user'] as const }, minRole: 'viewer' as const },
-      'consoleCheckLedger',
-      'Prove the tenant’s books (console): every transaction balances, every payment matches',
-      {
-        tags: ['console'],
-        params: Type.Object({ tenantId: Type.String({ pattern: '^ten_[0-9a-z]{26}$' }) }),
-        response: { 200: LedgerCheck },
-      },
-    ),
+    consoleRoute('viewer', {
+      operationId: 'consoleCheckLedger',
+      summary: 'Prove the tenant’s books (console): every transaction balances, every payment matches',
+      params: TenantParams,
+      response: { 200: LedgerCheck },
+    }),
     async (request) => checkLedger(requestContext(request, services, 'console')),
   );
 }

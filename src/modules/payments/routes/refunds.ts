@@ -7,14 +7,10 @@ import { errorRef } from '../../../core/http/schemas.ts';
 import { Refund, RefundBody, RefundPage } from '../schema/refund.ts';
 import { listRefunds } from '../verbs/list-refunds.ts';
 import { refundKeyed } from '../verbs/refund-payment.ts';
-import { created, keyedRoute, PaymentParams, read, route, typedRoutes } from './shared.ts';
+import { apiKeysWith, created, keyedRoute, PaymentParams, read, route, typedRoutes } from './shared.ts';
 
 /** Refunds move money back: their own scope, `payments:refund`. */
-const refund = {
-  module: 'payments',
-  idempotent: true,
-  auth: { credentials: ['api_key'] as const, scope: 'payments:refund' },
-};
+const refund = apiKeysWith('payments:refund', { idempotent: true });
 
 /** A payment's refunds: make one, list them. */
 export async function refundsRoutes(app: FastifyInstance, services: Services) {

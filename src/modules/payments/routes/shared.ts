@@ -22,12 +22,14 @@ export const read = {
   module: 'payments',
   auth: { credentials: ['api_key', 'session'] as const, scope: 'payments:read' },
 };
+
+/** Who may call: API keys holding `scope`; an `idempotent` route is safe to retry under an Idempotency-Key. */
+export function apiKeysWith(scope: string, { idempotent }: { idempotent: boolean }) {
+  return { module: 'payments', idempotent, auth: { credentials: ['api_key'] as const, scope } };
+}
+
 /** Writes move money: API keys only, each safe to retry under an Idempotency-Key. */
-export const write = {
-  module: 'payments',
-  idempotent: true,
-  auth: { credentials: ['api_key'] as const, scope: 'payments:write' },
-};
+export const write = apiKeysWith('payments:write', { idempotent: true });
 
 export const tags = ['payments'];
 export const PaymentParams = Type.Object({ paymentId: PaymentId });

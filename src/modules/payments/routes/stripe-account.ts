@@ -5,13 +5,10 @@ import { StripeAccount, StripeAccountBody, StripeAccountStatus } from '../schema
 import { deleteStripeAccount } from '../verbs/delete-stripe-account.ts';
 import { getStripeAccount } from '../verbs/get-stripe-account.ts';
 import { setStripeAccount } from '../verbs/set-stripe-account.ts';
-import { route, typedRoutes } from './shared.ts';
+import { apiKeysWith, route, typedRoutes } from './shared.ts';
 
 /** The tenant's Stripe keys: set, read (never a secret) and removed with an API key holding payments:write. */
-const stripeKeys = {
-  module: 'payments',
-  auth: { credentials: ['api_key'] as const, scope: 'payments:write' },
-};
+const stripeKeys = apiKeysWith('payments:write', { idempotent: false });
 
 /** `/v1/payments/providers/stripe`: the tenant's Stripe keys. */
 export async function stripeAccountRoutes(app: FastifyInstance, services: Services) {
