@@ -21,6 +21,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import * as decoding from 'lib0/decoding';
 import * as encoding from 'lib0/encoding';
+import pg from 'pg';
 import WebSocket, { WebSocketServer } from 'ws';
 import * as awarenessProtocol from 'y-protocols/awareness';
 import * as syncProtocol from 'y-protocols/sync';
@@ -377,6 +378,30 @@ function monotonicMicros(): number {
   return Number(process.hrtime.bigint() / 1000n);
 }
 
+/**
+ * What the PostgreSQL server gives before any service code: 200 one-row INSERTs committed one after the
+ * other (a floor under the latency of anything persisted before it is relayed).
+ */
+async function commitLatency(url: string): Promise<string> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('create table bench_commit (id bigint generated always as identity, data bytea)');
+    const times: number[] = [];
+    const data = Buffer.alloc(60, 7);
+    for (let i = 0; i < 200; i++) {
+      const at = performance.now();
+      await client.query('insert into bench_commit (data) values ($1)', [data]);
+      times.push(performance.now() - at);
+    }
+    times.sort((a, b) => a - b);
+    const at = (p: number) => (times[Math.floor((p / 100) * (times.length - 1))] ?? Number.NaN).toFixed(1);
+    return `PostgreSQL alone, one-row INSERT commits one after another: p50 ${at(50)} ms, p99 ${at(99)} ms, max ${at(100)} ms`;
+  } finally {
+    await client.end();
+  }
+}
+
 /** The client order: client i on document i % DOCS. */
 function clientUrls(urlOfDoc: (doc: number) => string, tokens?: string[]): string[] {
   return Array.from({ length: CLIENTS }, (_, i) => {
@@ -539,6 +564,7 @@ async function main(): Promise<void> {
     await relay.close();
   }
   const targets: TargetResult[] = [];
+  let commitLine: string | undefined;
   const only = process.env.BENCH_ONLY;
   if (only !== 'postgres') targets.push(await measureService('svc, embedded (PGlite)', {}));
   if (only !== 'embedded') {
@@ -548,6 +574,7 @@ async function main(): Promise<void> {
     if (redisUrl === undefined)
       process.stdout.write(`\nRedis not used (${redisSetting}): PostgreSQL alone\n`);
     await withThrowawayDatabase('svc_bench_sync', async (url) => {
+      commitLine = await commitLatency(url);
       targets.push(
         await measureService(redisUrl === undefined ? 'svc, PostgreSQL' : 'svc, PostgreSQL + Redis', {
           DATABASE_URL: url,
@@ -558,6 +585,7 @@ async function main(): Promise<void> {
     });
   }
   printResults(bare, targets);
+  if (commitLine !== undefined) process.stdout.write(`${commitLine}\n`);
   process.stdout.write(`\n(${((performance.now() - started) / 1000).toFixed(0)} s in all)\n`);
 }
 

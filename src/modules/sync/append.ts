@@ -42,9 +42,10 @@ const MARK_EVENT = `update sync_documents set last_event_at = to_timestamp($4::d
 /**
  * Appends the updates of one tenant's documents that arrived while its previous append was committing,
  * in one statement: a busy instance writes one group at a time per tenant rather than one per document
- * (the embedded database runs one statement at a time). Once per throttle window per document it also
- * records `sync.document.updated` (in the same transaction). Per app: it remembers when each document's
- * event was last emitted here, so most groups skip the check.
+ * (fewer statements: the embedded database runs one at a time, and a PostgreSQL commit waits for its
+ * WAL flush whatever its size). Once per throttle window per document it also records
+ * `sync.document.updated` (in the same transaction). Per app: it remembers when each document's event
+ * was last emitted here, so most groups skip the check.
  */
 class AppendWriter implements GroupWriter<Append, AppendedGroup> {
   private readonly lastEventAt = new Map<string, number>();
@@ -126,7 +127,7 @@ const writers = new WeakMap<GroupCommits, AppendWriter>();
 
 /**
  * Appends `update` to the document's log, durably: resolves once it is committed, with the document's
- * share of the group it was written in. Appends of one tenant that arrive together are written together.
+ * share of the group it was written in. Appends that arrive together are written together.
  */
 export function appendUpdate(append: Append): Promise<AppendedGroup> {
   const commits = append.ctx.groupCommit;
