@@ -1,19 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
 import os from 'node:os';
 import type { Timer } from '../../../core/clock.ts';
 import type { Database } from '../../../core/db/database.ts';
 import { WakeLoop } from '../../../core/modules/wake-loop.ts';
 import { type DestinationPolicy, destinationPolicy } from '../destinations.ts';
-import { readSecret } from '../endpoint-secrets.ts';
+import { readSecret, type StoredSecret } from '../endpoint-secrets.ts';
 import { deliveryHeaders } from '../signing.ts';
+import { EndpointAgents } from './agents.ts';
 import { attemptSpan, endAttemptSpan } from './attempt-span.ts';
 import { type ClaimedDelivery, claimDue } from './claim.ts';
 import { guardedLookup, systemResolver } from './lookup.ts';
 import type { WebhookWorkerOptions, WorkerLog } from './options.ts';
 import { AttemptRecorder } from './record-batch.ts';
-import { type Agents, sendAttempt } from './send.ts';
+import { sendAttempt } from './send.ts';
 
 export type { WebhookWorkerOptions, WorkerLog } from './options.ts';
 
@@ -29,6 +28,8 @@ const ERROR_BACKOFF_MS = 1000;
 const CONTENDED_RETRY_MS = 20;
 /** One claim and one recording transaction at a time, plus a spare. */
 const WORKER_CONNECTIONS = 3;
+/** Decrypted endpoint secrets kept (by stored ciphertext, so a rotated secret is a new entry). */
+const MAX_CACHED_SECRETS = 1024;
 
 interface InFlight {
   done: Promise<void>;
@@ -46,7 +47,9 @@ export class WebhookWorker {
   private readonly inFlight = new Map<string, InFlight>();
   /** Deliveries whose request was answered while their outcome is being recorded (see ClaimOptions). */
   private readonly answered = new Set<string>();
-  private readonly agents: Agents;
+  private readonly agents: EndpointAgents;
+  /** Stored (encrypted) secret -> the secret: one decryption per secret, not per attempt. */
+  private readonly secrets = new Map<string, string | undefined>();
   private readonly log: WorkerLog;
   private readonly random: () => number;
   private readonly maxConcurrency: number;
@@ -85,14 +88,7 @@ export class WebhookWorker {
       errorBackoffMs: ERROR_BACKOFF_MS,
     });
     const lookup = guardedLookup(this.policy, options.resolve ?? systemResolver);
-    this.agents = {
-      http: new http.Agent({ keepAlive: true, lookup }),
-      https: new https.Agent({
-        keepAlive: true,
-        lookup,
-        ...(options.tls?.ca === undefined ? {} : { ca: options.tls.ca }),
-      }),
-    };
+    this.agents = new EndpointAgents({ lookup, ca: options.tls?.ca, maxSockets: this.perEndpoint });
   }
 
   private recorderOn(db: Database): AttemptRecorder {
@@ -176,8 +172,8 @@ export class WebhookWorker {
       for (const flight of this.inFlight.values()) flight.abort.abort();
       await all;
     }
-    this.agents.http.destroy();
-    this.agents.https.destroy();
+    this.agents.destroy();
+    this.secrets.clear();
     await this.recorder.idle();
     const own = this.ownDb;
     this.ownDb = undefined;
@@ -249,8 +245,19 @@ export class WebhookWorker {
   private secretsOf(delivery: ClaimedDelivery): string[] {
     const endpoint = { tenantId: delivery.tenantId, endpointId: delivery.endpointId };
     return delivery.secrets
-      .map((stored) => readSecret(this.options.encryption, stored, endpoint))
+      .map((stored) => this.secretOf(stored, endpoint))
       .filter((secret): secret is string => secret !== undefined);
+  }
+
+  private secretOf(stored: StoredSecret, endpoint: { tenantId: string; endpointId: string }) {
+    if (stored.encrypted === null) return readSecret(this.options.encryption, stored, endpoint);
+    // The ciphertext is bound to its row and column (secretContext), so the key names them too.
+    const key = `${endpoint.tenantId}\u0000${endpoint.endpointId}\u0000${stored.column.column}\u0000${stored.encrypted}`;
+    if (this.secrets.has(key)) return this.secrets.get(key);
+    const secret = readSecret(this.options.encryption, stored, endpoint);
+    if (this.secrets.size >= MAX_CACHED_SECRETS) this.secrets.clear();
+    this.secrets.set(key, secret);
+    return secret;
   }
 
   private async attempt(delivery: ClaimedDelivery, secrets: string[], signal: AbortSignal): Promise<void> {
@@ -273,7 +280,7 @@ export class WebhookWorker {
       timeoutMs: config.webhookTimeoutMs,
       clock,
       policy: this.policy,
-      agents: this.agents,
+      agents: this.agents.of(`${delivery.tenantId}\u0000${delivery.endpointId}`),
       signal,
     });
     endAttemptSpan(span, outcome);
