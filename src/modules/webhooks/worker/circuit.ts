@@ -61,13 +61,88 @@ function changesOf(attempts: readonly EndpointAttempt[]): Change[] {
   return [...changes.values()].filter((c) => c.answered || c.timeouts > 0);
 }
 
+interface CircuitRow {
+  tenant_id: string;
+  id: string;
+  circuit_open_until: Date;
+  consecutive_timeouts: number;
+  opened: boolean;
+}
+
 /**
- * Applies finished attempts to their endpoints' circuits, in the recording transaction (a system one).
- * The row's own values are read under its lock, so workers recording at once add up. An endpoint with
- * nothing to change (answered, no count, closed: every healthy one) is not touched. An endpoint row locked
- * by someone else (being updated or deleted, which then waits for this transaction's delivery rows) is
- * skipped rather than waited for: waiting would close a deadlock; the outcome is then not counted.
- * Answers the circuits this opened (a straggler timing out while it is already open does not reopen it).
+ * The circuit update as the tail of a statement (`ctes` go into its WITH list, `sql` is the final update),
+ * its values added with `bind`; undefined when no endpoint can change. The row's own values are read
+ * under its lock, so workers recording at once add up. An endpoint with nothing to change (answered, no
+ * count, closed: every healthy one) is not touched. An endpoint row locked by someone else (being updated
+ * or deleted, which then waits for this transaction's delivery rows) is skipped rather than waited for:
+ * waiting would close a deadlock; the outcome is then not counted.
+ */
+export function circuitStatement(
+  attempts: readonly EndpointAttempt[],
+  now: number,
+  options: CircuitOptions,
+  bind: (value: unknown) => string,
+): { ctes: string; sql: string } | undefined {
+  const changes = changesOf(attempts);
+  if (changes.length === 0) return undefined;
+  const [tenants, endpoints, answered, timeouts] = [
+    bind(changes.map((c) => c.tenantId)),
+    bind(changes.map((c) => c.endpointId)),
+    bind(changes.map((c) => c.answered)),
+    bind(changes.map((c) => c.timeouts)),
+  ];
+  const [at, limit, openMs] = [
+    bind(new Date(now).toISOString()),
+    bind(options.timeouts),
+    bind(options.openMs),
+  ];
+  return {
+    ctes: `u as (
+       select * from unnest(${tenants}::text[], ${endpoints}::text[], ${answered}::bool[], ${timeouts}::int[])
+         as u(tenant_id, endpoint_id, answered, timeouts)
+     ),
+     next as (
+       select e.tenant_id, e.id, u.answered,
+              (case when u.answered then 0 else e.consecutive_timeouts end) + u.timeouts as timeouts,
+              u.timeouts > 0 and ${limit}::int > 0
+                and (case when u.answered then 0 else e.consecutive_timeouts end) + u.timeouts >= ${limit}::int
+                and (e.circuit_open_until is null or e.circuit_open_until <= ${at}::timestamptz) as opens
+         from webhook_endpoints e join u on e.tenant_id = u.tenant_id and e.id = u.endpoint_id
+        where u.timeouts > 0 or e.consecutive_timeouts > 0 or e.circuit_open_until is not null
+        for update of e skip locked
+     )`,
+    sql: `update webhook_endpoints e
+        set consecutive_timeouts = n.timeouts,
+            circuit_trips = case when n.opens then e.circuit_trips + 1
+                                 when n.answered then 0 else e.circuit_trips end,
+            circuit_opened_at = case when n.opens then ${at}::timestamptz
+                                     when n.answered and n.timeouts = 0 then null else e.circuit_opened_at end,
+            circuit_open_until = case
+              when n.opens then ${at}::timestamptz
+                + (${openMs}::bigint * (1::bigint << least(e.circuit_trips, ${MAX_CIRCUIT_DOUBLINGS}))) * interval '1 millisecond'
+              when n.answered and n.timeouts = 0 then null else e.circuit_open_until end
+       from next n
+      where e.tenant_id = n.tenant_id and e.id = n.id
+      returning e.tenant_id, e.id, e.circuit_open_until, e.consecutive_timeouts,
+                (e.circuit_opened_at = ${at}::timestamptz and n.opens) as opened`,
+  };
+}
+
+/** The circuits a circuit statement's rows say it opened (a straggler timing out while it is already open does not reopen it). */
+export function openedCircuits(rows: readonly Partial<CircuitRow>[]): OpenedCircuit[] {
+  return rows
+    .filter((r): r is CircuitRow => r.opened === true)
+    .map((r) => ({
+      tenantId: r.tenant_id,
+      endpointId: r.id,
+      openUntil: new Date(r.circuit_open_until).toISOString(),
+      consecutiveTimeouts: r.consecutive_timeouts,
+    }));
+}
+
+/**
+ * Applies finished attempts to their endpoints' circuits, in the recording transaction (a system one),
+ * as `circuitStatement` says. Answers the circuits this opened.
  */
 export async function recordCircuits(
   tx: Queryable,
@@ -75,58 +150,12 @@ export async function recordCircuits(
   now: number,
   options: CircuitOptions,
 ): Promise<OpenedCircuit[]> {
-  const changes = changesOf(attempts);
-  if (changes.length === 0) return [];
-  const { rows } = await tx.query<{
-    tenant_id: string;
-    id: string;
-    circuit_open_until: Date;
-    consecutive_timeouts: number;
-    opened: boolean;
-  }>(
-    `with u as (
-       select * from unnest($1::text[], $2::text[], $3::bool[], $4::int[]) as u(tenant_id, endpoint_id, answered, timeouts)
-     ),
-     next as (
-       select e.tenant_id, e.id, u.answered,
-              (case when u.answered then 0 else e.consecutive_timeouts end) + u.timeouts as timeouts,
-              u.timeouts > 0 and $6::int > 0
-                and (case when u.answered then 0 else e.consecutive_timeouts end) + u.timeouts >= $6::int
-                and (e.circuit_open_until is null or e.circuit_open_until <= $5::timestamptz) as opens
-         from webhook_endpoints e join u on e.tenant_id = u.tenant_id and e.id = u.endpoint_id
-        where u.timeouts > 0 or e.consecutive_timeouts > 0 or e.circuit_open_until is not null
-        for update of e skip locked
-     )
-     update webhook_endpoints e
-        set consecutive_timeouts = n.timeouts,
-            circuit_trips = case when n.opens then e.circuit_trips + 1
-                                 when n.answered then 0 else e.circuit_trips end,
-            circuit_opened_at = case when n.opens then $5::timestamptz
-                                     when n.answered and n.timeouts = 0 then null else e.circuit_opened_at end,
-            circuit_open_until = case
-              when n.opens then $5::timestamptz
-                + ($7::bigint * (1::bigint << least(e.circuit_trips, ${MAX_CIRCUIT_DOUBLINGS}))) * interval '1 millisecond'
-              when n.answered and n.timeouts = 0 then null else e.circuit_open_until end
-       from next n
-      where e.tenant_id = n.tenant_id and e.id = n.id
-      returning e.tenant_id, e.id, e.circuit_open_until, e.consecutive_timeouts,
-                (e.circuit_opened_at = $5::timestamptz and n.opens) as opened`,
-    [
-      changes.map((c) => c.tenantId),
-      changes.map((c) => c.endpointId),
-      changes.map((c) => c.answered),
-      changes.map((c) => c.timeouts),
-      new Date(now).toISOString(),
-      options.timeouts,
-      options.openMs,
-    ],
-  );
-  return rows
-    .filter((r) => r.opened)
-    .map((r) => ({
-      tenantId: r.tenant_id,
-      endpointId: r.id,
-      openUntil: new Date(r.circuit_open_until).toISOString(),
-      consecutiveTimeouts: r.consecutive_timeouts,
-    }));
+  const params: unknown[] = [];
+  const statement = circuitStatement(attempts, now, options, (value) => {
+    params.push(value);
+    return `$${params.length}`;
+  });
+  if (statement === undefined) return [];
+  const { rows } = await tx.query<CircuitRow>(`with ${statement.ctes}\n${statement.sql}`, params);
+  return openedCircuits(rows);
 }

@@ -2,18 +2,12 @@ import type { Database } from '../../../core/db/database.ts';
 import { systemTx } from '../../../core/db/tenant-tx.ts';
 import type { DeliveryState } from '../schema.ts';
 import type { AfterCommit } from '../types.ts';
-import { type OpenedCircuit, recordCircuits } from './circuit.ts';
-import type { ClaimedDelivery } from './claim.ts';
+import type { OpenedCircuit } from './circuit.ts';
 import { emitDeadLettered, type RecordOptions, type RecordResult, recordOutcome } from './record.ts';
+import { type FinishedAttempt, type RowAfter, writeOutcomes } from './record-write.ts';
 import { retryDelay } from './schedule.ts';
-import type { AttemptOutcome } from './send.ts';
 
-export interface FinishedAttempt {
-  claimed: ClaimedDelivery;
-  outcome: AttemptOutcome;
-  /** When the attempt ended (ms since epoch). */
-  now: number;
-}
+export type { FinishedAttempt } from './record-write.ts';
 
 export type BatchRecordOptions = Omit<RecordOptions, 'now'>;
 
@@ -31,27 +25,12 @@ interface LockedRow {
   dead_lettered_at: Date | null;
 }
 
-/** A delivery row as the batch leaves it. */
-interface RowAfter {
-  tenantId: string;
-  state: DeliveryState;
-  leaseToken: string | null;
-  attemptCount: number;
-  cycleAttemptCount: number;
-  nextAttemptAt: string | null;
-  lastStatusCode: number | null;
-  lastErrorClass: string | null;
-  deliveredAt: string | null;
-  deadLetteredAt: string | null;
-  released: boolean;
-}
-
 const isoOrNull = (value: Date | null) => (value === null ? null : new Date(value).toISOString());
 
 /**
- * `recordOutcome` for many finished attempts in one transaction: one locking select, one insert of every
- * attempt, one update of every row, then the dead-letter events (published after commit) — whatever the
- * batch size. A batch without dead-lettering commits without waiting for the WAL flush: if the database
+ * `recordOutcome` for many finished attempts in one transaction: one locking select, then one statement
+ * that inserts every attempt, updates every row and the endpoints' circuits, then the dead-letter events
+ * (published after commit) — four round trips whatever the batch size. A batch without dead-lettering commits without waiting for the WAL flush: if the database
  * crashed right then, its deliveries would only be sent again. The decisions
  * are `recordOutcome`'s, taken row by row in order (a row met twice sees its first attempt's effect).
  */
@@ -133,65 +112,15 @@ export async function recordOutcomes(
         return 'dead_lettered';
       });
 
-      await tx.query(
-        `insert into webhook_attempts (tenant_id, delivery_id, attempt, cycle, started_at, duration_ms, status_code,
-         error_class, error_message, response_body_excerpt, worker)
-       select * from unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::timestamptz[], $6::int[], $7::int[],
-                            $8::text[], $9::text[], $10::text[], $11::text[])`,
-        [
-          attempts.map((a) => a.f.claimed.tenantId),
-          attempts.map((a) => a.f.claimed.id),
-          attempts.map((a) => a.attempt),
-          attempts.map((a) => a.f.claimed.cycle),
-          attempts.map((a) => new Date(a.f.claimed.claimedAt).toISOString()),
-          attempts.map((a) => a.f.outcome.durationMs),
-          attempts.map((a) => a.f.outcome.statusCode),
-          attempts.map((a) => a.f.outcome.errorClass),
-          attempts.map((a) => a.f.outcome.errorMessage),
-          attempts.map((a) => a.f.outcome.responseBodyExcerpt),
-          attempts.map(() => options.owner),
-        ],
+      opened.push(
+        ...(await writeOutcomes(tx, {
+          attempts,
+          rows: [...after],
+          circuits: options.circuit,
+          finished,
+          owner: options.owner,
+        })),
       );
-
-      const changed = [...after];
-      await tx.query(
-        `update webhook_deliveries d
-          set state = u.state, attempt_count = u.attempt_count, cycle_attempt_count = u.cycle_attempt_count,
-              next_attempt_at = u.next_attempt_at, last_status_code = u.last_status_code,
-              last_error_class = u.last_error_class, delivered_at = u.delivered_at,
-              dead_lettered_at = u.dead_lettered_at,
-              lease_owner = case when u.released then null else d.lease_owner end,
-              lease_token = case when u.released then null else d.lease_token end,
-              lease_expires_at = case when u.released then null else d.lease_expires_at end
-         from unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::int[], $6::timestamptz[], $7::int[],
-                     $8::text[], $9::timestamptz[], $10::timestamptz[], $11::bool[])
-              as u(tenant_id, id, state, attempt_count, cycle_attempt_count, next_attempt_at, last_status_code,
-                   last_error_class, delivered_at, dead_lettered_at, released)
-        where d.tenant_id = u.tenant_id and d.id = u.id`,
-        [
-          changed.map(([, r]) => r.tenantId),
-          changed.map(([id]) => id),
-          changed.map(([, r]) => r.state),
-          changed.map(([, r]) => r.attemptCount),
-          changed.map(([, r]) => r.cycleAttemptCount),
-          changed.map(([, r]) => r.nextAttemptAt),
-          changed.map(([, r]) => r.lastStatusCode),
-          changed.map(([, r]) => r.lastErrorClass),
-          changed.map(([, r]) => r.deliveredAt),
-          changed.map(([, r]) => r.deadLetteredAt),
-          changed.map(([, r]) => r.released),
-        ],
-      );
-
-      if (options.circuit !== undefined) {
-        const attempts = finished.map((f) => ({
-          tenantId: f.claimed.tenantId,
-          endpointId: f.claimed.endpointId,
-          outcome: f.outcome,
-        }));
-        const latest = Math.max(...finished.map((f) => f.now));
-        opened.push(...(await recordCircuits(tx, attempts, latest, options.circuit)));
-      }
 
       // Last: each emit scopes the transaction to its tenant (RLS), which no system statement may follow.
       if (options.emit !== undefined) {
