@@ -132,7 +132,9 @@ function newestMigration() {
 /** One file's results, as it ends: its tests (the spec reporter's lines), then what it printed. */
 function printResult(result) {
   const counts = result.counts;
-  const summary = counts === undefined ? '' : `, ${counts.tests} tests`;
+  const summary =
+    (counts === undefined ? '' : `, ${counts.tests} tests`) +
+    (result.cpuMs === undefined ? '' : `, CPU ${(result.cpuMs / 1000).toFixed(1)} s`);
   const where = result.shared ? `shared process ${result.process}` : `own process ${result.process}`;
   const mark = result.failed ? '✖ FAILED' : '#';
   console.log(`\n${mark} ${result.file} (${seconds(result.ms).trim()}${summary}, ${where})`);
@@ -157,6 +159,8 @@ function printTotals(results, failed) {
   );
   console.log(`ℹ cancelled ${total.cancelled}\nℹ skipped ${total.skipped}\nℹ todo ${total.todo}`);
   console.log(`ℹ duration_ms ${Date.now() - started}`);
+  const cpu = results.reduce((sum, result) => sum + (result.cpuMs ?? 0), 0);
+  console.log(`ℹ test processes' CPU while running files ${(cpu / 1000).toFixed(1)} s`);
   for (const result of failed) {
     const why = result.reason ?? (result.loadError === undefined ? 'failing tests' : 'could not load');
     console.log(`✖ failed: ${result.file} (${why})`);

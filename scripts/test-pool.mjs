@@ -70,6 +70,8 @@ class TestProcess {
         // the background for about a second of CPU per process, more than the tests' statements won back
         // (issue #33: a run's CPU time fell by a quarter).
         '--liftoff-only',
+        // e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` (not allowed in NODE_OPTIONS)
+        ...(process.env.TEST_WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
         '--import',
         'tsx',
         `--test-reporter=${reporter}`,

@@ -93,6 +93,7 @@ async function runFile(file) {
     counts: { tests: 0, suites: 0, passed: 0, failed: 0, cancelled: 0, skipped: 0, todo: 0, failedSuites: 0 },
   };
   const started = performance.now();
+  const cpu = process.cpuUsage();
   let loadError;
   try {
     await import(pathToFileURL(file).href);
@@ -116,6 +117,7 @@ async function runFile(file) {
   return {
     file,
     ms: Math.round(performance.now() - started),
+    cpuMs: cpuMs(process.cpuUsage(cpu)),
     counts,
     failed,
     loadError,
@@ -135,6 +137,11 @@ async function settled(file) {
     await tick();
     quiet = file.ended >= file.enqueued && hooksRunning === 0 ? quiet + 1 : 0;
   }
+}
+
+/** CPU time of this process (every thread), user and system, in ms. */
+function cpuMs({ user, system }) {
+  return Math.round((user + system) / 1000);
 }
 
 function restoreEnv(env) {
