@@ -3,16 +3,17 @@ import { before, describe, test } from 'node:test';
 import { bearer, connectSession, type TestTenant } from '../../../../test/factories.ts';
 import { call } from '../../../../test/helper.ts';
 import { eventually } from '../../../../test/support/eventually.ts';
+import { enableModule } from '../../../../test/support/module-settings.ts';
 import { appSuite } from '../../../../test/support/suite.ts';
 import type { TenantEvent } from '../../../core/events/types.ts';
 import { capturePlatformEvent } from '../hooks.ts';
-import { configureAnalytics, hostOf, keyOf, postQuery, tenantOf } from './support.ts';
+import { hostOf, keyOf, postQuery, tenantOf } from './support.ts';
 
 describe('analytics: platform events captured', () => {
   const s = appSuite({ tenants: 2 });
   const on = () => s.tenant;
   const off = () => tenantOf(s, 1);
-  before(() => configureAnalytics(s.t, on(), { capturePlatformEvents: true }));
+  before(() => enableModule(s.t, on(), 'analytics', { capturePlatformEvents: true }));
   const post = (headers: Record<string, string>, url: string, payload: object) =>
     call(s.t.app, { method: 'POST', url, headers, payload });
   const get = (tenant: TestTenant, url: string) =>

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
+import { enableModule } from '../../../../test/support/module-settings.ts';
 import { appSuite } from '../../../../test/support/suite.ts';
 import { ManualClock } from '../../../core/clock.ts';
 import { systemContext } from '../../../core/modules/hooks.ts';
 import { AnalyticsMaintenance } from '../maintenance.ts';
 import { ensurePartitions } from '../postgres-store.ts';
-import { actorNamed, configureAnalytics, hostOf, ingest, keyOf, tenantOf } from './support.ts';
+import { actorNamed, hostOf, ingest, keyOf, tenantOf } from './support.ts';
 
 const DAY = 86_400_000;
 // Next year's March 10 (the console token, signed on the app's clock, is used before the clock moves there).
@@ -22,7 +23,7 @@ describe('analytics retention and partitions', () => {
   before(async () => {
     // The console token is signed on the real clock: this app's clock catches up with it first.
     clock.advance(Math.max(0, Date.now() - clock.now()));
-    await configureAnalytics(s.t, short(), { retentionDays: 30 });
+    await enableModule(s.t, short(), 'analytics', { retentionDays: 30 });
     clock.advance(NOW - clock.now());
     for (const tenant of [short(), long()]) {
       const answer = await ingest(s.t, keyOf(tenant.apiKey), {

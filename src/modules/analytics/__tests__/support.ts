@@ -97,17 +97,6 @@ export function tenantOf(s: AppSuite, index: number): TestTenant {
   return tenant;
 }
 
-/** PUT /api/console/tenants/:tenantId/modules/analytics as the owner: the module on, with `config`. */
-export async function configureAnalytics(t: TestApp, tenant: TestTenant, config: object): Promise<void> {
-  const res = await call(t.app, {
-    method: 'PUT',
-    url: `/api/console/tenants/${tenant.tenantId}/modules/analytics`,
-    headers: bearer(tenant.ownerToken),
-    payload: { enabled: true, config },
-  });
-  assert.equal(res.statusCode, 200, res.body);
-}
-
 /** A product key of the tenant (POST .../product-keys as the owner): its secret. */
 export async function createProductKey(t: TestApp, tenant: TestTenant, body: object = {}): Promise<string> {
   const res = await call(t.app, {

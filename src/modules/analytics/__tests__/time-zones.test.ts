@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { bearer } from '../../../../test/factories.ts';
 import { call } from '../../../../test/helper.ts';
+import { enableModule } from '../../../../test/support/module-settings.ts';
 import { appSuite } from '../../../../test/support/suite.ts';
 import { ManualClock } from '../../../core/clock.ts';
-import { configureAnalytics, eventsAt, ingest, keyOf, postQuery, query } from './support.ts';
+import { eventsAt, ingest, keyOf, postQuery, query } from './support.ts';
 
 /**
  * Buckets across daylight-saving changes, with expected counts worked out by hand from the zones' rules:
@@ -217,7 +218,7 @@ describe('analytics buckets in a time zone', () => {
   });
 
   test('the tenant’s time zone is a setting of the module, read back as set; a malformed name is refused', async () => {
-    await configureAnalytics(s.t, s.tenant, { timezone: 'America/New_York' });
+    await enableModule(s.t, s.tenant, 'analytics', { timezone: 'America/New_York' });
     const modules = await call(s.t.app, {
       method: 'GET',
       url: `/api/console/tenants/${s.tenant.tenantId}/modules?limit=100`,

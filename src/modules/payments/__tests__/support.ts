@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { bearer, type TestTenant } from '../../../../test/factories.ts';
 import { call, type Response, type TestApp } from '../../../../test/helper.ts';
+import { type ModuleSettings, setModule } from '../../../../test/support/module-settings.ts';
 import { type AppSuite, type AppSuiteOptions, appSuite } from '../../../../test/support/suite.ts';
 import type { ServiceContext } from '../../../core/context.ts';
 import { traceFrom } from '../../../core/http/request-id.ts';
@@ -172,18 +173,8 @@ export function paymentsSuite(options: AppSuiteOptions = {}): PaymentsSuite {
 }
 
 /** Turns the module on or off for the tenant, with its configuration, through the console as its owner. */
-export async function setPaymentsModule(
-  t: TestApp,
-  tenant: TestTenant,
-  module: { enabled: boolean; config?: Body },
-): Promise<void> {
-  const res = await call(t.app, {
-    method: 'PUT',
-    url: `/api/console/tenants/${tenant.tenantId}/modules/payments`,
-    headers: bearer(tenant.ownerToken),
-    payload: module,
-  });
-  assert.equal(res.statusCode, 200, res.body);
+export function setPaymentsModule(t: TestApp, tenant: TestTenant, settings: ModuleSettings): Promise<void> {
+  return setModule(t, tenant, 'payments', settings);
 }
 
 /** Sets the tenant's payments configuration (the module enabled). */

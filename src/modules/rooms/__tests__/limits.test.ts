@@ -3,8 +3,8 @@ import { describe, test } from 'node:test';
 import { createTestTenant } from '../../../../test/factories.ts';
 import { call } from '../../../../test/helper.ts';
 import { eventually } from '../../../../test/support/eventually.ts';
+import { enableModule } from '../../../../test/support/module-settings.ts';
 import { appSuite } from '../../../../test/support/suite.ts';
-import { configureRooms } from './support.ts';
 
 /** What these tests read of a room. */
 type Room = { id: string; name: string | null };
@@ -14,7 +14,7 @@ describe('rooms: the configured maximum and concurrent creations', () => {
 
   test('the configured maxRooms is enforced', async () => {
     const small = await createTestTenant(s.t);
-    await configureRooms(s.t, small, { maxRooms: 1 });
+    await enableModule(s.t, small, 'rooms', { maxRooms: 1 });
     const headers = { 'x-api-key': small.apiKey };
     assert.equal(
       (await call(s.t.app, { method: 'POST', url: '/v1/rooms', headers, payload: {} })).statusCode,
@@ -26,7 +26,7 @@ describe('rooms: the configured maximum and concurrent creations', () => {
 
   test('concurrent creations in one tenant share transactions; the maximum and a duplicate id fail only their own request', async () => {
     const busy = await createTestTenant(s.t);
-    const setMax = (maxRooms: number) => configureRooms(s.t, busy, { maxRooms });
+    const setMax = (maxRooms: number) => enableModule(s.t, busy, 'rooms', { maxRooms });
     const headers = { 'x-api-key': busy.apiKey };
     const createAll = (payloads: Record<string, unknown>[]) =>
       Promise.all(
