@@ -107,9 +107,8 @@ describe('webhook deliveries: fan-out, test events, redelivery, listing', () => 
 
   test('redeliver starts a new attempt cycle with the same id and bytes', async () => {
     const failing = await startReceiver(status(500));
-    const tenantId = await createTenant(s.db);
     const config = webhookConfig({ webhookRetryScheduleMs: [10] });
-    const ctx = ctxFor(s.db, tenantId, config);
+    const { tenantId, ctx } = await s.tenant(config);
     const endpoint = await createEndpoint(ctx, { url: failing.url, secret: SECRET });
     const { deliveryIds } = await s.publish(tenantId, 'room.created', { roomId: 'room_9' });
     const [id = ''] = deliveryIds;

@@ -37,9 +37,8 @@ describe('webhook replay of dead letters, delivery time filters, the request sho
 
   test("replay queues the endpoint's dead letters since a time, once; the rest stay dead", async () => {
     const receiver = await startReceiver(status(500));
-    const tenantId = await createTenant(s.db);
     const config = webhookConfig({ webhookRetryScheduleMs: [10] });
-    const ctx = ctxFor(s.db, tenantId, config);
+    const { tenantId, ctx } = await s.tenant(config);
     const endpoint = await createEndpoint(ctx, { url: receiver.url, secret: SECRET });
     const other = await createEndpoint(ctx, { url: receiver.url, secret: SECRET });
     const [old, mid, recent] = [clockAgo(3 * HOUR), clockAgo(2 * HOUR), clockAgo(HOUR)];

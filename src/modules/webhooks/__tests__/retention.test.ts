@@ -10,7 +10,7 @@ import { RetentionWorker } from '../../../core/retention/worker.ts';
 import { newId } from '../ids.ts';
 import { createEndpoint, getDelivery, redeliver } from '../index.ts';
 import { SECRET, suiteReceiver, webhookSuite } from './suite.ts';
-import { createTenant, ctxFor, futureClock, status, webhookConfig } from './support.ts';
+import { ctxFor, futureClock, status, webhookConfig } from './support.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -28,10 +28,9 @@ describe('webhook delivery retention', () => {
   const failing = suiteReceiver(status(500));
 
   test('finished deliveries go with their attempts 30 days after their last attempt; pending ones stay; a deleted one is a clear 404', async () => {
-    const tenantId = await createTenant(s.db);
     // A failed first attempt waits an hour for its retry: that delivery stays pending.
     const config = webhookConfig({ webhookRetryScheduleMs: [3_600_000] });
-    const ctx = ctxFor(s.db, tenantId, config);
+    const { tenantId, ctx } = await s.tenant(config);
     await createEndpoint(ctx, { url: receiver().url, secret: SECRET, eventTypes: ['room.created'] });
     await createEndpoint(ctx, { url: failing().url, secret: SECRET, eventTypes: ['room.updated'] });
     const [old = '', recent = '', pending = ''] = [

@@ -3,6 +3,7 @@ import { createHmac } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { bearer, createApiKey, createTestTenant, type TestTenant } from '../../../../test/factories.ts';
 import { buildTestApp, call, type TestApp } from '../../../../test/helper.ts';
+import { postWithKey } from '../../../../test/support/api-key.ts';
 import { eventually } from '../../../../test/support/eventually.ts';
 import { ok, type Receiver, startReceiver, status } from './support.ts';
 
@@ -13,6 +14,7 @@ describe('webhooks through the API', () => {
   let receiver: Receiver;
   const secret = 'whsec-routes-test-0123456789';
   const key = () => ({ 'x-api-key': tenant.apiKey });
+  const post = (url: string, payload: Record<string, unknown>) => postWithKey(t, tenant.apiKey, url, payload);
 
   before(async () => {
     t = await buildTestApp({
@@ -28,12 +30,7 @@ describe('webhooks through the API', () => {
   });
 
   test("a request's traceparent reaches the delivery with its trace id and its sampled flag", async () => {
-    const created = await call(t.app, {
-      method: 'POST',
-      url: '/v1/webhooks',
-      headers: key(),
-      payload: { url: receiver.url, secret, eventTypes: ['app.traced'] },
-    });
+    const created = await post('/v1/webhooks', { url: receiver.url, secret, eventTypes: ['app.traced'] });
     assert.equal(created.statusCode, 201, created.body);
     const endpointId = created.json<{ id: string }>().id;
     const traceIds = { '01': `${'a'.repeat(31)}1`, '00': `${'b'.repeat(31)}0` };
@@ -63,39 +60,19 @@ describe('webhooks through the API', () => {
   });
 
   test('POST /v1/webhooks validates, hides the secret, and room.created arrives signed', async () => {
-    const short = await call(t.app, {
-      method: 'POST',
-      url: '/v1/webhooks',
-      headers: key(),
-      payload: { url: receiver.url, secret: 'too-short' },
-    });
+    const short = await post('/v1/webhooks', { url: receiver.url, secret: 'too-short' });
     assert.equal(short.statusCode, 400);
     assert.equal(short.json<{ details: { field: string }[] }>().details[0]?.field, '/body/secret');
 
-    const created = await call(t.app, {
-      method: 'POST',
-      url: '/v1/webhooks',
-      headers: key(),
-      payload: { url: receiver.url, secret, eventTypes: ['room.*'] },
-    });
+    const created = await post('/v1/webhooks', { url: receiver.url, secret, eventTypes: ['room.*'] });
     assert.equal(created.statusCode, 201, created.body);
     assert.doesNotMatch(created.body, new RegExp(secret));
     const endpoint = created.json<{ id: string; eventTypes: string[] }>();
     assert.match(endpoint.id, /^whe_/);
 
-    const room = await call(t.app, {
-      method: 'POST',
-      url: '/v1/rooms',
-      headers: key(),
-      payload: { id: 'hooked-room' },
-    });
+    const room = await post('/v1/rooms', { id: 'hooked-room' });
     assert.equal(room.statusCode, 201);
-    await call(t.app, {
-      method: 'POST',
-      url: '/v1/events',
-      headers: key(),
-      payload: { type: 'app.ignored', data: {} },
-    });
+    await post('/v1/events', { type: 'app.ignored', data: {} });
 
     const got = await eventually('room.created at the receiver', () =>
       receiver.received.find((r) => r.json.type === 'room.created'),
