@@ -8,6 +8,7 @@ import { type Config, ConfigError, DEFAULT_DATA_DIR, loadConfig } from './config
 import { systemClock } from './core/clock.ts';
 import type { Database } from './core/db/database.ts';
 import { migrate } from './core/db/migrations.ts';
+import { prewarmPgliteThread } from './core/db/pglite-client.ts';
 import { activeRetention, retentionRules } from './core/retention/rules.ts';
 import { newKeyEntry, parseKeyList } from './core/secrets/keys.ts';
 import type { DevCredentials } from './core/tenancy/demo.ts';
@@ -254,6 +255,9 @@ export async function main(argv: string[]): Promise<number> {
     if (command === 'start' && databaseExists(config)) {
       opening = openDatabase(config, { progress });
       opening.catch(() => {}); // awaited later; an error is reported there
+    } else if (command === 'start') {
+      // A new data dir: its database thread compiles PGlite meanwhile, and opens it once it is made.
+      prewarmPgliteThread();
     }
     const { MODULES } = await import('./app.ts');
     // SVC_RETENTION may only name declared rules: said here, before anything is made.

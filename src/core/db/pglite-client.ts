@@ -55,16 +55,11 @@ function ownsBuffer(bytes: Uint8Array): bytes is Uint8Array<ArrayBuffer> {
   );
 }
 
-/** Starts the thread and opens PGlite on `dataDir` (`memory://` for none). */
-export async function startPgliteThread(
-  dataDir: string,
-  options: PgliteThreadOptions,
-): Promise<PgliteThread> {
-  const { image } = options;
-  const worker = new Worker(new URL('./pglite-host.js', import.meta.url), {
-    workerData: { dataDir, startParams: options.startParams, sessionReset: options.sessionReset, image },
+function newThread(workerData: Record<string, unknown>, transferList: ArrayBuffer[] = []): Worker {
+  return new Worker(new URL('./pglite-host.js', import.meta.url), {
+    workerData,
     // Moved, not copied (tens of MB), when the bytes are the whole of their buffer.
-    transferList: image !== undefined && ownsBuffer(image) ? [image.buffer] : [],
+    transferList,
     // Not the process's own flags (a loader such as tsx, `--input-type`): the thread runs one plain script.
     execArgv: [],
     // V8 grows a thread's young generation to tens of MiB under a steady stream of short-lived objects
@@ -72,6 +67,55 @@ export async function startPgliteThread(
     // but smaller scavenges, and the process ~40 MiB less memory (docs/operations.md).
     resourceLimits: { maxYoungGenerationSizeMb: 8 },
   });
+}
+
+/** A thread started by `prewarmPgliteThread`, until a `startPgliteThread` takes it (or it failed). */
+let prewarmed: { worker: Worker; failed: boolean } | undefined;
+
+/**
+ * Starts the next database thread now, before what it opens is known: it loads PGlite and compiles its
+ * WebAssembly (a few hundred ms of its own CPU) while this thread does other work, e.g. `svc start` loading
+ * the service before it makes a new data directory. The next `startPgliteThread` (without `image`) takes
+ * it. Unused, it does not keep the process alive.
+ */
+export function prewarmPgliteThread(): void {
+  if (prewarmed !== undefined) return;
+  const worker = newThread({});
+  const slot = { worker, failed: false };
+  const failed = () => {
+    slot.failed = true;
+  };
+  worker.once('error', failed);
+  worker.once('exit', failed);
+  worker.unref();
+  prewarmed = slot;
+}
+
+/** The prewarmed thread, told what to open; undefined when there is none (or it failed). */
+function takePrewarmed(dataDir: string, options: PgliteThreadOptions): Worker | undefined {
+  const slot = prewarmed;
+  prewarmed = undefined;
+  if (slot === undefined || slot.failed || options.image !== undefined) {
+    if (slot !== undefined && !slot.failed) void slot.worker.terminate();
+    return undefined;
+  }
+  slot.worker.ref();
+  slot.worker.postMessage({ dataDir, startParams: options.startParams, sessionReset: options.sessionReset });
+  return slot.worker;
+}
+
+/** Starts the thread and opens PGlite on `dataDir` (`memory://` for none). */
+export async function startPgliteThread(
+  dataDir: string,
+  options: PgliteThreadOptions,
+): Promise<PgliteThread> {
+  const { image } = options;
+  const worker =
+    takePrewarmed(dataDir, options) ??
+    newThread(
+      { dataDir, startParams: options.startParams, sessionReset: options.sessionReset, image },
+      image !== undefined && ownsBuffer(image) ? [image.buffer] : [],
+    );
   const waiting = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   let nextId = 1;
   let nextTx = 1;
@@ -83,6 +127,7 @@ export async function startPgliteThread(
       else reject(errorFrom(message.error ?? { message: 'the embedded database did not start' }));
     });
     worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the embedded database thread exited (${code})`)));
   });
 
   worker.on('message', (answer: Answer) => {

@@ -14,6 +14,8 @@
 //   { op: 'tenantQuery', tenant, setup, sql, params }  one statement as tenant `tenant` (see below)
 //   { op: 'dump' }                      the data directory as an uncompressed tarball (after a checkpoint)
 //   { op: 'close' }
+// A thread started ahead of time (`prewarmPgliteThread`, no `dataDir` in workerData) first compiles
+// PGlite's WebAssembly, then waits for { op: 'open', dataDir, startParams, sessionReset } before it opens.
 // Work runs one request at a time in arrival order; an open transaction holds the line until it ends
 // (its own requests go to it directly).
 //
@@ -22,6 +24,7 @@
 // setting, session-wide) when the tenant changes, and made the owner's again by `workerData.sessionReset`
 // before any other request. A tenant statement for the tenant of the one before it is then one statement,
 // instead of BEGIN, the setup, the statement and COMMIT.
+import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 
@@ -221,13 +224,26 @@ function serve(pg, sessionReset) {
   });
 }
 
-const { dataDir, startParams, sessionReset, image } =
-  /** @type {{ dataDir: string, startParams: string[], sessionReset: string, image?: Uint8Array }} */ (
-    workerData
-  );
+/** @typedef {{ dataDir: string, startParams: string[], sessionReset: string, image?: Uint8Array }} OpenRequest */
+
+// PGlite's 9 MB module, compiled while the thread waits for what to open (see the top of this file).
+const compiling = WebAssembly.compile(
+  fs.readFileSync(new URL(import.meta.resolve('@electric-sql/pglite/pglite.wasm'))),
+);
+// Not an unhandled rejection before it is awaited: the open below reports it.
+compiling.catch(() => {});
+
+/** @returns {Promise<OpenRequest>} */
+function openRequest() {
+  if (workerData.dataDir !== undefined) return Promise.resolve(workerData);
+  return new Promise((resolve) => port.once('message', resolve));
+}
+
 try {
+  const { dataDir, startParams, sessionReset, image } = await openRequest();
   const pg = await PGlite.create(dataDir, {
     startParams: [...PGlite.defaultStartParams, ...startParams],
+    pgliteWasmModule: await compiling,
     ...(image === undefined ? {} : { loadDataDir: new Blob([image]) }),
   });
   serve(pg, sessionReset);
