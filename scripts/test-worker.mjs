@@ -23,7 +23,7 @@ let hooksRunning = 0;
 // The reporter (test-worker-reporter.mjs) runs in this process and hands every event here.
 globalThis[Symbol.for('svc.test-worker')] = {
   event(event) {
-    if (current === undefined) return;
+    if (current === undefined) return this.warm?.(event);
     current.events.push(event);
     const { type, data } = event;
     if (type === 'test:enqueue' && data.nesting === 0) current.enqueued++;
@@ -47,35 +47,22 @@ function count(counts, type, data) {
   else counts.passed++;
 }
 
-// Top-level `test`/`describe` return a promise that settles when that test or suite has ended: keep them.
-for (const name of ['test', 'it', 'describe', 'suite']) {
-  const original = nodeTest[name];
-  const wrapped = keep(original);
-  for (const variant of ['skip', 'todo', 'only']) {
-    if (typeof original[variant] === 'function') wrapped[variant] = keep(original[variant]);
-  }
-  nodeTest[name] = wrapped;
-}
-// `after` hooks on the root run once its queue is empty: the file is not done until they have.
+// `after` hooks on the root run once its queue is empty: the file is not done until they have. A root
+// hook's failure is seen here (node's test runner would report it only when the process exits).
 const after = nodeTest.after;
 nodeTest.after = (fn, options) =>
   after(async function (...args) {
     hooksRunning++;
     try {
       return await fn.apply(this, args);
+    } catch (error) {
+      current?.errors.push(`an after hook failed: ${error instanceof Error ? error.stack : String(error)}`);
+      throw error;
     } finally {
       hooksRunning--;
     }
   }, options);
 syncBuiltinESMExports();
-
-function keep(register) {
-  return function (...args) {
-    const ended = register.apply(this, args);
-    current?.pending.push(ended);
-    return ended;
-  };
-}
 
 const uncaught = (error) => current?.errors.push(error instanceof Error ? error.stack : String(error));
 process.on('uncaughtException', uncaught);
@@ -86,7 +73,6 @@ async function runFile(file) {
   current = {
     file,
     events: [],
-    pending: [],
     errors: [],
     enqueued: 0,
     ended: 0,
@@ -127,12 +113,12 @@ async function runFile(file) {
   };
 }
 
-/** Until every test the file registered has ended, its root `after` hooks ran and the reporter saw all. */
+/**
+ * Until every top-level test and suite the file registered has ended (the reporter saw as many end as
+ * were queued: a file's `test`/`describe` calls queue theirs while it loads, before any can end) and its
+ * root `after` hooks ran.
+ */
 async function settled(file) {
-  for (let seen = -1; seen !== file.pending.length; ) {
-    seen = file.pending.length;
-    await Promise.allSettled(file.pending);
-  }
   for (let quiet = 0; quiet < 3; ) {
     await tick();
     quiet = file.ended >= file.enqueued && hooksRunning === 0 ? quiet + 1 : 0;
@@ -163,7 +149,18 @@ async function format(events) {
   return chunks.join('');
 }
 
-let queue = Promise.resolve();
+// node:test sets up its reporters when the first test starts, asynchronously: done here with a test of
+// the worker's own before any file, so a file's tests are queued as the file loads. Its events are not a
+// file's.
+const WARM_UP = 'svc test worker: reporters ready';
+const warm = new Promise((resolve) => {
+  globalThis[Symbol.for('svc.test-worker')].warm = (event) => {
+    if (event.type === 'test:pass' && event.data.name === WARM_UP) resolve();
+  };
+});
+nodeTest.test(WARM_UP, () => {});
+
+let queue = warm;
 process.on('message', (message) => {
   queue = queue.then(async () => {
     if (message.type === 'run') process.send({ type: 'result', ...(await runFile(message.file)) });
@@ -171,4 +168,3 @@ process.on('message', (message) => {
   });
 });
 process.on('disconnect', () => process.exit(0));
-process.send({ type: 'ready' });
