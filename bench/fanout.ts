@@ -79,7 +79,13 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
-function merge(plan: PhasePlan, expected: number, parts: PhasePart[], serverCpu: number): PhaseResult {
+function merge(
+  plan: PhasePlan,
+  expected: number,
+  parts: PhasePart[],
+  serverCpu: number,
+  serverCpuUs: number,
+): PhaseResult {
   const samples = parts.flatMap((p) => p.samples).sort((a, b) => a - b);
   const startedAt = Math.min(...parts.filter((p) => p.published > 0).map((p) => p.startedAt));
   const lastDeliveryAt = Math.max(...parts.map((p) => p.lastDeliveryAt));
@@ -100,6 +106,12 @@ function merge(plan: PhasePlan, expected: number, parts: PhasePart[], serverCpu:
     refused: sum((p) => p.refused),
     clientCpu: parts.map((p) => p.cpu),
     serverCpu,
+    serverCpuUsPerDelivery:
+      serverCpuUs /
+      Math.max(
+        1,
+        sum((p) => p.delivered),
+      ),
     loopDelayP99Ms: Math.max(...parts.map((p) => p.loopDelayP99Ms)),
   };
 }
@@ -177,15 +189,16 @@ async function measureTarget(
           return part;
         }),
       );
-      const serverCpu = cores(process.cpuUsage(cpuBefore), performance.now() - wallBefore);
-      phases.push(
-        merge(
-          plan,
-          messages * SUBSCRIBERS,
-          parts.map((p) => p.part),
-          serverCpu,
-        ),
+      const used = process.cpuUsage(cpuBefore);
+      const serverCpu = cores(used, performance.now() - wallBefore);
+      const merged = merge(
+        plan,
+        messages * SUBSCRIBERS,
+        parts.map((p) => p.part),
+        serverCpu,
+        used.user + used.system,
       );
+      phases.push(merged);
       await sleep(500);
     }
     const file = await stop?.();
@@ -260,8 +273,8 @@ function limitOf(p: PhaseResult): string {
 
 function printResults(bare: TargetResult, svc: TargetResult): void {
   const header = ['target', 'phase', 'offered/s', 'delivered/s', 'complete', 'p50 ms', 'p99 ms', 'max ms'];
-  const more = ['closed', 'refused', 'server CPU', 'client CPU', 'loop p99'];
-  const widths = [9, 11, 11, 13, 10, 9, 9, 9, 8, 9, 12, 14, 9];
+  const more = ['closed', 'refused', 'server CPU', 'µs/delivery', 'client CPU', 'loop p99'];
+  const widths = [9, 11, 11, 13, 10, 9, 9, 9, 8, 9, 12, 13, 14, 9];
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 10)).join('');
   const pct = (v: number) => `${(100 * v).toFixed(0)}%`;
   process.stdout.write(`\n${line([...header, ...more])}\n`);
@@ -282,6 +295,7 @@ function printResults(bare: TargetResult, svc: TargetResult): void {
           String(p.closed),
           String(p.refused),
           pct(p.serverCpu),
+          p.serverCpuUsPerDelivery.toFixed(2),
           p.clientCpu.map(pct).join('+'),
           `${p.loopDelayP99Ms.toFixed(0)} ms`,
         ])}\n`,
@@ -289,8 +303,8 @@ function printResults(bare: TargetResult, svc: TargetResult): void {
     }
   }
   process.stdout.write(
-    `(latencies from every ${SAMPLE_EVERY}th frame; client CPU per client process, of one core; loop p99: ` +
-      'the worst client event-loop delay)\n\n',
+    `(latencies from every ${SAMPLE_EVERY}th frame; server CPU: of one core, and CPU time per frame delivered (the steadier ` +
+      'figure on a loaded machine); client CPU per client process; loop p99: the worst client event-loop delay)\n\n',
   );
   for (const [i, plan] of PHASES.entries()) {
     const b = bare.phases[i];
@@ -341,8 +355,10 @@ async function crowd(): Promise<void> {
       otherApiKey: other.apiKey,
       meRate: ME_RATE,
     };
+    const cpuBefore = process.cpuUsage();
     child.send(command);
     const r = (await result) as CrowdResult;
+    const used = process.cpuUsage(cpuBefore);
     const file = await stop?.();
     await sleep(1000);
     const idle = memory();
@@ -353,6 +369,7 @@ async function crowd(): Promise<void> {
         '',
         `crowd: ${r.joins} sockets of one tenant upgraded first, then every join of one room sent at once:`,
         `  joins p50 ${r.joinP50Ms.toFixed(0)} ms, p99 ${r.joinP99Ms.toFixed(0)} ms, max ${r.joinMaxMs.toFixed(0)} ms (all joined in ${r.joinsSeconds.toFixed(2)} s; crowd client CPU ${(100 * r.cpu).toFixed(0)}%)`,
+        `  server CPU from the upgrades to the last joined: ${((used.user + used.system) / 1e6).toFixed(2)} s (${((used.user + used.system) / 1000 / r.joins).toFixed(2)} ms per socket)`,
         `  another tenant's GET /v1/me meanwhile (${ME_RATE}/s): ${r.me} answered, ${r.meFailed} failed, p50 ${r.meP50Ms.toFixed(1)} ms, p99 ${r.meP99Ms.toFixed(1)} ms, max ${r.meMaxMs.toFixed(1)} ms`,
         `  idle joined sockets: +${((idle.rss - before.rss) / r.joins / 1024).toFixed(1)} KiB RSS, +${((idle.heap - before.heap) / r.joins / 1024).toFixed(1)} KiB heap per socket`,
         ...(file === undefined

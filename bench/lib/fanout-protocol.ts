@@ -74,5 +74,7 @@ export interface PhaseResult {
   clientCpu: number[];
   /** CPU of the process under test (the server) during the phase, in cores. */
   serverCpu: number;
+  /** The server's CPU time (µs) per frame delivered: what the fan-out costs, however loaded the machine. */
+  serverCpuUsPerDelivery: number;
   loopDelayP99Ms: number;
 }
