@@ -7,7 +7,7 @@ import { type DocumentKey, documentChannel, keyString } from './document-key.ts'
 import { SYNC_CLOSE, type SyncLimits } from './limits.ts';
 import { type ChannelMessage, FROM_DATABASE, FROM_ELSEWHERE, LiveDocument } from './live-document.ts';
 import { awarenessEntries } from './protocol.ts';
-import { compactDocument, ensureDocument, readStoredUpdates } from './store.ts';
+import { compactLog, ensureDocument, readStoredUpdates } from './store.ts';
 import { fromBase64 } from './updates.ts';
 
 /** Counters of the documents of one instance, for operators and tests. */
@@ -163,10 +163,13 @@ export class SyncDocuments {
   }
 
   private async compact(document: LiveDocument): Promise<void> {
-    const merged = await compactDocument(this.services.db, document.key);
+    const before = document.approxBytes;
+    const merged = await compactLog(this.services.db, document.key);
     this.stats.compactions += 1;
-    document.logRows = Math.max(0, document.logRows - merged);
-    document.approxBytes = Y.encodeStateAsUpdate(document.doc).byteLength;
+    document.logRows = Math.max(0, document.logRows - merged.rows);
+    // The snapshot's size plus what was appended here since the compaction began (no re-encoding of the
+    // whole document on the event loop).
+    if (merged.rows > 0) document.approxBytes = merged.bytes + Math.max(0, document.approxBytes - before);
   }
 
   private publish(key: DocumentKey, message: ChannelMessage): void {

@@ -41,34 +41,49 @@ export async function loadStoredDocument(db: Database, key: DocumentKey): Promis
 }
 
 /**
- * Merges the document's log into its snapshot in one transaction. The document's row is locked first, so
- * two instances compacting at once take turns; only the log rows read are deleted, so an update committed
- * meanwhile stays in the log. Answers how many log rows were merged.
+ * Merges the document's log into its snapshot. Answers how many log rows were merged (see `compactLog`).
  */
 export async function compactDocument(db: Database, key: DocumentKey): Promise<number> {
+  return (await compactLog(db, key)).rows;
+}
+
+/**
+ * Merges the document's log into its snapshot: the snapshot and log are read in one statement and merged
+ * outside any transaction (the merge is the costly part, and appends go on meanwhile); then one
+ * transaction locks the document's row, checks that no compaction happened since the read (two instances
+ * compacting at once: the later one merges nothing), stores the snapshot and deletes only the log rows
+ * read, so an update committed meanwhile stays in the log. Answers how many log rows were merged and the
+ * merged snapshot's size.
+ */
+export async function compactLog(db: Database, key: DocumentKey): Promise<{ rows: number; bytes: number }> {
+  const { rows } = await tenantRead<{ id: string | null; data: Uint8Array | null; at: string | null }>(
+    db,
+    key,
+    `select null::text as id, snapshot as data, compacted_at::text as at from sync_documents where ${WHERE_DOC}
+     union all (select id::text, data, null from sync_updates where ${WHERE_DOC} order by id)`,
+    docParams(key),
+  );
+  const [document, ...log] = rows;
+  if (document === undefined || document.id !== null || log.length === 0) return { rows: 0, bytes: 0 };
+  const parts = [...(document.data === null ? [] : [document.data])];
+  for (const row of log) if (row.data !== null) parts.push(row.data);
+  const merged = Y.mergeUpdates(parts);
   return tenantTx(db, key, async (tx) => {
-    const doc = await tx.query<{ snapshot: Uint8Array | null }>(
-      `select snapshot from sync_documents where ${WHERE_DOC} for no key update`,
-      docParams(key),
+    const unchanged = await tx.query(
+      `select 1 from sync_documents where ${WHERE_DOC} and compacted_at is not distinct from $4::timestamptz
+       for no key update`,
+      [...docParams(key), document.at],
     );
-    const row = doc.rows[0];
-    if (row === undefined) return 0;
-    const log = await tx.query<{ id: string; data: Uint8Array }>(
-      `select id::text as id, data from sync_updates where ${WHERE_DOC} order by id`,
-      docParams(key),
-    );
-    if (log.rows.length === 0) return 0;
-    const parts = [...(row.snapshot === null ? [] : [row.snapshot]), ...log.rows.map((r) => r.data)];
-    const merged = Y.mergeUpdates(parts);
+    if (unchanged.rows.length === 0) return { rows: 0, bytes: 0 };
     await tx.query(`update sync_documents set snapshot = $4, compacted_at = now() where ${WHERE_DOC}`, [
       ...docParams(key),
       merged,
     ]);
     await tx.query(`delete from sync_updates where ${WHERE_DOC} and id = any($4::bigint[])`, [
       ...docParams(key),
-      log.rows.map((r) => r.id),
+      log.map((row) => row.id),
     ]);
-    return log.rows.length;
+    return { rows: log.length, bytes: merged.byteLength };
   });
 }
 
