@@ -64,7 +64,16 @@ nodeTest.after = (fn, options) =>
   }, options);
 syncBuiltinESMExports();
 
-const uncaught = (error) => current?.errors.push(error instanceof Error ? error.stack : String(error));
+// Node's test runner fails the test that was running, or the process if none was: the file fails here.
+// One thrown between files goes to the next file, named so.
+let between = [];
+let previous = 'nothing';
+const uncaught = (error) => {
+  const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  if (current === undefined)
+    between.push(`thrown after ${previous} ended, before this file started: ${text}`);
+  else current.errors.push(text);
+};
 process.on('uncaughtException', uncaught);
 process.on('unhandledRejection', uncaught);
 
@@ -73,11 +82,12 @@ async function runFile(file) {
   current = {
     file,
     events: [],
-    errors: [],
+    errors: between,
     enqueued: 0,
     ended: 0,
     counts: { tests: 0, suites: 0, passed: 0, failed: 0, cancelled: 0, skipped: 0, todo: 0, failedSuites: 0 },
   };
+  between = [];
   const started = performance.now();
   const cpu = process.cpuUsage();
   let loadError;
@@ -91,6 +101,7 @@ async function runFile(file) {
   nodeTest.mock.reset();
   const done = current;
   current = undefined;
+  previous = file;
   const exitCode = process.exitCode;
   process.exitCode = undefined;
   const { counts } = done;
@@ -99,6 +110,7 @@ async function runFile(file) {
     counts.failed > 0 ||
     counts.failedSuites > 0 ||
     (exitCode !== undefined && exitCode !== 0) ||
+    done.errors.length > 0 ||
     (counts.tests === 0 && counts.suites === 0);
   return {
     file,
