@@ -63,7 +63,12 @@ export async function storefrontConsoleRoutes(app: FastifyInstance, services: Se
     resource: 'operator',
     resolve: (id: string) => operatorTenant(services.db, id),
   };
-  const byOperator = <S extends object>(minRole: Role, schema: S) => consoleRoute(minRole, schema, tenantOf);
+  /** A route addressed by the operator alone (`/api/console/operators/:operatorId`). */
+  const byOperator = <S extends object>(minRole: Role, schema: S) =>
+    consoleRoute(minRole, { params: OperatorParams, ...schema }, tenantOf);
+  /** A route on one operator under its tenant (`/api/console/tenants/:tenantId/operators/:operatorId`). */
+  const onOperator = <S extends object>(minRole: Role, schema: S) =>
+    consoleRoute(minRole, { params: TenantOperatorParams, ...schema });
   const tenants = '/api/console/tenants/:tenantId';
   const operators = '/api/console/operators/:operatorId';
 
@@ -113,20 +118,18 @@ export async function storefrontConsoleRoutes(app: FastifyInstance, services: Se
   );
   typed.get(
     `${tenants}/operators/:operatorId`,
-    byTenant('viewer', {
+    onOperator('viewer', {
       operationId: 'getOperator',
       summary: 'One operator',
-      params: TenantOperatorParams,
       response: { 200: Operator },
     }),
     async (request) => getOperator(ctx(request), { operatorId: request.params.operatorId }),
   );
   typed.patch(
     `${tenants}/operators/:operatorId`,
-    byTenant('admin', {
+    onOperator('admin', {
       operationId: 'updateOperator',
       summary: "Change an operator's name, slug, brand overrides, app identifiers or listing",
-      params: TenantOperatorParams,
       body: UpdateOperatorBody,
       response: { 200: Operator, 409: errorRef('The slug is taken by another operator of the tenant.') },
     }),
@@ -135,10 +138,9 @@ export async function storefrontConsoleRoutes(app: FastifyInstance, services: Se
   );
   typed.delete(
     `${tenants}/operators/:operatorId`,
-    byTenant('admin', {
+    onOperator('admin', {
       operationId: 'deleteOperator',
       summary: 'Delete an operator, its builds and its product keys (refused everywhere within a second)',
-      params: TenantOperatorParams,
       response: { 200: Deleted },
     }),
     async (request) => deleteOperator(ctx(request), { operatorId: request.params.operatorId }),
@@ -149,7 +151,6 @@ export async function storefrontConsoleRoutes(app: FastifyInstance, services: Se
     byOperator('viewer', {
       operationId: 'getOperatorStorefront',
       summary: "The operator's brand overrides and listing, and the brand its storefront shows",
-      params: OperatorParams,
       response: { 200: OperatorStorefront },
     }),
     async (request) => getOperatorStorefront(ctx(request), request.params),
@@ -159,7 +160,6 @@ export async function storefrontConsoleRoutes(app: FastifyInstance, services: Se
     byOperator('admin', {
       operationId: 'putOperatorStorefront',
       summary: "Set the operator's brand overrides (field by field over the tenant's) and listing",
-      params: OperatorParams,
       body: OperatorStorefrontBody,
       response: { 200: OperatorStorefront },
     }),
@@ -170,7 +170,6 @@ export async function storefrontConsoleRoutes(app: FastifyInstance, services: Se
     byOperator('developer', {
       operationId: 'createOperatorProductKey',
       summary: 'Create a product key that speaks for the operator (its brand and listing on /api/public)',
-      params: OperatorParams,
       body: OperatorKeyBody,
       response: { 201: ProductKeySchema },
     }),
@@ -184,7 +183,6 @@ export async function storefrontConsoleRoutes(app: FastifyInstance, services: Se
     byOperator('viewer', {
       operationId: 'listOperatorProductKeys',
       summary: "The operator's product keys",
-      params: OperatorParams,
       querystring: PageQuery,
       response: { 200: ProductKeyPage },
     }),
@@ -199,7 +197,6 @@ export async function storefrontConsoleRoutes(app: FastifyInstance, services: Se
         'Without SVC_MOBILE_BUILD_DISPATCH_TOKEN the server is in development mode: it answers 200 ' +
         '`{queued: false, devMode: true, build}` and sends nothing. With it, it sends GitHub a repository ' +
         'dispatch (`mobile-build`) and answers 202 `{queued: true, devMode: false, build}`.',
-      params: OperatorParams,
       body: MobileBuildBody,
       response: {
         200: MobileBuildAnswer,
@@ -223,7 +220,6 @@ export async function storefrontConsoleRoutes(app: FastifyInstance, services: Se
     byOperator('viewer', {
       operationId: 'listMobileBuilds',
       summary: "The operator's mobile builds, newest first",
-      params: OperatorParams,
       querystring: PageQuery,
       response: { 200: MobileBuildPage },
     }),
