@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { AppError, RateLimited } from '../http/errors.ts';
 import { looksLikeApiKey } from './api-key-format.ts';
 import type { Identity } from './identity.ts';
@@ -110,40 +110,78 @@ function productKeyPresented(
   return { kind: 'product', value: header.trim() };
 }
 
-function presentedCredential(
-  request: FastifyRequest,
-  auth: RouteAuth,
-  isSession: (jwt: string) => boolean,
-): Presented | undefined {
-  const apiKeyHeader = request.headers['x-api-key'];
-  const authorization = request.headers.authorization;
-  if (typeof apiKeyHeader === 'string' && authorization !== undefined) {
-    throw new AppError('invalid_request', 'send one credential: either Authorization or X-API-Key, not both');
+/** What a bearer credential is, by its text alone (so the answer may be remembered per header value). */
+interface Bearer {
+  header: string;
+  presented: Presented;
+}
+
+/** Remembered bearer parses, by the JWT's signature (distinct per token); the whole header is compared. */
+const BEARER_MEMO_MAX = 10_000;
+
+function bearerOf(authorization: string, isSession: (jwt: string) => boolean): Presented {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  if (match === null) {
+    throw new AppError('unauthorized', 'use the Authorization: Bearer <credential> scheme');
   }
-  const product = productKeyPresented(
-    request,
-    auth,
-    apiKeyHeader !== undefined || authorization !== undefined,
-  );
-  if (product !== undefined) return product;
-  if (typeof apiKeyHeader === 'string') return { kind: 'api_key', value: apiKeyHeader.trim() };
-  let bearer: string | undefined;
-  if (authorization !== undefined) {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    if (match === null) {
-      throw new AppError('unauthorized', 'use the Authorization: Bearer <credential> scheme');
-    }
-    bearer = match[1];
-  } else if (auth.queryToken === true) {
-    const token = queryToken(request);
-    if (token !== undefined) bearer = token;
-  }
-  if (bearer === undefined) return undefined;
+  return bearerCredential(match[1] as string, isSession);
+}
+
+function bearerCredential(bearer: string, isSession: (jwt: string) => boolean): Presented {
   if (looksLikeApiKey(bearer)) return { kind: 'api_key', value: bearer };
-  if (bearer.split('.').length !== 3) {
+  const first = bearer.indexOf('.');
+  const second = first < 0 ? -1 : bearer.indexOf('.', first + 1);
+  if (second < 0 || bearer.indexOf('.', second + 1) >= 0) {
     throw new AppError('invalid_token', 'the bearer credential is neither an API key nor a JWT');
   }
   return { kind: isSession(bearer) ? 'session' : 'hosted_user', value: bearer };
+}
+
+/**
+ * `Authorization: Bearer <JWT>` parsed once per distinct header value: a session token's every request
+ * then skips the pattern match over its ~700 characters and hashes only its signature. API keys (no dot)
+ * are not remembered: their text is the secret, compared in constant time where it is verified.
+ */
+class BearerMemo {
+  private readonly byTail = new Map<string, Bearer>();
+
+  constructor(private readonly isSession: (jwt: string) => boolean) {}
+
+  presented(authorization: string): Presented {
+    const dot = authorization.lastIndexOf('.');
+    if (dot < 0) return bearerOf(authorization, this.isSession);
+    const tail = authorization.slice(dot + 1);
+    const hit = this.byTail.get(tail);
+    if (hit !== undefined && hit.header === authorization) return hit.presented;
+    const presented = bearerOf(authorization, this.isSession);
+    if (this.byTail.size >= BEARER_MEMO_MAX) this.byTail.clear();
+    this.byTail.set(tail, { header: authorization, presented });
+    return presented;
+  }
+}
+
+function presentedCredential(
+  request: FastifyRequest,
+  auth: RouteAuth,
+  bearers: BearerMemo,
+  isSession: (jwt: string) => boolean,
+): Presented | undefined {
+  const headers = request.headers;
+  const apiKeyHeader = headers['x-api-key'];
+  const authorization = headers.authorization;
+  if (typeof apiKeyHeader === 'string' && authorization !== undefined) {
+    throw new AppError('invalid_request', 'send one credential: either Authorization or X-API-Key, not both');
+  }
+  const product =
+    headers[PRODUCT_KEY_HEADER] === undefined
+      ? undefined
+      : productKeyPresented(request, auth, apiKeyHeader !== undefined || authorization !== undefined);
+  if (product !== undefined) return product;
+  if (typeof apiKeyHeader === 'string') return { kind: 'api_key', value: apiKeyHeader.trim() };
+  if (authorization !== undefined) return bearers.presented(authorization);
+  if (auth.queryToken !== true) return undefined;
+  const token = queryToken(request);
+  return token === undefined ? undefined : bearerCredential(token, isSession);
 }
 
 /**
@@ -185,13 +223,28 @@ function consoleUserTenant(
   return tenantId;
 }
 
+const AUTHENTICATION_HOOKS = new WeakSet<object>();
+
+/** Whether `hook` is the authentication hook of a route (the authorization hook goes right after it). */
+export function isAuthenticationHook(hook: unknown): boolean {
+  return typeof hook === 'function' && AUTHENTICATION_HOOKS.has(hook);
+}
+
+/** A route option's hooks as a list (Fastify takes one function or an array). */
+export function routeHooks<H>(hooks: H | H[] | undefined): H[] {
+  if (hooks === undefined) return [];
+  return Array.isArray(hooks) ? hooks : [hooks];
+}
+
 /**
- * Resolves `request.principal` for every route that declares `config.auth`, then enforces it. A callback
- * hook: a credential verified recently is answered from memory, with no promise on the hot path.
+ * Resolves `request.principal` for every route that declares `config.auth`, then enforces it: a route hook
+ * of those routes (first among their own), so a public route runs none of it. A callback hook: a
+ * credential verified recently is answered from memory, with no promise on the hot path.
  */
 export function installAuthentication(app: FastifyInstance, identity: Identity): void {
   // A token verified before is a session token without decoding it again.
   const isSession = (jwt: string) => identity.sessions.isVerified(jwt) || isSessionToken(jwt);
+  const bearers = new BearerMemo(isSession);
   app.decorateRequest('principal', undefined);
   installProductKeyCors(app);
 
@@ -208,59 +261,70 @@ export function installAuthentication(app: FastifyInstance, identity: Identity):
     request.principal = principal;
   };
 
-  app.addHook('onRequest', (request, reply, done) => {
-    const auth = request.routeOptions.config.auth;
-    if (auth === undefined) return done();
-    let presented: Presented | undefined;
-    let actingIn: string | undefined;
-    let missing = false;
-    try {
-      // Browsers read the answers (refusals included) of routes meant for them; a key may take it back.
-      const origin = request.headers.origin;
-      if (auth.credentials.includes('product') && typeof origin === 'string') allowOrigin(reply, origin);
-      const retryAfter = identity.failures.retryAfterSeconds(request.ip);
-      if (retryAfter > 0)
-        throw new RateLimited('too many failed authentications; try again later', retryAfter);
-      presented = presentedCredential(request, auth, isSession);
-      if (presented === undefined) {
-        if (auth.optional === true) return done();
-        if (auth.credentials.length === 1 && auth.credentials[0] === 'product') {
-          missing = true;
-          throw invalidProductKey('missing');
+  const authenticate = (auth: RouteAuth): onRequestHookHandler => {
+    const acceptsProduct = auth.credentials.includes('product');
+    const onlyProduct = auth.credentials.length === 1 && acceptsProduct;
+    const wanted = auth.credentials.map((k) => KIND_NAMES[k]).join(' or ');
+    return (request, reply, done) => {
+      let presented: Presented | undefined;
+      let actingIn: string | undefined;
+      let missing = false;
+      try {
+        // Browsers read the answers (refusals included) of routes meant for them; a key may take it back.
+        const origin = request.headers.origin;
+        if (acceptsProduct && typeof origin === 'string') allowOrigin(reply, origin);
+        const retryAfter = identity.failures.retryAfterSeconds(request.ip);
+        if (retryAfter > 0)
+          throw new RateLimited('too many failed authentications; try again later', retryAfter);
+        presented = presentedCredential(request, auth, bearers, isSession);
+        if (presented === undefined) {
+          if (auth.optional === true) return done();
+          if (onlyProduct) {
+            missing = true;
+            throw invalidProductKey('missing');
+          }
+          throw new AppError('unauthorized', `send ${wanted}`);
         }
-        throw new AppError('unauthorized', `send ${auth.credentials.map((k) => KIND_NAMES[k]).join(' or ')}`);
-      }
-      actingIn = consoleUserTenant(request, auth, presented);
-      if (actingIn === undefined && !auth.credentials.includes(presented.kind)) {
-        throw new AppError(
-          'unauthorized',
-          `this route does not accept ${KIND_NAMES[presented.kind]}; send ${auth.credentials.map((k) => KIND_NAMES[k]).join(' or ')}`,
-        );
-      }
-      const cached =
-        actingIn === undefined ? identity.verifyCached(presented.kind, presented.value) : undefined;
-      if (cached !== undefined) {
-        admit(request, reply, cached);
-        return done();
-      }
-    } catch (error) {
-      return done(refusal(request, error, !missing));
-    }
-    const verified = identity.verify(presented.kind, presented.value);
-    const tenant = actingIn;
-    (tenant === undefined
-      ? verified
-      : verified.then((user) => identity.actInTenant(hostedUser(user), tenant))
-    ).then(
-      (principal) => {
-        try {
-          admit(request, reply, principal);
-        } catch (error) {
-          return done(refusal(request, error));
+        actingIn = consoleUserTenant(request, auth, presented);
+        if (actingIn === undefined && !auth.credentials.includes(presented.kind)) {
+          throw new AppError(
+            'unauthorized',
+            `this route does not accept ${KIND_NAMES[presented.kind]}; send ${wanted}`,
+          );
         }
-        done();
-      },
-      (error: unknown) => done(refusal(request, error)),
-    );
+        const cached =
+          actingIn === undefined ? identity.verifyCached(presented.kind, presented.value) : undefined;
+        if (cached !== undefined) {
+          admit(request, reply, cached);
+          return done();
+        }
+      } catch (error) {
+        return done(refusal(request, error, !missing));
+      }
+      const verified = identity.verify(presented.kind, presented.value);
+      const tenant = actingIn;
+      (tenant === undefined
+        ? verified
+        : verified.then((user) => identity.actInTenant(hostedUser(user), tenant))
+      ).then(
+        (principal) => {
+          try {
+            admit(request, reply, principal);
+          } catch (error) {
+            return done(refusal(request, error));
+          }
+          done();
+        },
+        (error: unknown) => done(refusal(request, error)),
+      );
+    };
+  };
+
+  app.addHook('onRoute', (route) => {
+    const auth = route.config?.auth;
+    if (auth === undefined) return;
+    const hook = authenticate(auth);
+    AUTHENTICATION_HOOKS.add(hook);
+    route.onRequest = [hook, ...routeHooks(route.onRequest)];
   });
 }

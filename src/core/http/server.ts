@@ -7,9 +7,10 @@ import Fastify, {
 import type { Config } from '../../config.ts';
 import type { Clock } from '../clock.ts';
 import { clientErrorHandler, sendError, toAppError } from './error-handler.ts';
-import { InvalidRequest, ServiceUnavailable } from './errors.ts';
+import { type ErrorDetail, InvalidRequest, ServiceUnavailable } from './errors.ts';
 import { jsonProblem, textProblem } from './json-safety.ts';
 import { requestIdFrom, type TraceContext, traceFrom } from './request-id.ts';
+import { requestLogger } from './request-logger.ts';
 import { serializeOnFirstUse } from './serialization.ts';
 import { installValidation } from './validation.ts';
 
@@ -51,24 +52,34 @@ function installStorableInput(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, storableJsonParser(app));
   app.addHook('preValidation', (request, _reply, done) => {
-    for (const [part, values] of [
-      ['params', request.params],
-      ['querystring', request.query],
-    ] as const) {
-      if (typeof values !== 'object' || values === null) continue;
-      for (const [key, value] of Object.entries(values)) {
-        for (const text of Array.isArray(value) ? value : [value]) {
-          const problem = typeof text === 'string' ? textProblem(text, `/${part}/${key}`) : undefined;
-          if (problem !== undefined) {
-            return done(
-              new InvalidRequest(`invalid request: ${problem.field} ${problem.message}`, [problem]),
-            );
-          }
-        }
-      }
-    }
-    done();
+    done(storableProblem(request.params, 'params') ?? storableProblem(request.query, 'querystring'));
   });
+}
+
+/** The first path parameter or query value the database could not store, as a 400; without allocating. */
+function storableProblem(values: unknown, part: 'params' | 'querystring'): InvalidRequest | undefined {
+  if (typeof values !== 'object' || values === null) return undefined;
+  for (const key in values) {
+    if (!Object.hasOwn(values, key)) continue;
+    const value: unknown = Reflect.get(values, key);
+    if (Array.isArray(value)) {
+      for (const text of value) {
+        const refused = storableText(text, part, key);
+        if (refused !== undefined) return refused;
+      }
+    } else {
+      const refused = storableText(value, part, key);
+      if (refused !== undefined) return refused;
+    }
+  }
+  return undefined;
+}
+
+function storableText(text: unknown, part: string, key: string): InvalidRequest | undefined {
+  // The field is named only for a refusal (no string built per value that passes).
+  if (typeof text !== 'string' || textProblem(text, '') === undefined) return undefined;
+  const problem = textProblem(text, `/${part}/${key}`) as ErrorDetail;
+  return new InvalidRequest(`invalid request: ${problem.field} ${problem.message}`, [problem]);
 }
 
 /**
@@ -82,6 +93,8 @@ export function createServer(config: Config, clock: Clock): FastifyInstance {
     // `request.ip` is the X-Forwarded-For client only behind the proxies SVC_TRUST_PROXY names.
     trustProxy: config.trustProxy.length === 0 ? false : config.trustProxy,
     genReqId: (req) => requestIdFrom(req.headers['x-request-id'], clock.now()),
+    // `request.log` makes its pino child on its first line written: most requests write none.
+    childLoggerFactory: requestLogger,
     logController: new LogController({
       requestIdLogLabel: 'requestId',
       disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace',

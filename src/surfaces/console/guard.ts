@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, preHandlerHookHandler } from 'fastify';
+import { routeHooks } from '../../core/auth/authenticate.ts';
 import { hostedUser } from '../../core/auth/principal.ts';
 import type { Services, TenantContext } from '../../core/context.ts';
 import type { Database } from '../../core/db/database.ts';
@@ -36,9 +37,8 @@ declare module 'fastify' {
  */
 export function installConsoleGuard(app: FastifyInstance, db: Database): void {
   app.decorateRequest('membershipRole', undefined);
-  const check = async (request: FastifyRequest, minRole: Role) => {
+  const check = async (request: FastifyRequest, minRole: Role, tenantOf: ConsoleTenantOf | undefined) => {
     const principal = hostedUser(request.principal);
-    const tenantOf = request.routeOptions.config.tenantOf;
     const named = tenantOf === undefined ? undefined : stringParam(request, tenantOf.param);
     const tenantId =
       tenantOf === undefined
@@ -58,11 +58,16 @@ export function installConsoleGuard(app: FastifyInstance, db: Database): void {
     request.membershipRole = role;
     request.principal = { ...principal, tenantId };
   };
-  // A callback hook, so the many routes without `minRole` pay no promise for it.
-  app.addHook('preHandler', (request, _reply, done) => {
-    const minRole = request.routeOptions.config.minRole;
-    if (minRole === undefined) return done();
-    check(request, minRole).then(() => done(), done);
+  // A route hook of the console tenant routes only (first among their own), so every other request runs
+  // none of it.
+  app.addHook('onRoute', (route) => {
+    const minRole = route.config?.minRole;
+    if (minRole === undefined) return;
+    const tenantOf = route.config?.tenantOf;
+    const guard: preHandlerHookHandler = (request, _reply, done) => {
+      check(request, minRole, tenantOf).then(() => done(), done);
+    };
+    route.preHandler = [guard, ...routeHooks(route.preHandler)];
   });
 }
 
