@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { AppError, RateLimited } from '../http/errors.ts';
-import { looksLikeApiKey } from './api-key-format.ts';
+import { BearerMemo, bearerCredential, type Presented } from './bearer.ts';
 import type { Identity } from './identity.ts';
 import { hostedUser, type Principal, type PrincipalKind } from './principal.ts';
 import { allowOrigin, installProductKeyCors, PRODUCT_KEY_HEADER } from './product-access.ts';
@@ -79,11 +79,6 @@ export function queryToken(request: FastifyRequest): string | undefined {
 /** Failures that count toward the per-address limit: a credential was presented and did not verify. */
 const GUESSES = new Set(['invalid_token', 'invalid_api_key']);
 
-interface Presented {
-  kind: PrincipalKind;
-  value: string;
-}
-
 /**
  * `X-SVC-Product-Key`, when it is the credential of this request: on a route that accepts product keys, or
  * (to say so) alone on a route that needs a credential and does not. Elsewhere the header is ignored, so a
@@ -108,56 +103,6 @@ function productKeyPresented(
     throw new AppError('invalid_request', 'send the X-SVC-Product-Key header once');
   }
   return { kind: 'product', value: header.trim() };
-}
-
-/** What a bearer credential is, by its text alone (so the answer may be remembered per header value). */
-interface Bearer {
-  header: string;
-  presented: Presented;
-}
-
-/** Remembered bearer parses, by the JWT's signature (distinct per token); the whole header is compared. */
-const BEARER_MEMO_MAX = 10_000;
-
-function bearerOf(authorization: string, isSession: (jwt: string) => boolean): Presented {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  if (match === null) {
-    throw new AppError('unauthorized', 'use the Authorization: Bearer <credential> scheme');
-  }
-  return bearerCredential(match[1] as string, isSession);
-}
-
-function bearerCredential(bearer: string, isSession: (jwt: string) => boolean): Presented {
-  if (looksLikeApiKey(bearer)) return { kind: 'api_key', value: bearer };
-  const first = bearer.indexOf('.');
-  const second = first < 0 ? -1 : bearer.indexOf('.', first + 1);
-  if (second < 0 || bearer.indexOf('.', second + 1) >= 0) {
-    throw new AppError('invalid_token', 'the bearer credential is neither an API key nor a JWT');
-  }
-  return { kind: isSession(bearer) ? 'session' : 'hosted_user', value: bearer };
-}
-
-/**
- * `Authorization: Bearer <JWT>` parsed once per distinct header value: a session token's every request
- * then skips the pattern match over its ~700 characters and hashes only its signature. API keys (no dot)
- * are not remembered: their text is the secret, compared in constant time where it is verified.
- */
-class BearerMemo {
-  private readonly byTail = new Map<string, Bearer>();
-
-  constructor(private readonly isSession: (jwt: string) => boolean) {}
-
-  presented(authorization: string): Presented {
-    const dot = authorization.lastIndexOf('.');
-    if (dot < 0) return bearerOf(authorization, this.isSession);
-    const tail = authorization.slice(dot + 1);
-    const hit = this.byTail.get(tail);
-    if (hit !== undefined && hit.header === authorization) return hit.presented;
-    const presented = bearerOf(authorization, this.isSession);
-    if (this.byTail.size >= BEARER_MEMO_MAX) this.byTail.clear();
-    this.byTail.set(tail, { header: authorization, presented });
-    return presented;
-  }
 }
 
 function presentedCredential(
