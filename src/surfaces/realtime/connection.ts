@@ -17,9 +17,6 @@ import type { WriteCoalescer } from './wire.ts';
 /** Frames are JSON text; one options object for every send of the hot fan-out path. */
 const AS_TEXT = { binary: false } as const;
 
-/** A turn's frames for one socket up to this size are copied into one buffer; more go out as they are. */
-const CONCAT_UP_TO = 16 * 1024;
-
 export type Admission = 'accepted' | 'refused' | 'flooding';
 
 /** The TCP socket under a `ws` WebSocket (not in its public types; present on every open server socket). */
@@ -41,9 +38,7 @@ export class Connection implements RealtimeConnection, GuardedSocket {
   private refusedInARow = 0;
   private warnedAt = Number.NEGATIVE_INFINITY;
   private readonly bucket: TokenBucket;
-  /** This turn's frames, as they go on the wire, until the coalescer flushes them in one write. */
-  private pending: Buffer[] | undefined;
-  private pendingBytes = 0;
+  private corked: Socket | undefined;
   /** `hasScope` of the token, by scope, as asked. */
   private scopes: Map<string, boolean> | undefined;
 
@@ -94,48 +89,35 @@ export class Connection implements RealtimeConnection, GuardedSocket {
   /**
    * Writes a frame unless the client is not reading: past `maxBufferedBytes` waiting to be written it is
    * disconnected (4413) instead, so one slow reader can never grow the server's memory without bound.
-   * The frames of one turn leave together at its end, in one write (see WriteCoalescer): a crowd's
-   * announcements or a room's burst cost one system call per socket, not one per frame.
    */
   send(frame: EncodedFrame): boolean {
     if (!this.isOpen) return false;
-    if (this.socket.bufferedAmount + this.pendingBytes > this.limits.maxBufferedBytes) {
+    if (this.socket.bufferedAmount > this.limits.maxBufferedBytes) {
       this.close(CLOSE.slowConsumer, 'too slow to keep up; reconnect and resume');
       return false;
     }
-    // With no extension negotiated (this server offers none) `ws` writes each frame at once, in order, so
-    // frames written to its socket directly take their place among them.
-    if (this.socket.extensions !== '' || rawSocket(this.socket) === undefined) {
-      this.socket.send(frame, AS_TEXT);
-    } else {
-      const wire = this.coalescer.forms.of(frame);
-      if (this.pending === undefined) {
-        this.pending = [wire];
+    if (this.corked === undefined) {
+      const raw = rawSocket(this.socket);
+      if (raw !== undefined) {
+        raw.cork();
+        this.corked = raw;
         this.coalescer.add(this);
-      } else this.pending.push(wire);
-      this.pendingBytes += wire.length;
+      }
     }
+    // With no extension negotiated (this server offers none) `ws` writes each frame at once, in order, so
+    // a frame written to its socket directly takes its place among them.
+    if (this.corked !== undefined && this.socket.extensions === '')
+      this.corked.write(this.coalescer.forms.of(frame));
+    else this.socket.send(frame, AS_TEXT);
     if (this.counts !== undefined) this.counts.framesOut += 1;
     return true;
   }
 
-  /** Writes what this turn's sends left, in one write (see WriteCoalescer). */
+  /** Writes what this turn's sends left in the corked socket (see WriteCoalescer). */
   flush(): void {
-    const pending = this.pending;
-    if (pending === undefined) return;
-    const bytes = this.pendingBytes;
-    this.pending = undefined;
-    this.pendingBytes = 0;
-    const raw = rawSocket(this.socket);
-    if (raw === undefined || raw.destroyed || this.socket.readyState !== WebSocket.OPEN) return;
-    if (pending.length === 1 || bytes <= CONCAT_UP_TO) {
-      raw.write(pending.length === 1 ? (pending[0] as Buffer) : Buffer.concat(pending, bytes));
-      return;
-    }
-    // Larger: one writev of the frames as they are rather than a copy of them all.
-    raw.cork();
-    for (const wire of pending) raw.write(wire);
-    raw.uncork();
+    const raw = this.corked;
+    this.corked = undefined;
+    raw?.uncork();
   }
 
   /** Resolves true once the send buffer is below half the limit, false when the connection closed first. */
@@ -152,9 +134,9 @@ export class Connection implements RealtimeConnection, GuardedSocket {
     this.closing = true;
     if (code === CLOSE.slowConsumer && this.counts !== undefined) this.counts.slowConsumerDrops += 1;
     try {
-      // The close frame follows this turn's frames: they go first.
-      this.flush();
       this.socket.close(code, reason);
+      // The close frame follows this turn's frames; let them all go now.
+      this.flush();
     } catch {
       this.socket.terminate();
       return;

@@ -7,10 +7,9 @@ export interface Corked {
 
 /**
  * Write coalescing: every frame a connection is sent during one event-loop turn leaves in one write at the
- * end of the turn (the connection keeps the turn's frames, and one `setImmediate` for all connections
- * writes each one's frames together). An idle server adds no delay; a busy one makes one write per socket
- * per turn instead of one per frame, which is what a room fan-out and a crowd's announcements are made
- * of. One per gateway.
+ * end of the turn (the socket is corked on its first frame and uncorked by one `setImmediate` for all
+ * connections). An idle server adds no delay; a busy one makes fewer, larger writes instead of one system
+ * call per frame per socket, which is what a room fan-out is made of. One per gateway.
  */
 export class WriteCoalescer {
   /** The frames' wire forms, shared by every connection of the gateway. */
