@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { GroupCommits, type GroupWriter } from '../../src/core/db/group-commit.ts';
+import { gatedWriter } from '../support/gated-writer.ts';
 
 /**
  * A writer whose writes the test finishes by hand; `log` records, in order, each write's start, its
@@ -8,29 +9,17 @@ import { GroupCommits, type GroupWriter } from '../../src/core/db/group-commit.t
  */
 function pipelinedWriter(options: Partial<GroupWriter<string, string>> = {}) {
   const log: string[] = [];
-  const gates: (() => void)[] = [];
-  const writer: GroupWriter<string, string> = {
-    async writeGroup(items, turn) {
-      log.push(`write ${items.join(',')}`);
-      await new Promise<void>((resolve) => gates.push(resolve));
-      if (items.includes('bad') && items.length > 1)
-        throw Object.assign(new Error('constraint'), { code: '23505' });
-      if (items.includes('bad')) throw new Error('bad item');
-      turn.afterCommit(() => log.push(`fanout ${items.join(',')}`));
-      if (items.includes('loud')) turn.afterCommit(() => assert.fail('fan-out failed'));
-      turn.committing();
-      return items.map((item) => `${item}!`);
+  const { writer, releaseAll } = gatedWriter(
+    {
+      started: (items) => log.push(`write ${items.join(',')}`),
+      finishing: (items, turn) => {
+        turn.afterCommit(() => log.push(`fanout ${items.join(',')}`));
+        if (items.includes('loud')) turn.afterCommit(() => assert.fail('fan-out failed'));
+        turn.committing();
+      },
     },
-    isolates: (error) => (error as { code?: string }).code === '23505',
-    ...options,
-  };
-  const releaseAll = async () => {
-    for (let i = 0; i < 50; i++) {
-      await new Promise((resolve) => setImmediate(resolve));
-      const gate = gates.shift();
-      if (gate !== undefined) gate();
-    }
-  };
+    options,
+  );
   const answered = (promise: Promise<string>) =>
     promise.then(
       (value) => {

@@ -1,38 +1,26 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { GroupCommits, type GroupWriter } from '../../src/core/db/group-commit.ts';
+import { gatedWriter } from '../support/gated-writer.ts';
 
-/** A writer whose transactions the test finishes by hand, recording every group it was given. */
-function gatedWriter(options: Partial<GroupWriter<string, string>> = {}) {
+/** A gated writer recording every group it was given; an item `boom` fails its whole group. */
+function recordingWriter(options: Partial<GroupWriter<string, string>> = {}) {
   const groups: string[][] = [];
-  const gates: (() => void)[] = [];
-  const writer: GroupWriter<string, string> = {
-    async writeGroup(items) {
-      groups.push([...items]);
-      await new Promise<void>((resolve) => gates.push(resolve));
-      if (items.includes('bad') && items.length > 1)
-        throw Object.assign(new Error('constraint'), { code: '23505' });
-      if (items.includes('bad')) throw new Error('bad item');
-      if (items.includes('boom')) throw new Error('database went away');
-      return items.map((item) => `${item}!`);
+  const { writer, releaseAll } = gatedWriter(
+    {
+      started: (items) => groups.push([...items]),
+      finishing: (items) => {
+        if (items.includes('boom')) throw new Error('database went away');
+      },
     },
-    isolates: (error) => (error as { code?: string }).code === '23505',
-    ...options,
-  };
-  const releaseAll = async () => {
-    // Lets every queued write start, then finishes its transaction, until none is waiting.
-    for (let i = 0; i < 50; i++) {
-      await new Promise((resolve) => setImmediate(resolve));
-      const gate = gates.shift();
-      if (gate !== undefined) gate();
-    }
-  };
+    options,
+  );
   return { writer, groups, releaseAll };
 }
 
 describe('group commit', () => {
   test('writes arriving while a key commits go together, in arrival order; keys are independent', async () => {
-    const { writer, groups, releaseAll } = gatedWriter();
+    const { writer, groups, releaseAll } = recordingWriter();
     const commits = new GroupCommits();
     assert.deepEqual(commits.written('test.write'), { groups: 0, items: 0 });
     const queue = commits.queue('test.write', writer);
@@ -46,7 +34,7 @@ describe('group commit', () => {
   });
 
   test('a group that fails on one item is written item by item, so only that item gets the error', async () => {
-    const { writer, groups, releaseAll } = gatedWriter();
+    const { writer, groups, releaseAll } = recordingWriter();
     const queue = new GroupCommits().queue('test.write', writer);
     const results = ['x1', 'x2', 'bad', 'x3'].map((item) =>
       queue.submit('k', item).then(
@@ -65,7 +53,7 @@ describe('group commit', () => {
   });
 
   test('any other error fails the whole group, and the key keeps working after it', async () => {
-    const { writer, releaseAll } = gatedWriter();
+    const { writer, releaseAll } = recordingWriter();
     const queue = new GroupCommits().queue('test.write', writer);
     const settled = ['y1', 'y2', 'boom'].map((item) =>
       queue.submit('k', item).then(
@@ -81,7 +69,7 @@ describe('group commit', () => {
   });
 
   test('groups hold at most maxGroup items', async () => {
-    const { writer, groups, releaseAll } = gatedWriter({ maxGroup: 2 });
+    const { writer, groups, releaseAll } = recordingWriter({ maxGroup: 2 });
     const queue = new GroupCommits().queue('test.write', writer);
     const all = ['m1', 'm2', 'm3', 'm4', 'm5'].map((item) => queue.submit('k', item));
     await releaseAll();
@@ -90,8 +78,8 @@ describe('group commit', () => {
   });
 
   test('each app holds its own queues: the same name in two apps never shares a group', async () => {
-    const one = gatedWriter();
-    const two = gatedWriter();
+    const one = recordingWriter();
+    const two = recordingWriter();
     const a = new GroupCommits().queue('test.write', one.writer);
     const b = new GroupCommits().queue('test.write', two.writer);
     const pending = [a.submit('k', 'p1'), b.submit('k', 'q1'), a.submit('k', 'p2'), b.submit('k', 'q2')];

@@ -12,21 +12,29 @@ function updateSetting(key: string, value: number): Uint8Array {
   return Y.encodeStateAsUpdate(doc);
 }
 
+type SyncInstance = Awaited<ReturnType<typeof startSyncInstance>>;
+
+/** A tenant with two rooms' default documents made, and an append of the tenant's updates. */
+async function twoDocuments(t: SyncInstance) {
+  const tenant = await tenantWithRoom(t);
+  const otherRoom = await createRoom(t, tenant.apiKey);
+  const ctx = systemContext({ ...t.app.services, log: t.app.log }, tenant.tenantId);
+  const one = documentKey(tenant.tenantId, tenant.roomId, 'default');
+  const two = documentKey(tenant.tenantId, otherRoom, 'default');
+  await ensureDocument(t.db, one);
+  await ensureDocument(t.db, two);
+  const append = (key: typeof one, update: Uint8Array) =>
+    appendUpdate({ ctx, key, update, eventThrottleMs: 60_000 });
+  return { tenant, otherRoom, one, two, append };
+}
+
 describe('appends are group-committed', () => {
   test("a tenant's appends written together keep their order per document; a document whose row is gone fails alone", async () => {
     const t = await startSyncInstance();
     try {
-      const tenant = await tenantWithRoom(t);
-      const otherRoom = await createRoom(t, tenant.apiKey);
-      const ctx = systemContext({ ...t.app.services, log: t.app.log }, tenant.tenantId);
-      const one = documentKey(tenant.tenantId, tenant.roomId, 'default');
-      const two = documentKey(tenant.tenantId, otherRoom, 'default');
+      const { tenant, otherRoom, one, two, append } = await twoDocuments(t);
       // No row for this one: its log rows are refused (as when its room was deleted meanwhile).
       const gone = documentKey(tenant.tenantId, otherRoom, 'never-opened');
-      await ensureDocument(t.db, one);
-      await ensureDocument(t.db, two);
-      const append = (key: typeof one, update: Uint8Array) =>
-        appendUpdate({ ctx, key, update, eventThrottleMs: 60_000 });
       // The first is written at once; the others wait for it and are written as one group.
       const settled = await Promise.allSettled([
         append(one, updateSetting('a', 1)),
@@ -67,21 +75,11 @@ describe('appends are group-committed', () => {
   test('appends written in one group resolve with their document’s share, in arrival order', async () => {
     const t = await startSyncInstance();
     try {
-      const tenant = await tenantWithRoom(t);
-      const otherRoom = await createRoom(t, tenant.apiKey);
-      const ctx = systemContext({ ...t.app.services, log: t.app.log }, tenant.tenantId);
-      const one = documentKey(tenant.tenantId, tenant.roomId, 'default');
-      const two = documentKey(tenant.tenantId, otherRoom, 'default');
-      await ensureDocument(t.db, one);
-      await ensureDocument(t.db, two);
+      const { one, two, append } = await twoDocuments(t);
       const updates = [1, 2, 3, 4, 5].map((i) => updateSetting(`k${i}`, i));
       const [first, ...rest] = await Promise.all([
-        appendUpdate({ ctx, key: one, update: updates[0] as Uint8Array, eventThrottleMs: 60_000 }),
-        ...updates
-          .slice(1)
-          .map((update, i) =>
-            appendUpdate({ ctx, key: i % 2 === 0 ? one : two, update, eventThrottleMs: 60_000 }),
-          ),
+        append(one, updates[0] as Uint8Array),
+        ...updates.slice(1).map((update, i) => append(i % 2 === 0 ? one : two, update)),
       ]);
       assert.deepEqual(
         first?.items.map((item) => item.update),
