@@ -7,7 +7,7 @@ import { TenantDirectory } from '../tenancy/tenant-directory.ts';
 import { listUserTenants } from '../tenancy/tenants.ts';
 import { getUser } from '../tenancy/users.ts';
 import type { Identity } from './identity.ts';
-import { authenticated, hostedUser } from './principal.ts';
+import { authenticated, hostedUser, type SessionPrincipal } from './principal.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
   Type.Union([schema, Type.Null()]);
@@ -98,6 +98,24 @@ export async function identityRoutes(
   { db, identity, clock }: { db: Database; identity: Identity; clock: Clock },
 ) {
   const tenants = new TenantDirectory(db, clock);
+  // A session token's principal is one frozen object per token (SessionTokens' cache): what /v1/me shows
+  // of it is built once per token, not per request (the expiry's ISO text and the actor's view).
+  const sessionShown = new WeakMap<SessionPrincipal, Pick<MeBody, 'principal' | 'actor'>>();
+  const showSession = (principal: SessionPrincipal) => {
+    let shown = sessionShown.get(principal);
+    if (shown === undefined) {
+      const view: MeBody['principal'] = {
+        kind: principal.kind,
+        scopes: principal.scopes as string[],
+        modules: principal.modules as string[],
+        expiresAt: new Date(principal.expiresAt).toISOString(),
+      };
+      if (principal.roomId !== undefined) view.roomId = principal.roomId;
+      shown = { principal: view, actor: actorView(principal.actor) };
+      sessionShown.set(principal, shown);
+    }
+    return shown;
+  };
   app.get(
     '/v1/me',
     {
@@ -111,13 +129,13 @@ export async function identityRoutes(
     },
     async (request) => {
       const principal = authenticated(request.principal);
+      if (principal.kind === 'session') {
+        // No transaction per request (see TenantDirectory).
+        const tenant = await tenants.summary(principal.tenantId);
+        return { tenant: tenant ?? null, ...showSession(principal) };
+      }
       // Built field by field: the hot path of every integration's first call.
       const shown: MeBody['principal'] = { kind: principal.kind, scopes: principal.scopes as string[] };
-      if (principal.kind === 'session') {
-        shown.modules = principal.modules as string[];
-        if (principal.roomId !== undefined) shown.roomId = principal.roomId;
-        shown.expiresAt = new Date(principal.expiresAt).toISOString();
-      }
       if (principal.kind === 'hosted_user') {
         const { user, memberships } = await userWithMemberships(db, principal.userId);
         // A console user's tenant on /v1 is the one they act in (X-SVC-Tenant), else their only one.
@@ -141,7 +159,6 @@ export async function identityRoutes(
       const tenant = principal.tenantId === undefined ? undefined : await tenants.summary(principal.tenantId);
       const body: MeBody = { tenant: tenant ?? null, principal: shown };
       if (principal.kind === 'api_key') body.apiKey = principal.apiKey;
-      if (principal.kind === 'session') body.actor = actorView(principal.actor);
       return body;
     },
   );
