@@ -18,6 +18,7 @@ import {
 } from './schema/auction.ts';
 import { BidPage, BidResult, BuyNowInput, PlaceBidInput } from './schema/bid.ts';
 import { AuctionId } from './schema/fields.ts';
+import { plainSerializers } from './schema/serializer.ts';
 import { buyNow } from './verbs/buy-now.ts';
 import { cancelAuction } from './verbs/cancel-auction.ts';
 import { createAuction } from './verbs/create-auction.ts';
@@ -86,12 +87,15 @@ function bidRoute<B extends TSchema, R extends object>(
   body: B,
   refusals: R,
 ) {
-  return route(bid, operationId, summary, {
-    headers: IdempotencyHeaders,
-    params,
-    body,
-    response: { 201: BidResult, ...refusals },
-  });
+  return {
+    ...route(bid, operationId, summary, {
+      headers: IdempotencyHeaders,
+      params,
+      body,
+      response: { 201: BidResult, ...refusals },
+    }),
+    serializerCompiler: plainSerializers(),
+  };
 }
 
 /** Answers `201 Created` with what the verb made. */
