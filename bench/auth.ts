@@ -1,8 +1,10 @@
 // `npm run bench:auth`: GET /v1/me through the whole service — authentication, the route, serialization —
 // with an API key and with a session token, each against a bare node:http server answering the very same
 // JSON in the same run, on the embedded database. Goals (issue 33): API key >= 0.8 of the baseline,
-// session token >= 0.75.
-import { type Comparison, compare } from './lib/compare.ts';
+// session token >= 0.75. Bare Fastify answering the same JSON, in the same rounds, shows how much of the gap is
+// Fastify's own.
+import { startBareFastify } from './lib/bare-fastify.ts';
+import { compareWithReference, type ReferencedComparison } from './lib/compare-reference.ts';
 import { jsonResponder, type ServiceTarget, startBareServer, startService } from './lib/targets.ts';
 import { createBenchTenant } from './lib/tenant.ts';
 
@@ -39,26 +41,30 @@ function positiveRounds(raw: string): number {
 const rounds = positiveRounds(process.env.BENCH_ROUNDS ?? '3');
 
 const service = await startService();
-const results: { name: string; comparison: Comparison }[] = [];
+const results: { name: string; comparison: ReferencedComparison }[] = [];
 try {
   const { apiKey, sessionToken } = await credentials(service);
   for (const [name, headers] of [
     ['API key', { authorization: `Bearer ${apiKey}` }],
     ['session token', { authorization: `Bearer ${sessionToken}` }],
   ] as const) {
-    const bare = await startBareServer(jsonResponder(await bodyOf(service, headers)));
+    const body = await bodyOf(service, headers);
+    const request = { method: 'GET', path: '/v1/me', headers } as const;
+    const bare = await startBareServer(jsonResponder(body));
+    const bareFastify = await startBareFastify(request, body);
     try {
-      const comparison = await compare({
+      const comparison = await compareWithReference({
         title: `bench:auth ${name}`,
-        request: { method: 'GET', path: '/v1/me', headers },
+        request,
         baseline: bare,
+        reference: bareFastify,
         subject: service,
         // Alternating short rounds, so load from elsewhere on the machine hits both targets alike.
         settings: { rounds, durationSeconds: 5 },
       });
       results.push({ name, comparison });
     } finally {
-      await bare.close();
+      await Promise.all([bare.close(), bareFastify.close()]);
     }
   }
 } finally {
@@ -70,7 +76,9 @@ for (const { name, comparison } of results) {
   process.stdout.write(
     `  ${name.padEnd(14)} svc ${comparison.subject.requestsPerSecond.toFixed(0).padStart(6)} req/s   ` +
       `node:http ${comparison.baseline.requestsPerSecond.toFixed(0).padStart(6)} req/s   ` +
-      `ratio ${comparison.throughputRatio.toFixed(2)}\n`,
+      `ratio ${comparison.throughputRatio.toFixed(2)}\n` +
+      `  ${''.padEnd(14)} bare Fastify ${comparison.reference.requestsPerSecond.toFixed(0).padStart(6)} req/s   ` +
+      `svc/bare Fastify ${comparison.subjectToReference.toFixed(2)}   bare Fastify/node:http ${comparison.referenceToBaseline.toFixed(2)}\n`,
   );
 }
 for (const { name, comparison } of results) {

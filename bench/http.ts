@@ -1,9 +1,12 @@
 // `npm run bench:http`: the service's cheapest route against a bare node:http server answering the same JSON.
-// The ratio is the cost of the framework, hooks and serialization on this machine (goal, issue 33: >= 0.9). Then the same route
+// The ratio is the cost of the framework, hooks and serialization on this machine (goal, issue 33: >= 0.9); bare
+// Fastify answering the same JSON, measured in the same rounds, splits it into Fastify's share and the service's. Then the same route
 // with metrics on (SVC_METRICS_PORT) against metrics off, in the same run: the cost of request timing
 // (goal: at most 3 % of throughput), and the series /metrics holds after the run and after a scanner flood.
 import { randomUUID } from 'node:crypto';
+import { startBareFastify } from './lib/bare-fastify.ts';
 import { compare } from './lib/compare.ts';
+import { compareWithReference } from './lib/compare-reference.ts';
 import { jsonResponder, type ServiceTarget, startBareServer, startService } from './lib/targets.ts';
 
 function positiveRounds(raw: string): number {
@@ -24,10 +27,18 @@ const settings = { rounds: positiveRounds(process.env.BENCH_ROUNDS ?? '3'), dura
 const request = { method: 'GET', path: '/healthz' } as const;
 const service = await startService();
 const bare = await startBareServer(jsonResponder({ status: 'ok' }));
+const bareFastify = await startBareFastify(request, { status: 'ok' });
 const metered = await startService({ SVC_METRICS_PORT: '0' });
 try {
   // Alternating short rounds, so load from elsewhere on the machine hits both targets alike.
-  const plain = await compare({ title: 'bench:http', request, baseline: bare, subject: service, settings });
+  const plain = await compareWithReference({
+    title: 'bench:http',
+    request,
+    baseline: bare,
+    reference: bareFastify,
+    subject: service,
+    settings,
+  });
   const ratio = plain.throughputRatio;
   process.stdout.write(`goal: ratio >= 0.9 — ${ratio >= 0.9 ? 'met' : 'NOT met'} (${ratio.toFixed(2)})\n`);
 
@@ -53,5 +64,5 @@ try {
       `${afterFlood.all} after 10,000 random paths (http ${afterFlood.http})\n`,
   );
 } finally {
-  await Promise.all([service.close(), bare.close(), metered.close()]);
+  await Promise.all([service.close(), bare.close(), bareFastify.close(), metered.close()]);
 }

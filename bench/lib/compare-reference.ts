@@ -1,0 +1,149 @@
+// compare() with a second baseline measured in the same rounds: node:http (the floor of any server on this
+// machine), a reference such as bare Fastify (the floor of the framework), and the subject. The table and
+// the subject/baseline ratio line read as compare()'s; the two other ratios and the share of the gap that
+// the reference already has follow.
+import type { Comparison } from './compare.ts';
+import { machineLine } from './compare.ts';
+import { type LoadResult, loadSettings, measureOnce, type RequestSpec, warmUp } from './load.ts';
+import type { Target } from './targets.ts';
+
+export interface ReferencedComparison extends Comparison {
+  reference: { name: string } & LoadResult;
+  /** Median over rounds of subject / reference req/s. */
+  subjectToReference: number;
+  /** Median over rounds of reference / baseline req/s. */
+  referenceToBaseline: number;
+}
+
+export interface ReferencedOptions {
+  title: string;
+  request: RequestSpec;
+  baseline: Target;
+  reference: Target;
+  subject: Target;
+  settings?: Parameters<typeof loadSettings>[0];
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  const upper = sorted[mid] ?? Number.NaN;
+  return sorted.length % 2 === 1 ? upper : ((sorted[mid - 1] ?? upper) + upper) / 2;
+}
+
+function medianResult(name: string, runs: LoadResult[]): { name: string } & LoadResult {
+  const of = (pick: (r: LoadResult) => number) => median(runs.map(pick));
+  return {
+    name,
+    requestsPerSecond: of((r) => r.requestsPerSecond),
+    latencyP50Ms: of((r) => r.latencyP50Ms),
+    latencyP99Ms: of((r) => r.latencyP99Ms),
+    requests: runs.reduce((n, r) => n + r.requests, 0),
+    errors: runs.reduce((n, r) => n + r.errors, 0),
+    non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
+  };
+}
+
+function row(cells: string[]): string {
+  const widths = [22, 12, 10, 10, 10];
+  return cells.map((cell, i) => cell.padEnd(widths[i] ?? 10)).join('');
+}
+
+function resultRow(label: string, r: LoadResult): string {
+  return row([
+    label,
+    r.requestsPerSecond.toFixed(0),
+    String(r.latencyP50Ms),
+    String(r.latencyP99Ms),
+    String(r.errors + r.non2xx),
+  ]);
+}
+
+async function probe(target: Target, request: RequestSpec): Promise<string> {
+  const res = await fetch(`${target.baseUrl}${request.path}`, {
+    method: request.method ?? 'GET',
+    headers: request.headers ?? {},
+    ...(request.body === undefined ? {} : { body: request.body }),
+  });
+  return `${res.status} ${await res.text()}`;
+}
+
+/** Measures the three targets alike, alternating them every round; fails when they answer differently. */
+export async function compareWithReference(options: ReferencedOptions): Promise<ReferencedComparison> {
+  const settings = loadSettings(options.settings);
+  const targets = [options.baseline, options.reference, options.subject] as const;
+  const answers = await Promise.all(targets.map((target) => probe(target, options.request)));
+  if (new Set(answers).size !== 1) {
+    throw new Error(
+      `targets answer differently: ${targets.map((t, i) => `${t.name} ${answers[i]}`).join(' vs ')}`,
+    );
+  }
+
+  process.stdout.write(
+    `\n${options.title}: ${options.request.method ?? 'GET'} ${options.request.path}\n` +
+      `  autocannon in a worker thread, ${settings.connections} connections, pipelining ${settings.pipelining}, loopback\n` +
+      `  ${settings.warmupSeconds} s warm-up per target, then ${settings.rounds} alternating round(s) of ${settings.durationSeconds} s per target\n` +
+      `  ${machineLine()}\n\n`,
+  );
+  for (const target of targets) await warmUp(target.baseUrl, options.request, settings);
+
+  process.stdout.write(`${row(['round / target', 'req/s', 'p50 ms', 'p99 ms', 'errors'])}\n`);
+  const runs: [LoadResult[], LoadResult[], LoadResult[]] = [[], [], []];
+  const ratios = { subject: [] as number[], toReference: [] as number[], reference: [] as number[] };
+  for (let round = 1; round <= settings.rounds; round++) {
+    const pair: LoadResult[] = [];
+    for (const [i, target] of targets.entries()) {
+      const result = await measureOnce(target.baseUrl, options.request, settings);
+      runs[i]?.push(result);
+      pair.push(result);
+      process.stdout.write(`${resultRow(`${round}  ${target.name}`, result)}\n`);
+    }
+    const [b, r, s] = pair.map((result) => result.requestsPerSecond);
+    if (b === undefined || r === undefined || s === undefined) continue;
+    ratios.subject.push(s / b);
+    ratios.toReference.push(s / r);
+    ratios.reference.push(r / b);
+  }
+
+  const baseline = medianResult(options.baseline.name, runs[0]);
+  const reference = medianResult(options.reference.name, runs[1]);
+  const subject = medianResult(options.subject.name, runs[2]);
+  const throughputRatio = median(ratios.subject);
+  const subjectToReference = median(ratios.toReference);
+  const referenceToBaseline = median(ratios.reference);
+  for (const result of [baseline, reference, subject]) {
+    process.stdout.write(`${result === baseline ? '\n' : ''}${resultRow(`median ${result.name}`, result)}\n`);
+  }
+  const b = baseline.name;
+  const r = reference.name;
+  const s = subject.name;
+  process.stdout.write(
+    `\nratio ${s}/${b}: ${throughputRatio.toFixed(2)} of the baseline's throughput` +
+      ` (median of ${ratios.subject.length} paired round(s); p99 ${subject.latencyP99Ms} ms vs ${baseline.latencyP99Ms} ms)\n` +
+      `ratio ${s}/${r}: ${subjectToReference.toFixed(2)}   ratio ${r}/${b}: ${referenceToBaseline.toFixed(2)}` +
+      `   (of the ${s}-${b} gap, ${r} alone is ${gapShare(throughputRatio, referenceToBaseline)})\n`,
+  );
+  const failed = [baseline, reference, subject].filter((x) => x.errors > 0 || x.non2xx > 0);
+  if (failed.length > 0) {
+    throw new Error(
+      `requests failed during the run: ${failed.map((x) => `${x.name} ${x.errors} errors, ${x.non2xx} non-2xx`).join('; ')}`,
+    );
+  }
+  return {
+    title: options.title,
+    settings,
+    baseline,
+    subject,
+    throughputRatio,
+    reference,
+    subjectToReference,
+    referenceToBaseline,
+  };
+}
+
+/** How much of the subject's shortfall from the baseline the reference already shows, as a percentage. */
+function gapShare(subjectRatio: number, referenceRatio: number): string {
+  const gap = 1 - subjectRatio;
+  if (gap <= 0) return 'n/a (no gap)';
+  return `${Math.round(((1 - referenceRatio) / gap) * 100)} %`;
+}
