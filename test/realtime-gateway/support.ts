@@ -85,6 +85,8 @@ export interface InstanceOptions {
   config?: Partial<Config>;
   /** The app's clock (default the system's); a ManualClock lets a test move token expiry along. */
   clock?: Clock;
+  /** The modules, when a test sets a module's own realtime knobs (as `chat` does for chat's). */
+  modules?: readonly ModuleManifest[];
 }
 
 /** The chat module with its realtime knobs set: its hooks as the manifest builds them, its realtime part redone. */
@@ -111,6 +113,7 @@ export async function startInstance(options: InstanceOptions = {}): Promise<Inst
     // On a shared PostgreSQL a worker here would claim other test files' webhook deliveries.
     workers: false,
     ...(options.chat === undefined ? {} : { modules: MODULES.map(chatWith(options.chat)) }),
+    ...(options.modules === undefined ? {} : { modules: options.modules }),
     realtime: { backplane, ...(options.limits === undefined ? {} : { limits: options.limits }) },
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
