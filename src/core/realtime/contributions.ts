@@ -137,6 +137,11 @@ export interface ModuleRoom {
   open?(): Promise<void>;
   /** A message of one of the module's kinds, from the room's channel. */
   receive(kind: string, payload: JsonObject): void;
+  /**
+   * About how many frames handling a message of `kind` writes now, which the gateway's fan-out pacing
+   * counts; without it, one per member here. (Presence: none for members that get one diff per tick.)
+   */
+  deliveries?(kind: string): number;
   /** Messages may have been lost (the backplane reconnected): catch up from the database. */
   catchUp?(): void;
   /** The room was deleted; one created again under its id starts from nothing. */

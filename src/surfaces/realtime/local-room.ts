@@ -104,7 +104,7 @@ export class LocalRoom {
 
   /** In channel order; now if this turn's fan-out budget allows, else in a later turn (FanOutPacer). */
   private receive(payload: JsonObject): void {
-    if (this.waiting.length === 0 && this.deps.pacer.take(this.cost())) {
+    if (this.waiting.length === 0 && this.deps.pacer.take(this.cost(payload))) {
       this.dispatch(payload);
       return;
     }
@@ -117,17 +117,20 @@ export class LocalRoom {
     this.draining = true;
     this.deps.pacer.later(() => {
       this.draining = false;
-      while (!this.closed && this.waiting.length > 0 && this.deps.pacer.take(this.cost())) {
-        const next = this.waiting.shift();
-        if (next !== undefined) this.dispatch(next);
+      for (let next = this.waiting[0]; !this.closed && next !== undefined; next = this.waiting[0]) {
+        if (!this.deps.pacer.take(this.cost(next))) break;
+        this.waiting.shift();
+        this.dispatch(next);
       }
       if (!this.closed && this.waiting.length > 0) this.drainLater();
     });
   }
 
-  /** What one message costs: a delivery per member here, and at least its own handling. */
-  private cost(): number {
-    return Math.max(1, this.members.size);
+  /** What one message costs: its deliveries (by default one per member here), and at least its handling. */
+  private cost(payload: JsonObject): number {
+    const kind = payload.k;
+    const deliveries = typeof kind === 'string' ? this.byKind.get(kind)?.deliveries?.(kind) : undefined;
+    return Math.max(1, deliveries ?? this.members.size);
   }
 
   private dispatch(payload: JsonObject): void {
