@@ -10,11 +10,13 @@
 // BENCH_FANOUT_STRESS_RATE (300 msg/s, BENCH_FANOUT_STRESS_S 5 s; 0 skips it), BENCH_FANOUT_CLIENTS (2
 // client processes), BENCH_FANOUT_SAMPLE (every 10th frame's latency is read), BENCH_FANOUT_CROWD (1000
 // sockets; 0 skips the crowd), BENCH_FANOUT_ME_RATE (50 GET /v1/me per second during the crowd),
+// BENCH_PRESENCE_DIFF (1: the crowd's joins ask for one `presence.diff` per tick; 0: one frame per change),
 // BENCH_FANOUT_PROFILE (a folder: CPU profile of the service's hot run, top self-time frames printed),
 // BENCH_REDIS_URL (unset: in-memory backplane), BENCH_DATABASE_URL (unset: in-memory PGlite; set: a
 // PostgreSQL database the run may write to).
 import { type ChildProcess, fork } from 'node:child_process';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startBareBroadcast } from './lib/bare-broadcast.ts';
 import { memory, nextReport } from './lib/child-reports.ts';
@@ -356,8 +358,12 @@ async function crowd(): Promise<void> {
       meRate: ME_RATE,
     };
     const cpuBefore = process.cpuUsage();
+    // The service's event loop (it runs in this process): how long the crowd kept it from everyone else.
+    const loop = monitorEventLoopDelay({ resolution: 5 });
+    loop.enable();
     child.send(command);
     const r = (await result) as CrowdResult;
+    loop.disable();
     const used = process.cpuUsage(cpuBefore);
     const file = await stop?.();
     await sleep(1000);
@@ -367,9 +373,12 @@ async function crowd(): Promise<void> {
     process.stdout.write(
       [
         '',
-        `crowd: ${r.joins} sockets of one tenant upgraded first, then every join of one room sent at once:`,
+        `crowd: ${r.joins} sockets of one tenant upgraded first, then every join of one room sent at once` +
+          ` (${r.presenceDiff ? 'asking for presence.diff' : 'one presence frame per change'}):`,
         `  joins p50 ${r.joinP50Ms.toFixed(0)} ms, p99 ${r.joinP99Ms.toFixed(0)} ms, max ${r.joinMaxMs.toFixed(0)} ms (all joined in ${r.joinsSeconds.toFixed(2)} s; crowd client CPU ${(100 * r.cpu).toFixed(0)}%)`,
+        `  presence frames received by the crowd until the last joined: ${r.presenceFrames} (${(r.presenceBytes / 1e6).toFixed(1)} MB)`,
         `  server CPU from the upgrades to the last joined: ${((used.user + used.system) / 1e6).toFixed(2)} s (${((used.user + used.system) / 1000 / r.joins).toFixed(2)} ms per socket)`,
+        `  service event-loop delay meanwhile: p50 ${(loop.percentile(50) / 1e6).toFixed(1)} ms, p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms, max ${(loop.max / 1e6).toFixed(1)} ms`,
         `  another tenant's GET /v1/me meanwhile (${ME_RATE}/s): ${r.me} answered, ${r.meFailed} failed, p50 ${r.meP50Ms.toFixed(1)} ms, p99 ${r.meP99Ms.toFixed(1)} ms, max ${r.meMaxMs.toFixed(1)} ms`,
         `  idle joined sockets: +${((idle.rss - before.rss) / r.joins / 1024).toFixed(1)} KiB RSS, +${((idle.heap - before.heap) / r.joins / 1024).toFixed(1)} KiB heap per socket`,
         ...(file === undefined

@@ -4,7 +4,7 @@
 // The sockets stay open (idle members) until told to exit, so the bench can read the server's memory.
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { openForJoins, percentile } from './join-sockets.ts';
+import { openForJoins, PRESENCE_DIFF, percentile, presenceReceived } from './join-sockets.ts';
 import type { RawWebSocket } from './raw-ws.ts';
 
 export interface CrowdCommand {
@@ -33,6 +33,11 @@ export interface CrowdResult {
   meMaxMs: number;
   /** CPU of this process during the joins, in cores. */
   cpu: number;
+  /** Whether the joins asked for `presence.diff` (BENCH_PRESENCE_DIFF). */
+  presenceDiff: boolean;
+  /** Presence frames the crowd received until the last joined, and their bytes. */
+  presenceFrames: number;
+  presenceBytes: number;
 }
 
 let sockets: RawWebSocket[] = [];
@@ -90,6 +95,7 @@ async function crowd(command: CrowdCommand): Promise<CrowdResult> {
   });
   const joinsSeconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
+  const received = { ...presenceReceived };
   const me = await load;
   const joinMs = joined.map((j) => j.joinMs);
   return {
@@ -105,6 +111,9 @@ async function crowd(command: CrowdCommand): Promise<CrowdResult> {
     meP99Ms: percentile(me.ms, 99),
     meMaxMs: me.ms.length === 0 ? Number.NaN : Math.max(...me.ms),
     cpu: (cpu.user + cpu.system) / 1000 / (joinsSeconds * 1000),
+    presenceDiff: PRESENCE_DIFF,
+    presenceFrames: received.frames,
+    presenceBytes: received.bytes,
   };
 }
 

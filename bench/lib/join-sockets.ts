@@ -1,11 +1,20 @@
 // Many WebSocket clients of one tenant, each its own actor with its own session token, joining rooms over
 // loopback: the client side of `npm run bench:startup`'s join and idle-memory figures.
+// BENCH_PRESENCE_DIFF (1): the joins ask for presence changes batched, one `presence.diff` per room per
+// tick (the `join` field `presenceDiff`); 0 joins as older clients do, one `presence.*` frame per change.
 import { performance } from 'node:perf_hooks';
 import { RawWebSocket } from './raw-ws.ts';
 
 const DEADLINE_MS = 120_000;
 const JOINED = Buffer.from('{"type":"joined"');
 const ERROR = Buffer.from('{"type":"error"');
+const PRESENCE = Buffer.from('{"type":"presence.');
+
+/** Whether the joins ask for `presence.diff` (BENCH_PRESENCE_DIFF, on unless `0`). */
+export const PRESENCE_DIFF = process.env.BENCH_PRESENCE_DIFF !== '0';
+
+/** The presence frames the sockets of this process received, and their bytes. */
+export const presenceReceived = { frames: 0, bytes: 0 };
 
 /** A prefix test that does not scan the frame (a `joined` of a full room is large). */
 function startsWith(data: Buffer, prefix: Buffer): boolean {
@@ -74,6 +83,10 @@ async function open(baseUrl: string, token: string, room: string): Promise<Pendi
   const url = `${baseUrl.replace(/^http/, 'ws')}/v1/realtime?token=${encodeURIComponent(token)}`;
   const socket = await RawWebSocket.connect(url, {
     message(data) {
+      if (startsWith(data, PRESENCE)) {
+        presenceReceived.frames += 1;
+        presenceReceived.bytes += data.length;
+      }
       if (done) return;
       if (startsWith(data, JOINED)) {
         done = true;
@@ -93,7 +106,9 @@ async function open(baseUrl: string, token: string, room: string): Promise<Pendi
     joined,
     join() {
       sentAt = performance.now();
-      socket.sendText(JSON.stringify({ type: 'join', room }));
+      socket.sendText(
+        JSON.stringify({ type: 'join', room, ...(PRESENCE_DIFF ? { presenceDiff: true } : {}) }),
+      );
     },
   };
 }

@@ -2,6 +2,25 @@ import { RawJson } from '../../core/realtime/contributions.ts';
 import type { PresenceStore, RoomKey } from '../../core/realtime/index.ts';
 import { memberView } from './member.ts';
 
+/** A read of a room's member list, shared by the joins that asked before it started. */
+export interface MemberRead {
+  /** Whether the read was sent to the store: every change received before then is in its list. */
+  readonly started: boolean;
+  readonly list: Promise<RawJson>;
+}
+
+class SharedRead implements MemberRead {
+  started = false;
+  readonly list: Promise<RawJson>;
+
+  constructor(start: () => Promise<RawJson>) {
+    this.list = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      this.started = true;
+      return start();
+    });
+  }
+}
+
 /**
  * Reads of a room's member list for `joined` frames, shared by the joins that ask at the same time: a read
  * starts in the turn after the first ask, and every join that asked before it started gets its result,
@@ -11,9 +30,9 @@ import { memberView } from './member.ts';
  * frames, as with a read of its own.
  */
 export class MemberLists {
-  private readonly next = new WeakMap<PresenceStore, Map<RoomKey, Promise<RawJson>>>();
+  private readonly next = new WeakMap<PresenceStore, Map<RoomKey, SharedRead>>();
 
-  read(store: PresenceStore, room: RoomKey): Promise<RawJson> {
+  read(store: PresenceStore, room: RoomKey): MemberRead {
     let rooms = this.next.get(store);
     if (rooms === undefined) {
       rooms = new Map();
@@ -22,13 +41,11 @@ export class MemberLists {
     let read = rooms.get(room);
     if (read === undefined) {
       const pending = rooms;
-      read = new Promise<void>((resolve) => setImmediate(resolve))
-        .then(() => {
-          // From now on an ask waits for the next read: this one may have started before its join entered.
-          pending.delete(room);
-          return store.list(room);
-        })
-        .then((members) => RawJson.of(members.map(memberView)));
+      read = new SharedRead(async () => {
+        // From now on an ask waits for the next read: this one may have started before its join entered.
+        pending.delete(room);
+        return RawJson.of((await store.list(room)).map(memberView));
+      });
       rooms.set(room, read);
     }
     return read;

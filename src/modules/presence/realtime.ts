@@ -3,22 +3,27 @@ import { AppError } from '../../core/http/errors.ts';
 import {
   defineFrame,
   defineJoin,
-  encodeFrame,
   FrameRefused,
   type RealtimeConnection,
   type RealtimeHooks,
   type RealtimeHost,
   type RealtimeMembership,
-  type RealtimeRoom,
   RoomField,
   type RoomMessage,
 } from '../../core/realtime/contributions.ts';
 import type { JsonObject } from '../../core/realtime/index.ts';
 import { type Actor, actorView } from '../../core/tenancy/actors.ts';
-import { actorOfMember, expiredLeaveMessage } from './leave.ts';
+import { expiredLeaveMessage } from './leave.ts';
 import { checkStateSize, type MemberView, memberView, presenceRecord } from './member.ts';
 import { MemberLists } from './member-lists.ts';
+import { type DiffTick, endOfTurn, mayRead, PresenceRooms } from './presence-room.ts';
 import { PresenceState } from './schema.ts';
+
+/** Presence's own realtime knobs; tests hold the diff tick to see what one tick folds. */
+export interface PresenceRealtimeOptions {
+  /** When a room's collected changes go out as one `presence.diff` (default: the end of the turn). */
+  diffTick: DiffTick;
+}
 
 /** What presence publishes on a room's channel. */
 type PresenceMessage = RoomMessage &
@@ -32,20 +37,18 @@ function jsonState(state: object): JsonObject {
   return state as JsonObject;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 const mayWrite = (connection: RealtimeConnection) => connection.may('presence', 'presence:write');
-const mayRead = (connection: RealtimeConnection) => connection.may('presence', 'presence:read');
 
 /**
  * Presence on the realtime gateway: a join with a `presence:write` token (and presence on) makes the
  * connection a member of the room's presence, one member per actor however many tabs; `joined` lists the
  * members; `presence` frames replace the actor's state; every member sees `presence.join`, `.update`,
- * `.leave`. Members of instances that died expire; an instance taken for dead rejoins its connections.
+ * `.leave`, or one `presence.diff` per tick if its join asked for it (`presenceDiff`). Members of
+ * instances that died expire; an instance taken for dead rejoins its connections.
  */
-export function presenceRealtime(): RealtimeHooks {
+export function presenceRealtime(options: Partial<PresenceRealtimeOptions> = {}): RealtimeHooks {
+  const settings: PresenceRealtimeOptions = { diffTick: endOfTurn, ...options };
+  const rooms = new PresenceRooms(settings.diffTick);
   /** The client's state, for each connection that is a presence member of a room. */
   const states = new WeakMap<RealtimeMembership, JsonObject>();
   const lists = new MemberLists();
@@ -82,7 +85,7 @@ export function presenceRealtime(): RealtimeHooks {
   }
 
   const join = defineJoin({
-    fields: { presence: Type.Optional(PresenceState) },
+    fields: { presence: Type.Optional(PresenceState), presenceDiff: Type.Optional(Type.Boolean()) },
     check(connection, frame) {
       if (frame.presence === undefined) return;
       if (!mayWrite(connection)) {
@@ -91,14 +94,19 @@ export function presenceRealtime(): RealtimeHooks {
       checkStateSize(jsonState(frame.presence), '/frame/presence');
     },
     async enter(host, membership, frame, tenant) {
+      // Before its own join is announced: the connection hears it, as every change after its list read.
+      const room = rooms.of(membership);
+      room?.listen(membership, frame.presenceDiff === true);
       const on = tenant.isEnabled('presence');
       if (on && mayWrite(membership.connection)) await enterPresence(host, membership, frame.presence);
-      const members =
-        on && mayRead(membership.connection) ? await lists.read(host.presence, membership.key) : [];
-      return { members };
+      const read =
+        on && mayRead(membership.connection) ? lists.read(host.presence, membership.key) : undefined;
+      room?.listenFrom(membership, read);
+      return { members: read === undefined ? [] : await read.list };
     },
     /** The actor stays a member while another of its connections is still in the room. */
     async leave(host, membership) {
+      rooms.of(membership)?.forget(membership);
       if (!states.has(membership)) return;
       states.delete(membership);
       const { actor } = membership.connection.session;
@@ -129,33 +137,6 @@ export function presenceRealtime(): RealtimeHooks {
       await publish(host, membership, { k: 'presence', op: 'update', member: memberView(member) });
     },
   });
-
-  /** Presence messages of a room, to the members whose token reads presence. */
-  function room(host: RealtimeHost, room: RealtimeRoom) {
-    const deliver = (frame: Buffer) => {
-      for (const m of room.members) if (mayRead(m.connection)) m.deliver(frame);
-    };
-    const leaveFrame = (actor: unknown) => encodeFrame({ type: 'presence.leave', room: room.roomId, actor });
-    return {
-      receive(_kind: string, payload: JsonObject) {
-        const { op } = payload;
-        if (op === 'leave' && isObject(payload.actor)) {
-          deliver(leaveFrame(payload.actor));
-        } else if (op === 'leave' && typeof payload.actorId === 'string') {
-          // From an instance older than issue 29: it named the member by its internal id.
-          actorOfMember(host, room.tenantId, payload.actorId)
-            .then((actor) => {
-              if (actor !== undefined) deliver(leaveFrame(actor));
-            })
-            .catch((error: unknown) => host.report(error, `room ${room.roomId}`));
-        } else if ((op === 'join' || op === 'update') && isObject(payload.member)) {
-          deliver(encodeFrame({ type: `presence.${op}`, room: room.roomId, member: payload.member }));
-        } else {
-          host.report(new Error('unreadable presence message'), `room ${room.roomId}`);
-        }
-      },
-    };
-  }
 
   /**
    * This instance was taken for dead (an event-loop stall longer than the presence expiry) and its members
@@ -188,7 +169,7 @@ export function presenceRealtime(): RealtimeHooks {
     frames: [presenceFrame],
     join,
     roomMessages: ['presence'],
-    room,
+    room: (host, room) => rooms.open(host, room),
     start: (host) => [
       host.presence.onExpiredLeave(async (leave) => {
         const message = await expiredLeaveMessage(host, leave);
