@@ -1,11 +1,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Config, loadConfig } from '../../src/config.ts';
-import { createRuntime, openDatabase, type Runtime } from '../../src/runtime.ts';
+import { createRuntime, type Runtime } from '../../src/runtime.ts';
 import type { TestApp } from '../helper.ts';
 import { testConfig } from '../helper.ts';
+import { isolatedDatabase } from '../support/isolated-database.ts';
 
-/** A runtime started the way `svc start` does, on PGlite, listening on port 0, with its metrics listener. */
+/** A runtime started the way `svc start` does, on a database of its own, listening on port 0, with its metrics listener. */
 export interface MetricsInstance extends TestApp {
   runtime: Runtime;
   /** `http://127.0.0.1:<port>` of the public app. */
@@ -16,7 +17,10 @@ export interface MetricsInstance extends TestApp {
 
 export async function startMetricsInstance(overrides: Partial<Config> = {}): Promise<MetricsInstance> {
   const config = testConfig({ metrics: { port: 0, host: '127.0.0.1' }, ...overrides });
-  const db = await openDatabase(config, { inMemory: true });
+  // A database of its own: its webhook worker must deliver (and count) this test's deliveries only, and
+  // the queue gauges read the whole deliveries table; on the shared server database the other test
+  // processes' workers and deliveries would be counted too.
+  const { db, close: closeDatabase } = await isolatedDatabase('metrics');
   const runtime = await createRuntime(config, { db, workers: true });
   await runtime.app.listen({ port: 0, host: '127.0.0.1' });
   const address = runtime.app.server.address() as AddressInfo;
@@ -30,7 +34,7 @@ export async function startMetricsInstance(overrides: Partial<Config> = {}): Pro
     metricsUrl: runtime.metrics.url,
     async close() {
       await runtime.close();
-      await db.close();
+      await closeDatabase();
     },
   };
 }

@@ -43,6 +43,13 @@ const EXERCISED = [
   'svc_nodejs_eventloop_lag_seconds',
 ];
 
+/** The lines of a scrape the exercise waits for, to say which one never came. */
+function watched(text: string): string {
+  return seriesOf(text)
+    .filter((line) => /^svc_(sync_|realtime_connections|webhook_deliveries_total)/.test(line))
+    .join('\n');
+}
+
 describe('metrics: the internal listener and every family, on a real service', () => {
   let s: MetricsInstance;
   let tenant: TestTenant;
@@ -157,16 +164,21 @@ describe('metrics: the internal listener and every family, on a real service', (
       doc.getText('t').insert(0, 'hello');
 
       await eventually('the webhook delivered', () => receiver.received() > 0);
-      const during = await eventually('sync bytes, documents and connections counted', async () => {
-        const text = await scrape(s.metricsUrl);
-        const ready =
-          /^svc_sync_update_bytes_total [1-9]/m.test(text) &&
-          /^svc_sync_documents_open 1$/m.test(text) &&
-          /^svc_realtime_connections 1$/m.test(text) &&
-          /^svc_sync_connections 1$/m.test(text) &&
-          /^svc_webhook_deliveries_total\{outcome="delivered"\} 1$/m.test(text);
-        return ready ? text : undefined;
-      });
+      let last = '';
+      const during = await eventually(
+        () => `sync bytes, documents and connections counted; the last scrape said:\n${watched(last)}`,
+        async () => {
+          const text = await scrape(s.metricsUrl);
+          last = text;
+          const ready =
+            /^svc_sync_update_bytes_total [1-9]/m.test(text) &&
+            /^svc_sync_documents_open 1$/m.test(text) &&
+            /^svc_realtime_connections 1$/m.test(text) &&
+            /^svc_sync_connections 1$/m.test(text) &&
+            /^svc_webhook_deliveries_total\{outcome="delivered"\} 1$/m.test(text);
+          return ready ? text : undefined;
+        },
+      );
       assert.match(during, /^svc_auction_bids_total\{outcome="accepted"\} 1$/m);
       assert.match(during, /^svc_auction_bids_total\{outcome="refused"\} 1$/m);
       assert.match(during, /^svc_payment_transitions_total\{status="created"\} 1$/m);

@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../../src/config.ts';
-import { createRuntime, openDatabase, type Runtime } from '../../src/runtime.ts';
+import { createRuntime, type Runtime } from '../../src/runtime.ts';
 import type { TestApp } from '../helper.ts';
 import { testConfig } from '../helper.ts';
+import { isolatedDatabase } from '../support/isolated-database.ts';
 
 /** A span as the OTLP/HTTP JSON export carries it (ids as hex), with its attributes as plain values. */
 export interface ReceivedSpan {
@@ -141,10 +142,14 @@ export interface TracedInstance extends TestApp {
   publicUrl: string;
 }
 
-/** A runtime as `svc start` makes it, on PGlite, exporting to `tracesUrl`; `close()` flushes the spans. */
+/**
+ * A runtime as `svc start` makes it, exporting to `tracesUrl`; `close()` flushes the spans. On a database
+ * of its own: on the shared server database other test processes' workers could deliver its webhooks
+ * (and its worker theirs), so a delivery's span would be exported by another process.
+ */
 export async function startTracedInstance(tracing: Config['tracing']): Promise<TracedInstance> {
   const config = testConfig({ tracing });
-  const db = await openDatabase(config, { inMemory: true });
+  const { db, close: closeDatabase } = await isolatedDatabase('traces');
   const runtime = await createRuntime(config, { db, workers: true });
   await runtime.app.listen({ port: 0, host: '127.0.0.1' });
   const address = runtime.app.server.address() as AddressInfo;
@@ -156,7 +161,7 @@ export async function startTracedInstance(tracing: Config['tracing']): Promise<T
     publicUrl: `http://127.0.0.1:${address.port}`,
     async close() {
       await runtime.close();
-      await db.close();
+      await closeDatabase();
     },
   };
 }
