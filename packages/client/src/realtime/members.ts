@@ -1,4 +1,4 @@
-import type { Actor, Member } from './types.js';
+import type { Actor, Member, PresenceFrame } from './types.js';
 
 export type PresenceChange =
   | { type: 'sync'; members: Member[] }
@@ -23,6 +23,27 @@ export class Members {
   upsert(type: 'join' | 'update', member: Member): PresenceChange {
     this.byActor.set(member.actor.id, member);
     return { type, member, members: this.list() };
+  }
+
+  /**
+   * A `presence.*` frame applied: its changes, in order. A diff names each actor once (docs/realtime.md),
+   * so applying its lists in any order gives the members the single frames would have; its leaves come
+   * first, then its joins and updates.
+   */
+  apply(frame: PresenceFrame): PresenceChange[] {
+    switch (frame.type) {
+      case 'presence.join':
+      case 'presence.update':
+        return [this.upsert(frame.type === 'presence.join' ? 'join' : 'update', frame.member)];
+      case 'presence.leave':
+        return [this.remove(frame.actor)];
+      case 'presence.diff':
+        return [
+          ...frame.leaves.map((actor) => this.remove(actor)),
+          ...frame.joins.map((member) => this.upsert('join', member)),
+          ...frame.updates.map((member) => this.upsert('update', member)),
+        ];
+    }
   }
 
   remove(actor: Actor): PresenceChange {

@@ -37,6 +37,8 @@ export class Room extends Emitter<RoomEvents> {
   private retryTimer: unknown;
   private isJoined = false;
   private left = false;
+  /** Asks for one `presence.diff` per tick; off for good if the server does not know the field (older). */
+  private presenceDiff = true;
   private waiters: (() => void)[] = [];
 
   constructor(
@@ -113,6 +115,7 @@ export class Room extends Emitter<RoomEvents> {
       type: 'join',
       room: this.id,
       ref: this.joinRef,
+      ...(this.presenceDiff ? { presenceDiff: true } : {}),
       ...(this.presenceState === undefined ? {} : { presence: this.presenceState }),
       ...(this.changeSeq === undefined ? {} : { changeSeq: this.changeSeq }),
       ...(this.auctions.size === 0 ? {} : { auctions: Object.fromEntries(this.auctions) }),
@@ -148,13 +151,9 @@ export class Room extends Emitter<RoomEvents> {
         break;
       case 'presence.join':
       case 'presence.update':
-        this.emit(
-          'presence',
-          this.memberList.upsert(frame.type === 'presence.join' ? 'join' : 'update', frame.member),
-        );
-        break;
       case 'presence.leave':
-        this.emit('presence', this.memberList.remove(frame.actor));
+      case 'presence.diff':
+        for (const change of this.memberList.apply(frame)) this.emit('presence', change);
         break;
       case 'chat.message':
       case 'chat.updated':
@@ -210,6 +209,11 @@ export class Room extends Emitter<RoomEvents> {
   private onJoinRefused(code: string, message: string, details: ErrorDetail[]): void {
     this.joinRef = undefined;
     const reason = details[0]?.code;
+    if (code === 'invalid_frame' && details.some((d) => d.field === '/frame/presenceDiff')) {
+      this.presenceDiff = false;
+      this.connected();
+      return;
+    }
     if (code === 'invalid_request' && reason !== undefined && RESYNC_CODES.has(reason)) {
       this.changeSeq = undefined;
       this.lastSeq = 0;

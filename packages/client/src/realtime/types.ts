@@ -49,6 +49,15 @@ export interface ChatFrame {
   changeSeq?: number;
 }
 
+/**
+ * A change of a room's members: one frame per change, or (the client asks for it with its joins) one
+ * `presence.diff` per room per tick of the server, each actor in one of its lists, by its last change.
+ */
+export type PresenceFrame =
+  | { type: 'presence.join' | 'presence.update'; room: string; member: Member }
+  | { type: 'presence.leave'; room: string; actor: Actor }
+  | { type: 'presence.diff'; room: string; joins: Member[]; updates: Member[]; leaves: Actor[] };
+
 /** The frames the server sends, as far as the client reads them. */
 export type ServerFrame =
   | {
@@ -60,8 +69,7 @@ export type ServerFrame =
       changeSeq?: number;
       auctions?: Record<string, number>;
     }
-  | { type: 'presence.join' | 'presence.update'; room: string; member: Member }
-  | { type: 'presence.leave'; room: string; actor: Actor }
+  | PresenceFrame
   | ChatFrame
   | { type: 'typing'; room: string; actor: Actor }
   | { type: 'event'; room: string; event: RoomEvent }
