@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { MODULES } from '../../src/app.ts';
 import type { ModuleManifest } from '../../src/core/modules/manifest.ts';
@@ -181,5 +183,43 @@ describe('presence.diff: presence changes batched per room per tick, for joins t
     const seen = (outsider.of('presence.diff') as unknown as Diff[]).flatMap((d) => actorIds(d.joins));
     assert.ok(!seen.includes('test:first') && !seen.includes('test:second'), `another tenant saw ${seen}`);
     await Promise.all([...clients, inFirst, inSecond, outsider, marker].map((c) => c.close()));
+  });
+
+  test("docs/realtime.md's presence.diff example is what the service sends for its story", async () => {
+    const { room, differ, single, token, clients } = await watchedRoom();
+    const bob = await TestClient.connect(t.wsUrl, await token('test:bob'));
+    await bob.join(room);
+    await single.waitForType('presence.join', (f) => memberId(f) === 'test:bob');
+    release();
+    await differ.waitForType('presence.diff', (f) => actorIds(f.joins as Diff['joins']).includes('test:bob'));
+    const before = diffs(differ, room).length;
+    const carol = await TestClient.connect(t.wsUrl, await token('test:carol'));
+    await carol.join(room);
+    bob.send({ type: 'presence', room, state: { status: 'away' } });
+    const dan = await TestClient.connect(t.wsUrl, await token('test:dan'));
+    await dan.join(room);
+    await dan.close();
+    await single.waitForType('presence.leave', (f) => (f.actor as { id: string }).id === 'test:dan');
+    await single.waitForType('presence.update', (f) => memberId(f) === 'test:bob');
+    release();
+    await differ.waitFor(() => diffs(differ, room).length > before, 'the diff');
+    const doc = fs.readFileSync(path.resolve(import.meta.dirname, '../../docs/realtime.md'), 'utf8');
+    const example = /^< (\{"type":"presence\.diff".*)$/m.exec(doc)?.[1];
+    assert.ok(example !== undefined, 'the page shows a presence.diff frame');
+    // Ids, providers, times and the room are the example's own; the rest must be the same, keys in order.
+    const normal = (frame: unknown) =>
+      JSON.stringify(frame, (key, value) =>
+        key === 'id'
+          ? String(value).replace(/^[a-z]+:/, '')
+          : key === 'identityProvider'
+            ? 'p'
+            : /At$/.test(key)
+              ? 'T'
+              : key === 'room'
+                ? 'R'
+                : value,
+      );
+    assert.equal(normal(diffs(differ, room)[before]), normal(JSON.parse(example)));
+    await Promise.all([...clients, bob, carol].map((c) => c.close()));
   });
 });
