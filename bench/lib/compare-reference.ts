@@ -81,7 +81,7 @@ export async function compareWithReference(options: ReferencedOptions): Promise<
 
   process.stdout.write(
     `\n${options.title}: ${options.request.method ?? 'GET'} ${options.request.path}\n` +
-      `  autocannon in a worker thread, ${settings.connections} connections, pipelining ${settings.pipelining}, loopback\n` +
+      `  autocannon in a ${settings.generator === 'process' ? 'child process' : 'worker thread'}, ${settings.connections} connections, pipelining ${settings.pipelining}, loopback\n` +
       `  ${settings.warmupSeconds} s warm-up per target, then ${settings.rounds} alternating round(s) of ${settings.durationSeconds} s per target\n` +
       `  ${machineLine()}\n\n`,
   );
@@ -90,13 +90,26 @@ export async function compareWithReference(options: ReferencedOptions): Promise<
   process.stdout.write(`${row(['round / target', 'req/s', 'p50 ms', 'p99 ms', 'errors'])}\n`);
   const runs: [LoadResult[], LoadResult[], LoadResult[]] = [[], [], []];
   const ratios = { subject: [] as number[], toReference: [] as number[], reference: [] as number[] };
+  // With the load generator in a process of its own, this process's CPU time is the servers': per request, a
+  // figure that machine load moves far less than req/s.
+  const cpuPerRequest = settings.generator === 'process';
+  if (cpuPerRequest)
+    process.stdout.write(
+      "  (cpu: this process's user+system CPU per request, all three servers live in it)\n",
+    );
+  const cpu: [number[], number[], number[]] = [[], [], []];
   for (let round = 1; round <= settings.rounds; round++) {
     const pair: LoadResult[] = [];
     for (const [i, target] of targets.entries()) {
+      const before = process.cpuUsage();
       const result = await measureOnce(target.baseUrl, options.request, settings);
+      const used = process.cpuUsage(before);
+      const perRequest = (used.user + used.system) / Math.max(1, result.requests);
+      cpu[i]?.push(perRequest);
       runs[i]?.push(result);
       pair.push(result);
-      process.stdout.write(`${resultRow(`${round}  ${target.name}`, result)}\n`);
+      const note = cpuPerRequest ? `cpu ${perRequest.toFixed(1)} us/req` : '';
+      process.stdout.write(`${resultRow(`${round}  ${target.name}`, result)}${note}\n`);
     }
     const [b, r, s] = pair.map((result) => result.requestsPerSecond);
     if (b === undefined || r === undefined || s === undefined) continue;
@@ -123,6 +136,11 @@ export async function compareWithReference(options: ReferencedOptions): Promise<
       `ratio ${s}/${r}: ${subjectToReference.toFixed(2)}   ratio ${r}/${b}: ${referenceToBaseline.toFixed(2)}` +
       `   (of the ${s}-${b} gap, ${r} alone is ${gapShare(throughputRatio, referenceToBaseline)})\n`,
   );
+  if (cpuPerRequest) {
+    process.stdout.write(
+      `cpu per request (medians): ${targets.map((t, i) => `${t.name} ${median(cpu[i] ?? []).toFixed(1)} us`).join(', ')}\n`,
+    );
+  }
   const failed = [baseline, reference, subject].filter((x) => x.errors > 0 || x.non2xx > 0);
   if (failed.length > 0) {
     throw new Error(
