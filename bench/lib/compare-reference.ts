@@ -163,5 +163,6 @@ export async function compareWithReference(options: ReferencedOptions): Promise<
 function gapShare(subjectRatio: number, referenceRatio: number): string {
   const gap = 1 - subjectRatio;
   if (gap <= 0) return 'n/a (no gap)';
+  if (referenceRatio >= 1) return `none (it outran the baseline this run: noise)`;
   return `${Math.round(((1 - referenceRatio) / gap) * 100)} %`;
 }
