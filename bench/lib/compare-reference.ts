@@ -164,5 +164,7 @@ function gapShare(subjectRatio: number, referenceRatio: number): string {
   const gap = 1 - subjectRatio;
   if (gap <= 0) return 'n/a (no gap)';
   if (referenceRatio >= 1) return `none (it outran the baseline this run: noise)`;
-  return `${Math.round(((1 - referenceRatio) / gap) * 100)} %`;
+  const share = (1 - referenceRatio) / gap;
+  if (share > 1) return 'all of it (the subject outran the reference this run: noise)';
+  return `${Math.round(share * 100)} %`;
 }
