@@ -65,6 +65,8 @@ describe('metrics: the internal listener and every family, on a real service', (
 
   test('every family has samples after the service was exercised; /healthz and /readyz answer', async () => {
     const receiver = await startReceiver();
+    // A failed assertion must not leave the provider reconnecting (the test process would never exit).
+    const cleanups: Array<() => void> = [];
     try {
       const hook = await call(s.app, {
         method: 'POST',
@@ -160,6 +162,11 @@ describe('metrics: the internal listener and every family, on a real service', (
         params: { token: syncSession.token },
         disableBc: true,
       });
+      cleanups.push(
+        () => provider.destroy(),
+        () => doc.destroy(),
+        () => client.socket.terminate(),
+      );
       await eventually('the provider to sync', () => provider.synced);
       doc.getText('t').insert(0, 'hello');
 
@@ -215,6 +222,7 @@ describe('metrics: the internal listener and every family, on a real service', (
       }
       assert.equal((await fetch(`${s.metricsUrl}/v1/rooms`)).status, 404, 'the app is not served there');
     } finally {
+      for (const cleanup of cleanups) cleanup();
       await receiver.close();
     }
   });
