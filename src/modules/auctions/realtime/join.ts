@@ -4,6 +4,8 @@ import {
   type JoinContribution,
   type RealtimeMembership,
 } from '../../../core/realtime/contributions.ts';
+import type { RoomKey } from '../../../core/realtime/index.ts';
+import { SharedReads } from '../../../core/realtime/shared-reads.ts';
 import { idPattern } from '../ids.ts';
 import { readLog, roomAuctions } from './log.ts';
 import { streamOf } from './stream.ts';
@@ -25,11 +27,15 @@ const ResumeFields = {
  * a client that resumes then gets every frame it missed, from the auctions' logs, before live ones.
  */
 export function auctionsJoin(): JoinContribution {
-  const latestAtJoin = new WeakMap<RealtimeMembership, Map<string, number>>();
+  const latestAtJoin = new WeakMap<RealtimeMembership, ReadonlyMap<string, number>>();
+  // Joins of one room at the same time share the read of its auctions (each asks once it is subscribed);
+  // the map is shared too, and only read.
+  const rooms = new SharedReads<RoomKey, ReadonlyMap<string, number>>();
   return defineJoin({
     fields: ResumeFields,
     async enter(host, membership, frame) {
-      const latest = await roomAuctions(host.context(membership.connection), frame.room);
+      const ctx = host.context(membership.connection);
+      const latest = await rooms.read(membership.key, () => roomAuctions(ctx, frame.room));
       const resume = frame.auctions ?? {};
       for (const [auctionId, seq] of latest)
         membership.setPosition(streamOf(auctionId), Math.min(resume[auctionId] ?? seq, seq));

@@ -6,6 +6,8 @@ import {
   type JoinContribution,
   type RealtimeMembership,
 } from '../../../core/realtime/contributions.ts';
+import type { RoomKey } from '../../../core/realtime/index.ts';
+import { SharedReads } from '../../../core/realtime/shared-reads.ts';
 import { describeAge, retentionAgeMs } from '../../../core/retention/rules.ts';
 import { CHAT_CHANGES_RETENTION } from '../retention.ts';
 import { changeKept, changeOfMessage, type RoomPosition, roomPosition } from '../store/room-position.ts';
@@ -73,11 +75,13 @@ function resyncRequired(
 export function chatJoin(replayPageSize: number): JoinContribution {
   /** The newest change when each membership joined, until its catch-up is done. */
   const latestAtJoin = new WeakMap<RealtimeMembership, number>();
+  // Joins of one room at the same time share the read of its position (each asks once it is subscribed).
+  const positions = new SharedReads<RoomKey, RoomPosition>();
   return defineJoin({
     fields: ResumeFields,
     async enter(host, membership, frame) {
       const ctx = host.context(membership.connection);
-      const latest = await roomPosition(ctx, frame.room);
+      const latest = await positions.read(membership.key, () => roomPosition(ctx, frame.room));
       membership.setPosition(CHAT_STREAM, await resumePoint(ctx, frame, latest));
       latestAtJoin.set(membership, latest.changeSeq);
       return { seq: latest.seq, changeSeq: latest.changeSeq };
