@@ -520,7 +520,8 @@ async function run(label: string, env: Record<string, string | undefined>) {
 
     const perSecond = (r: { accepted: number }) => r.accepted / settings.durationSeconds;
     const fmt = (n: number) => n.toFixed(0).padStart(8);
-    const ms = (n: number) => n.toFixed(1);
+    // No watchers (BENCH_WATCHERS=0): no latencies to print.
+    const ms = (n: number | undefined) => (n !== undefined && Number.isFinite(n) ? n.toFixed(1) : '-');
     process.stdout.write(
       [
         `\n${label}  (${settings.connections} concurrent bidders over HTTP, ${settings.durationSeconds} s each, ${WATCHERS} sockets watching the hot auction)`,
