@@ -3,7 +3,7 @@
 // the subject/baseline ratio line read as compare()'s; the two other ratios and the share of the gap that
 // the reference already has follow.
 import type { Comparison } from './compare.ts';
-import { machineLine } from './compare.ts';
+import { machineLine, median, medianResult, resultRow, row } from './compare.ts';
 import { type LoadResult, loadSettings, measureOnce, type RequestSpec, warmUp } from './load.ts';
 import type { Target } from './targets.ts';
 
@@ -22,41 +22,6 @@ export interface ReferencedOptions {
   reference: Target;
   subject: Target;
   settings?: Parameters<typeof loadSettings>[0];
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  const upper = sorted[mid] ?? Number.NaN;
-  return sorted.length % 2 === 1 ? upper : ((sorted[mid - 1] ?? upper) + upper) / 2;
-}
-
-function medianResult(name: string, runs: LoadResult[]): { name: string } & LoadResult {
-  const of = (pick: (r: LoadResult) => number) => median(runs.map(pick));
-  return {
-    name,
-    requestsPerSecond: of((r) => r.requestsPerSecond),
-    latencyP50Ms: of((r) => r.latencyP50Ms),
-    latencyP99Ms: of((r) => r.latencyP99Ms),
-    requests: runs.reduce((n, r) => n + r.requests, 0),
-    errors: runs.reduce((n, r) => n + r.errors, 0),
-    non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
-  };
-}
-
-function row(cells: string[]): string {
-  const widths = [22, 12, 10, 10, 10];
-  return cells.map((cell, i) => cell.padEnd(widths[i] ?? 10)).join('');
-}
-
-function resultRow(label: string, r: LoadResult): string {
-  return row([
-    label,
-    r.requestsPerSecond.toFixed(0),
-    String(r.latencyP50Ms),
-    String(r.latencyP99Ms),
-    String(r.errors + r.non2xx),
-  ]);
 }
 
 async function probe(target: Target, request: RequestSpec): Promise<string> {

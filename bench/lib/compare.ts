@@ -40,14 +40,14 @@ async function probe(target: Target, request: RequestSpec): Promise<{ status: nu
   return { status: res.status, body: await res.text() };
 }
 
-function median(values: number[]): number {
+export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   const upper = sorted[mid] ?? Number.NaN;
   return sorted.length % 2 === 1 ? upper : ((sorted[mid - 1] ?? upper) + upper) / 2;
 }
 
-function medianResult(name: string, runs: LoadResult[]): NamedResult {
+export function medianResult(name: string, runs: LoadResult[]): NamedResult {
   const of = (pick: (r: LoadResult) => number) => median(runs.map(pick));
   return {
     name,
@@ -60,12 +60,12 @@ function medianResult(name: string, runs: LoadResult[]): NamedResult {
   };
 }
 
-function row(cells: string[]): string {
+export function row(cells: string[]): string {
   const widths = [22, 12, 10, 10, 10];
   return cells.map((cell, i) => cell.padEnd(widths[i] ?? 10)).join('');
 }
 
-function resultRow(label: string, result: LoadResult): string {
+export function resultRow(label: string, result: LoadResult): string {
   return row([
     label,
     result.requestsPerSecond.toFixed(0),
