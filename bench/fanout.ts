@@ -18,6 +18,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { newKeyEntry } from '../src/core/secrets/keys.ts';
 import { startBareBroadcast } from './lib/bare-broadcast.ts';
 import { memory, nextReport } from './lib/child-reports.ts';
 import { machineLine } from './lib/compare.ts';
@@ -58,6 +59,8 @@ const TARGET_DEADLINE_MS = 5 * 60_000;
 const SATURATED = 0.85;
 /** The whole room fits on one instance (the default cap is 500 connections per room). */
 const SERVICE_ENV = {
+  // One key for the run: the crowd's service opens the same PostgreSQL database as the first one.
+  SVC_ENCRYPTION_KEY: process.env.SVC_ENCRYPTION_KEY ?? newKeyEntry(Date.now()),
   REDIS_URL: process.env.BENCH_REDIS_URL,
   DATABASE_URL: process.env.BENCH_DATABASE_URL,
   LOG_LEVEL: 'error',
