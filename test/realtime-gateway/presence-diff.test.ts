@@ -185,6 +185,20 @@ describe('presence.diff: presence changes batched per room per tick, for joins t
     await Promise.all([...clients, inFirst, inSecond, outsider, marker].map((c) => c.close()));
   });
 
+  test('a presenceDiff that is not a boolean is refused with invalid_frame, and nothing is joined', async () => {
+    const tenant = await tenantWithRoom(t);
+    const client = await TestClient.connect(t.wsUrl, await sessionToken(t, tenant.apiKey));
+    client.send({ type: 'join', room: tenant.roomId, presenceDiff: 'yes', ref: 'bad' });
+    const refused = await client.waitFor((f) => f.ref === 'bad', 'the refusal');
+    assert.equal(refused.type, 'error');
+    assert.equal(refused.code, 'invalid_frame');
+    assert.match(String(refused.message), /\/frame\/presenceDiff/);
+    // Not a member: the same join with a boolean then succeeds (an already_joined refusal would say otherwise).
+    const joined = await client.join(tenant.roomId, { presenceDiff: false });
+    assert.equal(joined.type, 'joined');
+    await client.close();
+  });
+
   test("docs/realtime.md's presence.diff example is what the service sends for its story", async () => {
     const { room, differ, single, token, clients } = await watchedRoom();
     const bob = await TestClient.connect(t.wsUrl, await token('test:bob'));
