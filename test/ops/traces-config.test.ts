@@ -16,6 +16,15 @@ import {
 /** Where @opentelemetry/api registers its globals (the tracer provider, the context manager). */
 const OTEL_GLOBAL = Symbol.for('opentelemetry.js.api.1');
 
+/**
+ * What is registered there: a tracer provider, a context manager, a propagator. The API leaves its
+ * `version` behind when a traced app of the same test process unregistered its globals on close.
+ */
+function registeredGlobals(): string[] {
+  const globals = (globalThis as Record<symbol, object | undefined>)[OTEL_GLOBAL];
+  return Object.keys(globals ?? {}).filter((key) => key !== 'version');
+}
+
 describe('traces: configuration', () => {
   test('off without an OTLP endpoint, or when the SDK or the traces exporter is switched off', () => {
     assert.equal(tracingConfig({}).tracing, undefined);
@@ -96,7 +105,7 @@ describe('traces: off', () => {
       await hooks.close();
       await otlp.close();
     }
-    assert.equal((globalThis as Record<symbol, unknown>)[OTEL_GLOBAL], undefined);
+    assert.deepEqual(registeredGlobals(), []);
     assert.deepEqual(otlp.spans, []);
     assert.deepEqual(otlp.refused, []);
   });
