@@ -27,7 +27,8 @@ describe('who may connect and where', () => {
     await client.close();
   });
 
-  test('a refused upgrade gets its answer and loses its socket (no half-open leftovers)', async () => {
+  /** Sends a raw upgrade request for `path`; answers what came back once the server closed the socket. */
+  async function rawUpgrade(path: string, headers = ''): Promise<string> {
     const { port } = new URL(t.wsUrl);
     const socket = net.connect(Number(port), '127.0.0.1');
     let answer = '';
@@ -39,11 +40,24 @@ describe('who may connect and where', () => {
       closed = true;
     });
     socket.write(
-      'GET /v1/realtime HTTP/1.1\r\nHost: test\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n' +
+      `GET ${path} HTTP/1.1\r\nHost: test\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n${headers}` +
         'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
     );
-    await eventually('the server to close the refused socket', () => closed || undefined);
-    assert.match(answer, /^HTTP\/1\.1 401 /);
+    await eventually(`the server to close the answered upgrade of ${path}`, () => closed || undefined);
+    return answer;
+  }
+
+  test('a refused upgrade gets its answer and loses its socket (no half-open leftovers)', async () => {
+    assert.match(await rawUpgrade('/v1/realtime'), /^HTTP\/1\.1 401 /);
+  });
+
+  test('an upgrade sent to an HTTP route or to no route gets its HTTP answer, then loses its socket', async () => {
+    const tenant = await tenantWithRoom(t);
+    const me = await rawUpgrade('/v1/me', `Authorization: Bearer ${tenant.apiKey}\r\n`);
+    assert.match(me, /^HTTP\/1\.1 200 /);
+    assert.match(me, /"principal"/);
+    assert.match(await rawUpgrade('/v1/me'), /^HTTP\/1\.1 401 /);
+    assert.match(await rawUpgrade('/v1/no-such-route'), /^HTTP\/1\.1 404 /);
   });
 
   test('a token minted for one room may join only that room', async () => {

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
+import { answerUnmatched } from '../http/error-handler.ts';
 import { AppError, RateLimited } from '../http/errors.ts';
 import type { FailureLimiter } from './failure-limiter.ts';
 import type { PrincipalKind, ProductPrincipal } from './principal.ts';
@@ -98,10 +99,11 @@ function allowedHeaders(credentials: readonly PrincipalKind[]): string {
 
 /**
  * CORS for every route that accepts product keys (browsers call them from other origins): preflights are
- * answered here, before routing, for the methods such routes declare; the answers themselves carry
- * `Access-Control-Allow-Origin` (set by the authentication hook, and taken off when the key or its tenant
- * refuses the origin: `OriginNotAllowed`). A preflight carries no key, so no tenant is known: it is answered
- * alike for every origin, and the origin lists are applied to the request itself.
+ * answered here, as requests no route matches (no route declares OPTIONS), for the methods such routes
+ * declare; the answers themselves carry `Access-Control-Allow-Origin` (set by the authentication hook,
+ * and taken off when the key or its tenant refuses the origin: `OriginNotAllowed`). A preflight carries no
+ * key, so no tenant is known: it is answered alike for every origin, and the origin lists are applied to
+ * the request itself.
  */
 export function installProductKeyCors(app: FastifyInstance): void {
   const routes = FindMyWay();
@@ -124,15 +126,16 @@ export function installProductKeyCors(app: FastifyInstance): void {
     if (error instanceof OriginNotAllowed) reply.removeHeader('access-control-allow-origin');
     done();
   });
-  app.addHook('onRequest', (request, reply, done) => {
-    if (request.method !== 'OPTIONS') return done();
+  // A preflight matches no route (none declares OPTIONS): answered where unmatched requests are.
+  answerUnmatched(app, (request, reply) => {
+    if (request.method !== 'OPTIONS') return false;
     const origin = browserOrigin(request);
     const asked = request.headers['access-control-request-method'];
     const found = routes.find('OPTIONS', request.url.split('?')[0] ?? '/');
     const url = (found?.store as { url?: string } | undefined)?.url;
     const entry = url === undefined ? undefined : accepted.get(url);
-    if (entry === undefined || origin === undefined || typeof asked !== 'string') return done();
-    if (!entry.methods.has(asked.toUpperCase())) return done();
+    if (entry === undefined || origin === undefined || typeof asked !== 'string') return false;
+    if (!entry.methods.has(asked.toUpperCase())) return false;
     allowOrigin(reply, origin);
     reply
       .header('access-control-allow-methods', [...entry.methods].join(', '))
@@ -140,5 +143,6 @@ export function installProductKeyCors(app: FastifyInstance): void {
       .header('access-control-max-age', String(PREFLIGHT_MAX_AGE_SECONDS))
       .code(204)
       .send();
+    return true;
   });
 }

@@ -3,11 +3,18 @@ import { type Static, Type } from 'typebox';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import { Actor, actorView } from '../tenancy/actors.ts';
-import { TenantDirectory } from '../tenancy/tenant-directory.ts';
+import { type TenantSummary as KnownTenant, TenantDirectory } from '../tenancy/tenant-directory.ts';
 import { listUserTenants } from '../tenancy/tenants.ts';
 import { getUser } from '../tenancy/users.ts';
 import type { Identity } from './identity.ts';
-import { authenticated, hostedUser, type SessionPrincipal } from './principal.ts';
+import {
+  type ApiKeyPrincipal,
+  authenticated,
+  type HostedUserPrincipal,
+  hostedUser,
+  type Principal,
+  type SessionPrincipal,
+} from './principal.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
   Type.Union([schema, Type.Null()]);
@@ -93,28 +100,61 @@ async function userWithMemberships(db: Database, userId: string) {
   };
 }
 
+function sessionBody(principal: SessionPrincipal, tenant: KnownTenant | undefined): MeBody {
+  const view: MeBody['principal'] = {
+    kind: principal.kind,
+    scopes: principal.scopes as string[],
+    modules: principal.modules as string[],
+    expiresAt: new Date(principal.expiresAt).toISOString(),
+  };
+  if (principal.roomId !== undefined) view.roomId = principal.roomId;
+  return { tenant: tenant ?? null, principal: view, actor: actorView(principal.actor) };
+}
+
+function apiKeyBody(principal: ApiKeyPrincipal, tenant: KnownTenant | undefined): MeBody {
+  return {
+    tenant: tenant ?? null,
+    principal: { kind: principal.kind, scopes: principal.scopes as string[] },
+    apiKey: principal.apiKey,
+  };
+}
+
+/** A console user's /v1/me: their tenant on /v1 is the one they act in (X-SVC-Tenant), else their only one. */
+async function hostedMe(db: Database, principal: HostedUserPrincipal): Promise<MeBody> {
+  const { user, memberships } = await userWithMemberships(db, principal.userId);
+  const only =
+    principal.tenantId !== undefined
+      ? memberships.find((m) => m.tenantId === principal.tenantId)
+      : memberships.length === 1
+        ? memberships[0]
+        : undefined;
+  return {
+    principal: { kind: principal.kind, scopes: principal.scopes as string[] },
+    tenant:
+      only === undefined
+        ? null
+        : { id: only.tenantId, name: only.tenantName, workspaceType: only.workspaceType },
+    user,
+    memberships,
+  };
+}
+
 export async function identityRoutes(
   app: FastifyInstance,
   { db, identity, clock }: { db: Database; identity: Identity; clock: Clock },
 ) {
   const tenants = new TenantDirectory(db, clock);
-  // A session token's principal is one frozen object per token (SessionTokens' cache): what /v1/me shows
-  // of it is built once per token, not per request (the expiry's ISO text and the actor's view).
-  const sessionShown = new WeakMap<SessionPrincipal, Pick<MeBody, 'principal' | 'actor'>>();
-  const showSession = (principal: SessionPrincipal) => {
-    let shown = sessionShown.get(principal);
-    if (shown === undefined) {
-      const view: MeBody['principal'] = {
-        kind: principal.kind,
-        scopes: principal.scopes as string[],
-        modules: principal.modules as string[],
-        expiresAt: new Date(principal.expiresAt).toISOString(),
-      };
-      if (principal.roomId !== undefined) view.roomId = principal.roomId;
-      shown = { principal: view, actor: actorView(principal.actor) };
-      sessionShown.set(principal, shown);
-    }
-    return shown;
+  // A session token's or API key's principal is one frozen object per credential (their verifiers'
+  // caches): the body /v1/me answers for it is built once per credential and tenant summary (which
+  // TenantDirectory renews each second), not per request.
+  const bodies = new WeakMap<Principal, { tenant: KnownTenant | undefined; body: MeBody }>();
+  const meBody = (principal: SessionPrincipal | ApiKeyPrincipal, tenant: KnownTenant | undefined) => {
+    const built = bodies.get(principal);
+    if (built !== undefined && built.tenant === tenant) return built.body;
+    const body =
+      principal.kind === 'session' ? sessionBody(principal, tenant) : apiKeyBody(principal, tenant);
+    bodies.set(principal, { tenant, body });
+    return body;
   };
   app.get(
     '/v1/me',
@@ -127,39 +167,14 @@ export async function identityRoutes(
         response: { 200: Me },
       },
     },
-    async (request) => {
+    (request) => {
       const principal = authenticated(request.principal);
-      if (principal.kind === 'session') {
-        // No transaction per request (see TenantDirectory).
-        const tenant = await tenants.summary(principal.tenantId);
-        return { tenant: tenant ?? null, ...showSession(principal) };
-      }
-      // Built field by field: the hot path of every integration's first call.
-      const shown: MeBody['principal'] = { kind: principal.kind, scopes: principal.scopes as string[] };
-      if (principal.kind === 'hosted_user') {
-        const { user, memberships } = await userWithMemberships(db, principal.userId);
-        // A console user's tenant on /v1 is the one they act in (X-SVC-Tenant), else their only one.
-        const only =
-          principal.tenantId !== undefined
-            ? memberships.find((m) => m.tenantId === principal.tenantId)
-            : memberships.length === 1
-              ? memberships[0]
-              : undefined;
-        return {
-          principal: shown,
-          tenant:
-            only === undefined
-              ? null
-              : { id: only.tenantId, name: only.tenantName, workspaceType: only.workspaceType },
-          user,
-          memberships,
-        };
-      }
-      // No transaction per request (see TenantDirectory).
-      const tenant = principal.tenantId === undefined ? undefined : await tenants.summary(principal.tenantId);
-      const body: MeBody = { tenant: tenant ?? null, principal: shown };
-      if (principal.kind === 'api_key') body.apiKey = principal.apiKey;
-      return body;
+      if (principal.kind === 'hosted_user') return hostedMe(db, principal);
+      if (principal.kind === 'product') throw new Error('GET /v1/me does not take product keys');
+      // No transaction per request (see TenantDirectory), nor a promise while the summary is fresh.
+      const known = tenants.cached(principal.tenantId);
+      if (known !== undefined) return meBody(principal, known.summary);
+      return tenants.summary(principal.tenantId).then((tenant) => meBody(principal, tenant));
     },
   );
 

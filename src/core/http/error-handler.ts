@@ -133,6 +133,21 @@ declare module 'fastify' {
 
 const METHODS: HTTPMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
+/** Answers a request no route matched, when it is one it knows (a CORS preflight); else false. */
+export type UnmatchedResponder = (request: FastifyRequest, reply: FastifyReply) => boolean;
+const unmatchedResponders = new WeakMap<FastifyInstance, UnmatchedResponder[]>();
+
+/**
+ * Asks `responder` first about every request no route matches (before the 404/405 answer), so a
+ * request kind no route declares (OPTIONS) costs the other requests nothing: no hook on every route.
+ */
+export function answerUnmatched(app: FastifyInstance, responder: UnmatchedResponder): void {
+  const responders = unmatchedResponders.get(app);
+  if (responders === undefined)
+    throw new Error('answerUnmatched: installErrorHandling has not run on this app');
+  responders.push(responder);
+}
+
 /**
  * One error body for every failure: thrown errors, validation, parser errors and unknown routes.
  * A path that exists under another method answers 405 with `Allow`.
@@ -153,7 +168,10 @@ export function installErrorHandling(app: FastifyInstance): void {
 
   app.setErrorHandler((error, request, reply) => sendError(request, reply, toAppError(error)));
 
+  const responders: UnmatchedResponder[] = [];
+  unmatchedResponders.set(app, responders);
   app.setNotFoundHandler((request, reply) => {
+    for (const responder of responders) if (responder(request, reply)) return;
     const path = request.url.split('?')[0] ?? '/';
     const allowed = METHODS.filter((m) => m !== request.method && knownPaths.find(m, path) !== null);
     if (allowed.length > 0 && request.method !== 'HEAD' && request.method !== 'OPTIONS') {

@@ -1,9 +1,13 @@
 import Fastify, {
+  type FastifyBaseLogger,
   type FastifyBodyParser,
   type FastifyInstance,
   type FastifyRequest,
+  type FastifyServerOptions,
   LogController,
+  type onRequestHookHandler,
 } from 'fastify';
+import pino, { type DestinationStream } from 'pino';
 import type { Config } from '../../config.ts';
 import type { Clock } from '../clock.ts';
 import { clientErrorHandler, sendError, toAppError } from './error-handler.ts';
@@ -51,8 +55,15 @@ export function storableJsonParser(app: FastifyInstance): FastifyBodyParser<stri
 function installStorableInput(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, storableJsonParser(app));
-  app.addHook('preValidation', (request, _reply, done) => {
+  // Path and query are known once routed: checked by the last of each route's `onRequest` hooks (after
+  // authentication, which other plugins' `onRoute` hooks put first), so requests run no `preValidation`
+  // phase at all unless a route asks for one.
+  const storable: onRequestHookHandler = (request, _reply, done) => {
     done(storableProblem(request.params, 'params') ?? storableProblem(request.query, 'querystring'));
+  };
+  app.addHook('onRoute', (route) => {
+    const own = route.onRequest;
+    route.onRequest = own === undefined ? [storable] : [...(Array.isArray(own) ? own : [own]), storable];
   });
 }
 
@@ -83,22 +94,58 @@ function storableText(text: unknown, part: string, key: string): InvalidRequest 
 }
 
 /**
- * The Fastify instance every route is registered on: request ids, JSON-only bodies, trace context on
- * demand, and the service's 503 for requests that arrive while it shuts down.
+ * How the service logs. At `debug` and `trace` Fastify logs every request and its answer, with its own
+ * pino logger. At the other levels no request is logged, and Fastify is built without a logger of its
+ * own: with one, it times every response and listens for its end (two listeners added and removed per
+ * request) only to log it. The service's pino logger is then `app.log`, and every `request.log` a lazy
+ * child of it (`requestLogger`) all the same, so what the code writes, and with which bindings, is alike.
  */
-export function createServer(config: Config, clock: Clock): FastifyInstance {
+function loggingOptions(
+  level: Config['logLevel'],
+  stream: DestinationStream | undefined,
+): {
+  fastify: Pick<FastifyServerOptions, 'logger' | 'childLoggerFactory' | 'logController'>;
+  root?: FastifyBaseLogger;
+} {
+  const logController = new LogController({
+    requestIdLogLabel: 'requestId',
+    disableRequestLogging: level !== 'debug' && level !== 'trace',
+  });
+  if (level === 'debug' || level === 'trace') {
+    // `request.log` makes its pino child on its first line written: most requests write none.
+    const logger = stream === undefined ? { level } : { level, stream };
+    return { fastify: { logger, childLoggerFactory: requestLogger, logController } };
+  }
+  if (level === 'silent')
+    return { fastify: { logger: false, childLoggerFactory: requestLogger, logController } };
+  const root = pino({ level, serializers: { err: pino.stdSerializers.err } }, stream);
+  return {
+    fastify: {
+      logger: false,
+      childLoggerFactory: (_none, bindings, options) => requestLogger(root, bindings, options),
+      logController,
+    },
+    root,
+  };
+}
+
+/**
+ * The Fastify instance every route is registered on: request ids, JSON-only bodies, trace context on
+ * demand, and the service's 503 for requests that arrive while it shuts down. Logs go to standard output
+ * (`logStream`: elsewhere, for tests).
+ */
+export function createServer(
+  config: Config,
+  clock: Clock,
+  { logStream }: { logStream?: DestinationStream } = {},
+): FastifyInstance {
+  const logging = loggingOptions(config.logLevel, logStream);
   const app = Fastify({
-    logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
+    ...logging.fastify,
     bodyLimit: config.bodyLimitBytes,
     // `request.ip` is the X-Forwarded-For client only behind the proxies SVC_TRUST_PROXY names.
     trustProxy: config.trustProxy.length === 0 ? false : config.trustProxy,
     genReqId: (req) => requestIdFrom(req.headers['x-request-id'], clock.now()),
-    // `request.log` makes its pino child on its first line written: most requests write none.
-    childLoggerFactory: requestLogger,
-    logController: new LogController({
-      requestIdLogLabel: 'requestId',
-      disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace',
-    }),
     // Refused during shutdown by the hook below, so the 503 has the service's error shape.
     return503OnClosing: false,
     // The app registers while the database opens and migrates (`openingDatabase`), and a plugin that
@@ -113,6 +160,7 @@ export function createServer(config: Config, clock: Clock): FastifyInstance {
     },
   });
 
+  if (logging.root !== undefined) app.log = logging.root;
   installValidation(app);
   // JSON only: any other body type answers 415.
   app.removeContentTypeParser('text/plain');

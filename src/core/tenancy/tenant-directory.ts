@@ -25,9 +25,15 @@ export class TenantDirectory {
     private readonly clock: Clock,
   ) {}
 
-  async summary(tenantId: string): Promise<TenantSummary | undefined> {
+  /** The tenant's summary while the cached one is fresh (`summary: undefined`: no such tenant); else undefined. */
+  cached(tenantId: string): { summary: TenantSummary | undefined } | undefined {
     const hit = this.cache.get(tenantId);
-    if (hit !== undefined && this.clock.now() - hit.at < TTL_MS) return hit.summary;
+    return hit !== undefined && this.clock.now() - hit.at < TTL_MS ? hit : undefined;
+  }
+
+  async summary(tenantId: string): Promise<TenantSummary | undefined> {
+    const hit = this.cached(tenantId);
+    if (hit !== undefined) return hit.summary;
     let lookup = this.pending.get(tenantId);
     if (lookup === undefined) {
       lookup = this.load(tenantId).finally(() => this.pending.delete(tenantId));

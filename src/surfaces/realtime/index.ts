@@ -1,3 +1,5 @@
+import { type Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import websocket from '@fastify/websocket';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
@@ -29,16 +31,18 @@ export interface RealtimeGatewayOptions {
 }
 
 /**
- * The app's one WebSocket server. Every WebSocket route of the app shares it (a second registration would
- * route each upgrade twice), so it is registered here only when nobody has yet.
+ * The app's one WebSocket server, registered in `scope`: @fastify/websocket's request hooks (`request.ws`,
+ * closing an upgraded socket) and its handler wrapper then run on the socket routes registered there only,
+ * not on every HTTP request of the app. An upgrade that reaches any other route is answered over HTTP and
+ * its socket closed (`closeAnsweredUpgrades`). The server is also the app's `websocketServer` (metrics).
  */
-async function ensureWebSocketServer(
+async function registerWebSocketServer(
   app: FastifyInstance,
+  scope: FastifyInstance,
   limits: GatewayLimits,
   maxPayload: number,
 ): Promise<void> {
-  if (app.hasDecorator('websocketServer')) return;
-  await app.register(websocket, {
+  await scope.register(websocket, {
     options: { maxPayload },
     // Protocol errors (a frame over the limit, bad framing) already started a close with the right code;
     // a socket that does not finish closing is cut off after the grace period.
@@ -54,17 +58,21 @@ async function ensureWebSocketServer(
       done();
     },
   });
+  app.decorate('websocketServer', scope.websocketServer);
 }
 
 /**
- * An upgrade refused before @fastify/websocket's own hooks ran (the authenticate hook runs first) gets
- * its HTTP answer but keeps its socket: the HTTP server no longer manages an upgrade socket, so nothing
- * would ever close it, and an unauthenticated client could hold it forever (and stall shutdown).
+ * An upgrade answered over HTTP (refused, or sent to a route that is no socket route) keeps its socket:
+ * the HTTP server no longer manages an upgrade's socket, so nothing would ever close it, and an
+ * unauthenticated client could hold it forever (and stall shutdown). @fastify/websocket answers an upgrade
+ * through a response it assigns the socket to; when that response finishes, the socket is closed. An
+ * accepted upgrade's response never finishes (the WebSocket takes the socket over).
+ * A listener after @fastify/websocket's, rather than an `onResponse` hook on every HTTP route.
  */
-function closeRefusedUpgrades(app: FastifyInstance): void {
-  app.addHook('onResponse', (request, _reply, done) => {
-    if (request.headers.upgrade?.toLowerCase() === 'websocket') request.raw.socket?.destroy();
-    done();
+function closeAnsweredUpgrades(server: Server): void {
+  server.on('upgrade', (_request, socket: Socket & { _httpMessage?: unknown }) => {
+    const response = socket._httpMessage;
+    if (response instanceof ServerResponse) response.once('finish', () => socket.destroy());
   });
 }
 
@@ -90,12 +98,24 @@ async function realtimeGatewayPlugin(app: FastifyInstance, options: RealtimeGate
   });
   // The server's ceiling is the largest frame any route takes; each route enforces its own limit.
   const maxPayload = Math.max(limits.maxFrameBytes, ...gateway.socketRoutes.map((r) => r.maxFrameBytes));
-  await ensureWebSocketServer(app, limits, maxPayload);
-  closeRefusedUpgrades(app);
-  for (const route of gateway.socketRoutes) route.register(app);
   gateway.start();
   options.drain?.add('sockets', () => gateway.drain(config.drainWindowMs));
   app.addHook('preClose', () => gateway.shutdown());
+  await app.register(async (scope) => {
+    await registerWebSocketServer(app, scope, limits, maxPayload);
+    for (const route of gateway.socketRoutes) route.register(scope);
+    gatewayRoute(scope, gateway, config.publicUrl, limits);
+  });
+  closeAnsweredUpgrades(app.server);
+}
+
+/** `GET /v1/realtime`: the gateway's own socket route. */
+function gatewayRoute(
+  app: FastifyInstance,
+  gateway: Gateway,
+  publicUrl: string,
+  limits: GatewayLimits,
+): void {
   app.route({
     method: 'GET',
     url: '/v1/realtime',
@@ -114,7 +134,7 @@ async function realtimeGatewayPlugin(app: FastifyInstance, options: RealtimeGate
       done();
     },
     // Only a request without `Upgrade: websocket` gets here (an upgrade goes to `wsHandler`).
-    handler: async () => describeEndpoint(config.publicUrl, limits),
+    handler: async () => describeEndpoint(publicUrl, limits),
     wsHandler: (socket, request) => gateway.accept(socket, request),
   });
 }
