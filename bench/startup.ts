@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type CliServer, memoryOf, startCli, stopCli } from './lib/cli-process.ts';
 import { machineLine } from './lib/compare.ts';
 import { createRoom, joinAtOnce, joinInBatches, mintTokens, percentile } from './lib/join-sockets.ts';
+import { breakdownLine, memoryBreakdown } from './lib/memory-breakdown.ts';
 
 function setting(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -39,6 +40,8 @@ interface Run {
   restart: Start;
   idleRestartMiB: number;
   afterKill: Start;
+  /** Where the idle RSS after the first start is (see lib/memory-breakdown.ts). */
+  idleFirstBreakdown: string;
 }
 
 const started = (server: CliServer): Start => ({ listeningMs: server.listeningMs, readyMs: server.readyMs });
@@ -90,6 +93,7 @@ async function oneRun(index: number, keep: boolean): Promise<{ run: Run; server?
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-startup-'));
   const first = await startCli(dir);
   const idleFirstMiB = await settledRss(first);
+  const idleFirstBreakdown = breakdownLine(memoryBreakdown(first.pid));
   const stopMs = await stopCli(first, 'SIGTERM');
   const restart = await startCli(dir);
   const idleRestartMiB = await settledRss(restart);
@@ -103,6 +107,7 @@ async function oneRun(index: number, keep: boolean): Promise<{ run: Run; server?
     restart: started(restart),
     idleRestartMiB,
     afterKill: started(afterKill),
+    idleFirstBreakdown,
   };
   process.stdout.write(`${runRow(`run ${index}`, run)}\n`);
   if (keep) return { run, server: afterKill, dir };
@@ -151,6 +156,7 @@ function medianRun(runs: Run[]): Run {
     restart: start((r) => r.restart),
     idleRestartMiB: of((r) => r.idleRestartMiB),
     afterKill: start((r) => r.afterKill),
+    idleFirstBreakdown: runs[0]?.idleFirstBreakdown ?? '',
   };
 }
 
@@ -200,6 +206,9 @@ async function main(): Promise<void> {
   }
   const med = medianRun(runs);
   process.stdout.write(`${runRow('median', med)}\n`);
+  runs.forEach((run, i) => {
+    process.stdout.write(`idle after the first start, run ${i + 1}: ${run.idleFirstBreakdown}\n`);
+  });
   process.stdout.write(
     `\ntargets (issue 13): first start < 3 s (median ${seconds(med.first.readyMs)}), restart < 1 s ` +
       `(${seconds(med.restart.readyMs)}), after SIGKILL < 5 s (${seconds(med.afterKill.readyMs)}), ` +

@@ -63,9 +63,11 @@ function newThread(workerData: Record<string, unknown>, transferList: ArrayBuffe
     // Not the process's own flags (a loader such as tsx, `--input-type`): the thread runs one plain script.
     execArgv: [],
     // V8 grows a thread's young generation to tens of MiB under a steady stream of short-lived objects
-    // (here: every result's rows), all of it resident afterwards; 8 MiB costs the thread more frequent
-    // but smaller scavenges, and the process ~40 MiB less memory (docs/operations.md).
-    resourceLimits: { maxYoungGenerationSizeMb: 8 },
+    // (here: every result's rows), all of it resident afterwards. 2 MiB (1 MiB semi-spaces) costs the
+    // thread more frequent but smaller scavenges: the rows of one result rarely outlive the next one.
+    // 8 MiB held an idle instance ~6 MiB more and ~40 MiB less than V8's default (docs/operations.md);
+    // bench:rooms measured no difference in statements per second between 8 and 2.
+    resourceLimits: { maxYoungGenerationSizeMb: 2 },
   });
 }
 

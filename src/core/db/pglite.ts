@@ -18,9 +18,24 @@ import { SESSION_RESET, tenantSessionSetup } from './tenant-tx.ts';
  * touched in the WebAssembly heap at start, so it was resident memory of every embedded instance whether
  * or not it held data. 8 MB holds 1,024 pages, more than a development database's hot set; pages beyond
  * it are read back from the files (through the OS page cache). 16 MB cost an idle instance ~18 MiB more
- * RSS than 8 MB. Applies at each start: nothing is written to the data directory.
+ * RSS than 8 MB.
+ *
+ * PGlite is one backend in single-user mode, but PostgreSQL still sizes its shared lock table, process
+ * slots and predicate-lock pools for `max_connections` (100) plus WAL senders (10): 16 MB of shared memory
+ * where 12 MB serve. 10 connections and no WAL senders or replication slots: ~3.5 MiB less RSS. The lock
+ * table then holds what ~1,300 `CREATE TABLE ... PRIMARY KEY` take in one transaction (was ~4,800); past
+ * that a statement fails with `out of shared memory`. Applies at each start: nothing is written to the
+ * data directory.
  */
-const THREAD_OPTIONS = { startParams: ['-c', 'shared_buffers=8MB'], sessionReset: SESSION_RESET };
+const THREAD_OPTIONS = {
+  startParams: [
+    ['-c', 'shared_buffers=8MB'],
+    ['-c', 'max_connections=10'],
+    ['-c', 'max_wal_senders=0'],
+    ['-c', 'max_replication_slots=0'],
+  ].flat(),
+  sessionReset: SESSION_RESET,
+};
 
 /**
  * What a new data directory starts as (see pglite-template.ts): `prepare` runs once on a fresh database
