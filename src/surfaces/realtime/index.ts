@@ -72,7 +72,9 @@ async function registerWebSocketServer(
 function closeAnsweredUpgrades(server: Server): void {
   server.on('upgrade', (_request, socket: Socket & { _httpMessage?: unknown }) => {
     const response = socket._httpMessage;
-    if (response instanceof ServerResponse) response.once('finish', () => socket.destroy());
+    if (!(response instanceof ServerResponse)) return;
+    if (response.writableFinished) socket.destroy();
+    else response.once('finish', () => socket.destroy());
   });
 }
 
