@@ -37,10 +37,10 @@ async function tableExists(db: Database, name: string): Promise<boolean> {
 }
 
 describe('embedded database (PGlite)', () => {
-  test('runs with 16 MB of shared buffers, not PostgreSQL’s 128 MB default held in memory at start', async () => {
+  test('runs with 4 MB of shared buffers, not PostgreSQL’s 128 MB default held in memory at start', async () => {
     const db = await opened(undefined);
     const { rows } = await db.query<{ shared_buffers: string }>('show shared_buffers');
-    assert.equal(rows[0]?.shared_buffers, '8MB');
+    assert.equal(rows[0]?.shared_buffers, '4MB');
   });
 
   test('a new data dir is a copy of a template made once, with every migration applied, and is its own database', async () => {

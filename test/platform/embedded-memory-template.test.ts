@@ -66,7 +66,7 @@ describe('in-memory embedded databases from the template image', () => {
     );
     assert.equal(rows[0]?.n, 0, 'a row written in one copy is not in another');
     const { rows: settings } = await third.query<{ shared_buffers: string }>('show shared_buffers');
-    assert.equal(settings[0]?.shared_buffers, '8MB', 'started with the same parameters');
+    assert.equal(settings[0]?.shared_buffers, '4MB', 'started with the same parameters');
   });
 
   test('an image PGlite cannot start from is made again from a prepared database', async () => {

@@ -16,9 +16,10 @@ import { SESSION_RESET, tenantSessionSetup } from './tenant-tx.ts';
 /**
  * Added to PGlite's own start parameters. PostgreSQL's default of 128 MB shared buffers is allocated and
  * touched in the WebAssembly heap at start, so it was resident memory of every embedded instance whether
- * or not it held data. 8 MB holds 1,024 pages, more than a development database's hot set; pages beyond
+ * or not it held data. 4 MB holds 512 pages, more than a development database's hot set; pages beyond
  * it are read back from the files (through the OS page cache). 16 MB cost an idle instance ~18 MiB more
- * RSS than 8 MB.
+ * RSS than 8 MB, and 8 MB ~4 MiB more than 4 MB; bench:rooms and random reads of 4-8 MB tables ran alike
+ * with 4 and 8 MB.
  *
  * PGlite is one backend in single-user mode, but PostgreSQL still sizes its shared lock table, process
  * slots and predicate-lock pools for `max_connections` (100) plus WAL senders (10): 16 MB of shared memory
@@ -29,7 +30,7 @@ import { SESSION_RESET, tenantSessionSetup } from './tenant-tx.ts';
  */
 const THREAD_OPTIONS = {
   startParams: [
-    ['-c', 'shared_buffers=8MB'],
+    ['-c', 'shared_buffers=4MB'],
     ['-c', 'max_connections=10'],
     ['-c', 'max_wal_senders=0'],
     ['-c', 'max_replication_slots=0'],
