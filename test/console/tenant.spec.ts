@@ -241,7 +241,12 @@ test('team: invite with a role, the invitee joins, their role changes, they are 
   await consoleApp.expectAccessible();
 
   await member.getByLabel('Role of Dana').selectOption('developer');
+  // The button is disabled while the change is in flight too: the check waits for the PATCH's answer.
+  const changed = page.waitForResponse(
+    (res) => res.request().method() === 'PATCH' && res.url().includes('/members/'),
+  );
   await member.getByRole('button', { name: 'Change role of Dana' }).click();
+  expect((await changed).status()).toBe(200);
   await expect(member.getByRole('button', { name: 'Change role of Dana' })).toBeDisabled();
   expect(await tenantCall(dana)).toEqual({ status: 200, role: 'developer' });
 
