@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { SeriesHistogram } from './series-histogram.ts';
 import { SocketCounts } from './socket-counts.ts';
 
 /** The WebSocket surfaces counted apart: `/v1/realtime`, and the modules' raw socket routes (sync). */
@@ -26,13 +27,13 @@ export class ServiceMetrics {
   };
   private openDocuments: () => number = () => 0;
 
-  readonly httpDuration = new Histogram({
-    name: 'svc_http_request_duration_seconds',
-    help: 'HTTP requests by method, route template (unmatched for unknown paths) and status class',
-    labelNames: ['method', 'route', 'status_class'] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [this.registry],
-  });
+  /** Observed on every request: a SeriesHistogram, which costs a request far less than prom-client's. */
+  readonly httpDuration = new SeriesHistogram(
+    'svc_http_request_duration_seconds',
+    'HTTP requests by method, route template (unmatched for unknown paths) and status class',
+    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    this.registry,
+  );
 
   readonly webhookDeliveries = new Counter({
     name: 'svc_webhook_deliveries_total',
