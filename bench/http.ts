@@ -58,8 +58,13 @@ try {
   }
   const afterFlood = await seriesCount(metered);
   const cost = (1 - overhead.throughputRatio) * 100;
+  const cpu = overhead.cpuPerRequestUs;
+  const cpuCost =
+    cpu === undefined
+      ? ''
+      : `; CPU per request ${cpu[1].toFixed(1)} vs ${cpu[0].toFixed(1)} µs: ${((cpu[1] / cpu[0] - 1) * 100).toFixed(1)} % more`;
   process.stdout.write(
-    `\nmetrics cost: ${cost.toFixed(1)} % of throughput (goal <= 3 %)\n` +
+    `\nmetrics cost: ${cost.toFixed(1)} % of throughput (goal <= 3 %)${cpuCost}\n` +
       `/metrics series: ${before.all} before the run (http ${before.http}), ${afterBench.all} after it (http ${afterBench.http}), ` +
       `${afterFlood.all} after 10,000 random paths (http ${afterFlood.http})\n`,
   );

@@ -19,6 +19,8 @@ export interface Comparison {
   subject: NamedResult;
   /** Median over the rounds of subject req/s divided by baseline req/s (1 = as fast as the baseline). */
   throughputRatio: number;
+  /** With the load generator in a child process: the medians of CPU per request (µs), baseline and subject. */
+  cpuPerRequestUs?: [number, number];
 }
 
 export interface CompareOptions {
@@ -107,7 +109,7 @@ export async function compare(options: CompareOptions): Promise<Comparison> {
   const method = options.request.method ?? 'GET';
   process.stdout.write(
     `\n${options.title}: ${method} ${options.request.path}\n` +
-      `  autocannon in a worker thread, ${settings.connections} connections, pipelining ${settings.pipelining}, loopback\n` +
+      `  autocannon in a ${settings.generator === 'process' ? 'child process' : 'worker thread'}, ${settings.connections} connections, pipelining ${settings.pipelining}, loopback\n` +
       `  ${settings.warmupSeconds} s warm-up per target, then ${settings.rounds} alternating round(s) of ${settings.durationSeconds} s per target\n` +
       `  ${machineLine()}\n\n`,
   );
@@ -116,13 +118,22 @@ export async function compare(options: CompareOptions): Promise<Comparison> {
   process.stdout.write(`${row(['round / target', 'req/s', 'p50 ms', 'p99 ms', 'errors'])}\n`);
   const runs: [LoadResult[], LoadResult[]] = [[], []];
   const ratios: number[] = [];
+  // With the load generator in a process of its own, this process's CPU is the targets' (see
+  // compare-reference.ts): per request, a figure machine load moves far less than req/s.
+  const cpuPerRequest = settings.generator === 'process';
+  const cpu: [number[], number[]] = [[], []];
   for (let round = 1; round <= settings.rounds; round++) {
     const pair: LoadResult[] = [];
     for (const [i, target] of targets.entries()) {
+      const before = process.cpuUsage();
       const result = await measureOnce(target.baseUrl, options.request, settings);
+      const used = process.cpuUsage(before);
+      const perRequest = (used.user + used.system) / Math.max(1, result.requests);
+      cpu[i]?.push(perRequest);
       runs[i]?.push(result);
       pair.push(result);
-      process.stdout.write(`${resultRow(`${round}  ${target.name}`, result)}\n`);
+      const note = cpuPerRequest ? `cpu ${perRequest.toFixed(1)} us/req` : '';
+      process.stdout.write(`${resultRow(`${round}  ${target.name}`, result)}${note}\n`);
     }
     const [b, s] = pair;
     if (b !== undefined && s !== undefined) ratios.push(s.requestsPerSecond / b.requestsPerSecond);
@@ -137,11 +148,24 @@ export async function compare(options: CompareOptions): Promise<Comparison> {
     `\nratio ${measured.name}/${baseline.name}: ${throughputRatio.toFixed(2)} of the baseline's throughput` +
       ` (median of ${ratios.length} paired round(s); p99 ${measured.latencyP99Ms} ms vs ${baseline.latencyP99Ms} ms)\n`,
   );
+  const cpuMedians = cpu.map((values) => median(values));
+  if (cpuPerRequest) {
+    process.stdout.write(
+      `cpu per request (medians): ${targets.map((t, i) => `${t.name} ${(cpuMedians[i] ?? 0).toFixed(1)} us`).join(', ')}\n`,
+    );
+  }
   const failed = [baseline, measured].filter((r) => r.errors > 0 || r.non2xx > 0);
   if (failed.length > 0) {
     throw new Error(
       `requests failed during the run: ${failed.map((r) => `${r.name} ${r.errors} errors, ${r.non2xx} non-2xx`).join('; ')}`,
     );
   }
-  return { title: options.title, settings, baseline, subject: measured, throughputRatio };
+  return {
+    title: options.title,
+    settings,
+    baseline,
+    subject: measured,
+    throughputRatio,
+    ...(cpuPerRequest ? { cpuPerRequestUs: cpuMedians as [number, number] } : {}),
+  };
 }
