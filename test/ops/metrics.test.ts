@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import WebSocket from 'ws';
 import { WebsocketProvider } from 'y-websocket';
@@ -260,6 +261,40 @@ describe('metrics: the internal listener and every family, on a real service', (
       `no tenant label (labels: ${[...labelNames].join(', ')})`,
     );
     assert.doesNotMatch(afterText, new RegExp(tenant.tenantId), 'no tenant id');
+  });
+
+  test('a request is timed from its arrival: a body sent 300 ms after the head counts above 0.25 s', async () => {
+    const sample = (text: string, name: string, le?: string) => {
+      const labels = `${le === undefined ? '' : `le="${le}",`}method="POST",route="/v1/rooms",status_class="2xx"`;
+      const line = seriesOf(text).find((l) =>
+        l.startsWith(`svc_http_request_duration_seconds_${name}{${labels}}`),
+      );
+      return line === undefined ? 0 : Number(line.split(' ').at(-1));
+    };
+    const before = await scrape(s.metricsUrl);
+    const body = JSON.stringify({ id: `slow-${randomUUID().slice(0, 8)}` });
+    const status = await new Promise<number>((resolve, reject) => {
+      const request = http.request(`${s.publicUrl}/v1/rooms`, {
+        method: 'POST',
+        headers: { ...key(), 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      });
+      request.on('response', (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      });
+      request.on('error', reject);
+      request.flushHeaders();
+      setTimeout(() => request.end(body), 300);
+    });
+    assert.equal(status, 201);
+    const after = await scrape(s.metricsUrl);
+    assert.equal(sample(after, 'count') - sample(before, 'count'), 1, 'the request is counted once');
+    assert.equal(
+      sample(after, 'bucket', '0.25') - sample(before, 'bucket', '0.25'),
+      0,
+      'its duration includes the 300 ms its body took to arrive',
+    );
+    assert.ok(sample(after, 'sum') - sample(before, 'sum') >= 0.3, 'at least 0.3 s in the sum');
   });
 
   test('rendering /metrics with every family (time printed, not asserted)', async () => {

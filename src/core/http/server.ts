@@ -10,6 +10,7 @@ import Fastify, {
 import pino, { type DestinationStream } from 'pino';
 import type { Config } from '../../config.ts';
 import type { Clock } from '../clock.ts';
+import { StampedRequest } from './arrival.ts';
 import { clientErrorHandler, sendError, toAppError } from './error-handler.ts';
 import { type ErrorDetail, InvalidRequest, ServiceUnavailable } from './errors.ts';
 import { jsonProblem, textProblem } from './json-safety.ts';
@@ -143,6 +144,8 @@ export function createServer(
   const app = Fastify({
     ...logging.fastify,
     bodyLimit: config.bodyLimitBytes,
+    // With metrics on, stamped as they arrive: where the request-duration metric starts (ops/metrics/http.ts).
+    ...(config.metrics === undefined ? {} : { http: { IncomingMessage: StampedRequest } }),
     // `request.ip` is the X-Forwarded-For client only behind the proxies SVC_TRUST_PROXY names.
     trustProxy: config.trustProxy.length === 0 ? false : config.trustProxy,
     genReqId: (req) => requestIdFrom(req.headers['x-request-id'], clock.now()),
