@@ -39,6 +39,12 @@ export class Connection implements RealtimeConnection, GuardedSocket {
   private warnedAt = Number.NEGATIVE_INFINITY;
   private readonly bucket: TokenBucket;
   private corked: Socket | undefined;
+  /**
+   * The TCP socket, when frames may be written to it directly: with no extension negotiated (this server
+   * offers none) `ws` writes each frame at once, in order, so a frame written to its socket directly takes
+   * its place among them. Fixed at the upgrade.
+   */
+  private readonly direct: Socket | undefined;
   /** `hasScope` of the token, by scope, as asked. */
   private scopes: Map<string, boolean> | undefined;
 
@@ -56,6 +62,7 @@ export class Connection implements RealtimeConnection, GuardedSocket {
     const { principal } = session;
     this.modules = new Set(principal.kind === 'session' ? principal.modules : []);
     this.bucket = new TokenBucket(limits.framesPerSecond, limits.frameBurst, clock.now());
+    this.direct = socket.extensions === '' ? rawSocket(socket) : undefined;
   }
 
   get principal(): Principal {
@@ -92,23 +99,23 @@ export class Connection implements RealtimeConnection, GuardedSocket {
    */
   send(frame: EncodedFrame): boolean {
     if (!this.isOpen) return false;
-    if (this.socket.bufferedAmount > this.limits.maxBufferedBytes) {
+    const raw = this.direct;
+    // What waits to be written: the TCP socket's queue when frames go to it directly (ws queues nothing
+    // then), else what ws counts.
+    const waiting = raw === undefined ? this.socket.bufferedAmount : raw.writableLength;
+    if (waiting > this.limits.maxBufferedBytes) {
       this.close(CLOSE.slowConsumer, 'too slow to keep up; reconnect and resume');
       return false;
     }
-    if (this.corked === undefined) {
-      const raw = rawSocket(this.socket);
-      if (raw !== undefined) {
+    if (raw === undefined) this.socket.send(frame, AS_TEXT);
+    else {
+      if (this.corked === undefined) {
         raw.cork();
         this.corked = raw;
         this.coalescer.add(this);
       }
+      raw.write(this.coalescer.forms.of(frame));
     }
-    // With no extension negotiated (this server offers none) `ws` writes each frame at once, in order, so
-    // a frame written to its socket directly takes its place among them.
-    if (this.corked !== undefined && this.socket.extensions === '')
-      this.corked.write(this.coalescer.forms.of(frame));
-    else this.socket.send(frame, AS_TEXT);
     if (this.counts !== undefined) this.counts.framesOut += 1;
     return true;
   }

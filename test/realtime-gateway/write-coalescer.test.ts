@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { type FlushTiming, WriteCoalescer } from '../../src/surfaces/realtime/wire.ts';
+
+/** A manual clock and a list of the callbacks the coalescer asked for, run when the test says. */
+function manualTiming() {
+  let now = 1_000;
+  const pending: { fn: () => void; ms: number }[] = [];
+  const timing: FlushTiming = {
+    now: () => now,
+    later: (fn, ms) => {
+      pending.push({ fn, ms });
+    },
+  };
+  return {
+    timing,
+    pending,
+    advance(ms: number) {
+      now += ms;
+    },
+    /** Runs the one callback asked for, and says after how long it was asked to run. */
+    runNext(): number {
+      const next = pending.shift();
+      assert.ok(next !== undefined, 'a flush was scheduled');
+      assert.equal(pending.length, 0, 'one flush at a time');
+      next.fn();
+      return next.ms;
+    },
+  };
+}
+
+/** A connection whose flush takes `costMs` of the manual clock, and which counts its flushes. */
+function connection(clock: ReturnType<typeof manualTiming>, costMs: number) {
+  const socket = {
+    flushes: 0,
+    flush() {
+      socket.flushes += 1;
+      clock.advance(costMs);
+    },
+  };
+  return socket;
+}
+
+describe('WriteCoalescer', () => {
+  test('cheap flushes: every turn with frames flushes in the next turn, without waiting', () => {
+    const clock = manualTiming();
+    const coalescer = new WriteCoalescer(clock.timing);
+    const a = connection(clock, 0.01);
+    for (let turn = 0; turn < 3; turn++) {
+      coalescer.add(a);
+      coalescer.add(a);
+      assert.equal(clock.runNext(), 0);
+    }
+    assert.equal(a.flushes, 3);
+  });
+
+  test('after a flush that took t ms, the next waits t ms, and what was sent meanwhile leaves in one flush', () => {
+    const clock = manualTiming();
+    const coalescer = new WriteCoalescer(clock.timing);
+    const sockets = Array.from({ length: 4 }, () => connection(clock, 2));
+    for (const socket of sockets) coalescer.add(socket);
+    assert.equal(clock.runNext(), 0, 'the first flush waits for nothing');
+    // 4 sockets x 2 ms: the flush took 8 ms. Frames for every socket come in the turns after it.
+    clock.advance(1);
+    for (const socket of sockets) coalescer.add(socket);
+    clock.advance(1);
+    for (const socket of sockets) coalescer.add(socket);
+    assert.equal(clock.runNext(), 7, 'rests for what the last flush took, less the 1 ms already passed');
+    assert.deepEqual(
+      sockets.map((s) => s.flushes),
+      [2, 2, 2, 2],
+      'the frames of both turns left in one flush per socket',
+    );
+  });
+
+  test('the rest is at most 20 ms, however long a flush took', () => {
+    const clock = manualTiming();
+    const coalescer = new WriteCoalescer(clock.timing);
+    const slow = connection(clock, 500);
+    coalescer.add(slow);
+    clock.runNext();
+    coalescer.add(slow);
+    assert.equal(clock.runNext(), 20);
+  });
+});
