@@ -65,7 +65,8 @@ export class WriteCoalescer {
     for (const connection of corked) connection.flush();
     const ended = this.timing.now();
     const took = ended - started;
-    this.restUntil = took < MIN_FLUSH_TO_REST_MS ? 0 : ended + Math.min(MAX_REST_MS, took * REST_PER_FLUSH_MS);
+    this.restUntil =
+      took < MIN_FLUSH_TO_REST_MS ? 0 : ended + Math.min(MAX_REST_MS, took * REST_PER_FLUSH_MS);
   }
 }
 
