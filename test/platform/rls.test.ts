@@ -3,7 +3,14 @@ import { after, before, describe, test } from 'node:test';
 import { appMigrations } from '../../src/app.ts';
 import type { Database } from '../../src/core/db/database.ts';
 import { migrate } from '../../src/core/db/migrations.ts';
-import { SYSTEM_ROLE, systemTx, TENANT_ROLE, tenantRead, tenantTx } from '../../src/core/db/tenant-tx.ts';
+import {
+  SYSTEM_ROLE,
+  systemRead,
+  systemTx,
+  TENANT_ROLE,
+  tenantRead,
+  tenantTx,
+} from '../../src/core/db/tenant-tx.ts';
 import { newId } from '../../src/core/ids.ts';
 import { openDatabase } from '../../src/runtime.ts';
 import { createTenantOn } from '../factories.ts';
@@ -147,6 +154,46 @@ describe('row-level security guard', () => {
       next.rows.map((r) => r.id),
       [tenants[1]],
     );
+  });
+
+  test('single-statement system reads see every tenant, also right after a tenant read; on PostgreSQL as svc_system', async () => {
+    const tenants = [await createTenantOn(db, 'Y1'), await createTenantOn(db, 'Y2')];
+    const ownRole = (await db.query<{ role: string }>('select current_user as role')).rows[0]?.role;
+    // On PGlite a system read runs as the database's own user, a superuser (row-level security does not
+    // hold it back); on PostgreSQL on connections that are svc_system for their whole life.
+    const systemRole = db.kind === 'postgres' ? SYSTEM_ROLE : ownRole;
+    const work = Array.from({ length: 40 }, async (_, i) => {
+      const tenantId = tenants[i % 2] ?? '';
+      if (i % 2 === 0) {
+        const { rows } = await tenantRead<{ n: number }>(
+          db,
+          { tenantId },
+          'select count(*)::int as n from tenants where id = any($1)',
+          [tenants],
+        );
+        return { kind: 'tenant', n: rows[0]?.n };
+      }
+      const { rows } = await systemRead<{ n: number; role: string; tenant: string | null }>(
+        db,
+        `select count(*)::int as n, current_user as role,
+                nullif(current_setting('svc.tenant_id', true), '') as tenant
+           from tenants where id = any($1)`,
+        [tenants],
+      );
+      return { kind: 'system', ...rows[0] };
+    });
+    for (const seen of await Promise.all(work)) {
+      if (seen.kind === 'tenant') assert.equal(seen.n, 1);
+      else assert.deepEqual(seen, { kind: 'system', n: 2, role: systemRole, tenant: null });
+    }
+    // A failed read leaves its connection usable: the next one still sees every tenant.
+    await assert.rejects(systemRead(db, 'select * from no_such_table'));
+    const next = await systemRead<{ n: number }>(
+      db,
+      'select count(*)::int as n from tenants where id = any($1)',
+      [tenants],
+    );
+    assert.equal(next.rows[0]?.n, 2);
   });
 
   test('work other than tenant reads, interleaved with them, runs with the session’s own role and no tenant', async () => {

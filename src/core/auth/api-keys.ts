@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
-import { systemTx } from '../db/tenant-tx.ts';
+import { systemRead, systemTx } from '../db/tenant-tx.ts';
 import { AppError } from '../http/errors.ts';
 import { hashApiKey, type ParsedApiKey, parseApiKey, sameHash, sameKey } from './api-key-format.ts';
 import type { Principal } from './principal.ts';
@@ -105,11 +105,10 @@ export class ApiKeyVerifier {
 
   private async fetch(prefix: string, now: number): Promise<CachedKey | undefined> {
     const evictionsBefore = this.evictions;
-    const { rows } = await systemTx(this.db, (tx) =>
-      tx.query<KeyRow>(
-        'select id, tenant_id, name, prefix, secret_hash, scopes, expires_at, revoked_at from api_keys where prefix = $1',
-        [prefix],
-      ),
+    const { rows } = await systemRead<KeyRow>(
+      this.db,
+      'select id, tenant_id, name, prefix, secret_hash, scopes, expires_at, revoked_at from api_keys where prefix = $1',
+      [prefix],
     );
     const row = rows[0];
     if (row === undefined) return undefined;

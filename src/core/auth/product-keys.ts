@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
-import { systemTx } from '../db/tenant-tx.ts';
+import { systemRead } from '../db/tenant-tx.ts';
 import { AppError } from '../http/errors.ts';
 import { isProductKeyShaped } from './api-key-format.ts';
 import type { ProductPrincipal } from './principal.ts';
@@ -72,12 +72,11 @@ export class ProductKeyVerifier {
   private async fetch(key: string): Promise<CachedProductKey | undefined> {
     const evictionsBefore = this.evictions;
     const now = this.clock.now();
-    const { rows } = await systemTx(this.db, (tx) =>
-      tx.query<ProductKeyRow>(
-        `select id, tenant_id, revoked_at, allowed_origins, rate_limit_per_minute, operator_id
+    const { rows } = await systemRead<ProductKeyRow>(
+      this.db,
+      `select id, tenant_id, revoked_at, allowed_origins, rate_limit_per_minute, operator_id
            from product_keys where key = $1`,
-        [key],
-      ),
+      [key],
     );
     const row = rows[0];
     if (row === undefined) return undefined;

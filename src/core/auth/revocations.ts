@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
-import { systemTx } from '../db/tenant-tx.ts';
+import { systemRead } from '../db/tenant-tx.ts';
 
 /** `product_key`: a product key revoked or edited (its cached copies are dropped either way). */
 export type RevocationKind = 'api_key' | 'session' | 'actor_sessions' | 'product_key';
@@ -140,20 +140,19 @@ export class RevocationList {
   private async poll(trackGaps: boolean): Promise<void> {
     const now = this.clock.now();
     this.prune(now);
-    const { rows } = await systemTx(this.db, (tx) =>
-      tx.query<{
-        seq: number | string;
-        kind: string;
-        tenant_id: string;
-        subject: string;
-        revoked_at: Date;
-        expires_at: Date | null;
-      }>(
-        `select seq, kind, tenant_id, subject, revoked_at, expires_at from credential_revocations
+    const { rows } = await systemRead<{
+      seq: number | string;
+      kind: string;
+      tenant_id: string;
+      subject: string;
+      revoked_at: Date;
+      expires_at: Date | null;
+    }>(
+      this.db,
+      `select seq, kind, tenant_id, subject, revoked_at, expires_at from credential_revocations
           where (seq > $1 or seq = any($2::bigint[])) and (expires_at is null or expires_at > $3::timestamptz)
           order by seq limit 10000`,
-        [this.lastSeq, [...this.gaps.keys()], new Date(now).toISOString()],
-      ),
+      [this.lastSeq, [...this.gaps.keys()], new Date(now).toISOString()],
     );
     for (const row of rows) {
       const seq = Number(row.seq);

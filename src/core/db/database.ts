@@ -33,6 +33,16 @@ export interface Database extends Queryable {
     params?: readonly unknown[],
   ): Promise<QueryResult<Row>>;
   /**
+   * One read statement across tenants, as `svc_system`, outside an explicit transaction: one round trip
+   * instead of BEGIN, the role, the statement and COMMIT, for reads no tenant owns (the polls of
+   * background workers, credential look-ups). On PostgreSQL on connections of their own that are
+   * `svc_system` for their whole life; on PGlite as its own user, a superuser, which sees every tenant too.
+   */
+  systemQuery<Row = Record<string, unknown>>(
+    sql: string,
+    params?: readonly unknown[],
+  ): Promise<QueryResult<Row>>;
+  /**
    * A separate set of at most `max` connections for a background worker, so request load cannot starve
    * it of connections (and it cannot starve requests). Close it when the worker stops. On PGlite, with its
    * one in-process connection, this is the same database and closing it does nothing. `systemRole`: on

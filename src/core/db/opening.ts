@@ -24,6 +24,7 @@ export function openingDatabase(kind: Database['kind'], opening: Promise<Databas
     exec: (sql) => on((db) => db.exec(sql)),
     transaction: (fn, options) => on((db) => db.transaction(fn, options)),
     tenantQuery: (tenantId, sql, params) => on((db) => db.tenantQuery(tenantId, sql, params)),
+    systemQuery: (sql, params) => on((db) => db.systemQuery(sql, params)),
     dedicated: (options) => on((db) => db.dedicated(options)),
     withAdvisoryLock: (key, fn) => on((db) => db.withAdvisoryLock(key, fn)),
     tryWithAdvisoryLock: (key, fn) => on((db) => db.tryWithAdvisoryLock(key, fn)),

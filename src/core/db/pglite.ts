@@ -127,6 +127,8 @@ function databaseOf(pg: PgliteThread, release: () => Promise<void> = async () =>
     // One statement with no transaction around it, on a session made the tenant's (see pglite-host.js).
     tenantQuery: async (tenantId, sql, params = []) =>
       pg.tenantQuery({ id: tenantId, setup: tenantSessionSetup(tenantId) }, sql, params),
+    // Outside transactions the one session is its superuser's (pglite-host.js undoes a tenant's first).
+    systemQuery: pg.query,
     withAdvisoryLock: (_key, fn) => fn(pg),
     tryWithAdvisoryLock: async (key, fn) => {
       if (heldLocks.has(key)) return { acquired: false };

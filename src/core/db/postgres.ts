@@ -79,12 +79,8 @@ function statementName(sql: string): string {
   return name;
 }
 
-/**
- * Connections that only ever serve single-statement tenant reads: each runs as `svc_tenant` for its whole
- * life (set when it connects), and remembers which tenant `svc.tenant_id` holds, so a read for the same
- * tenant is one round trip. A connection that errs is discarded, and with it what it remembered.
- */
-function tenantReadPool(connectionString: string, max: number) {
+/** A pool whose connections run as `role` for their whole life (set when each connects). */
+function rolePool(connectionString: string, max: number, role: string): pg.Pool {
   const pool = new pg.Pool({
     connectionString,
     max,
@@ -92,10 +88,30 @@ function tenantReadPool(connectionString: string, max: number) {
     connectionTimeoutMillis: 5_000,
   });
   pool.on('error', () => {});
-  // Queued before any read on the new connection, so every read runs as svc_tenant.
+  // Queued before any read on the new connection, so every read runs as `role`.
   pool.on('connect', (client) => {
-    client.query(`set role ${TENANT_ROLE}`).catch(() => {});
+    client.query(`set role ${role}`).catch(() => {});
   });
+  return pool;
+}
+
+/** One read on `client` as a named prepared statement (see statementName). */
+async function preparedRead<Row>(
+  client: pg.PoolClient,
+  sql: string,
+  params: readonly unknown[],
+): Promise<QueryResult<Row>> {
+  const result = await client.query({ name: statementName(sql), text: sql, values: params as unknown[] });
+  return { rows: result.rows as Row[], rowCount: result.rowCount ?? result.rows.length };
+}
+
+/**
+ * Connections that only ever serve single-statement tenant reads: each runs as `svc_tenant` for its whole
+ * life, and remembers which tenant `svc.tenant_id` holds, so a read for the same tenant is one round trip.
+ * A connection that errs is discarded, and with it what it remembered.
+ */
+function tenantReadPool(connectionString: string, max: number) {
+  const pool = rolePool(connectionString, max, TENANT_ROLE);
   const tenantOf = new WeakMap<pg.PoolClient, string>();
   return {
     async query<Row>(
@@ -111,12 +127,7 @@ function tenantReadPool(connectionString: string, max: number) {
           await client.query(`select set_config('svc.tenant_id', $1, false)`, [tenantId]);
           tenantOf.set(client, tenantId);
         }
-        const result = await client.query({
-          name: statementName(sql),
-          text: sql,
-          values: params as unknown[],
-        });
-        return { rows: result.rows as Row[], rowCount: result.rowCount ?? result.rows.length };
+        return await preparedRead<Row>(client, sql, params);
       } catch (error) {
         broken = true;
         throw error;
@@ -128,6 +139,9 @@ function tenantReadPool(connectionString: string, max: number) {
     close: () => pool.end(),
   };
 }
+
+/** Connections for single-statement reads across tenants (`Database.systemQuery`), `svc_system` for life. */
+const SYSTEM_READ_CONNECTIONS = 2;
 
 export async function openPostgres(
   connectionString: string,
@@ -158,6 +172,8 @@ export async function openPostgres(
     );
   }
   const reads = tenantReadPool(connectionString, Math.max(2, Math.ceil((options.max ?? 20) / 2)));
+  // Opens no connection until the first system read.
+  const systemReads = rolePool(connectionString, SYSTEM_READ_CONNECTIONS, SYSTEM_ROLE);
 
   async function onClient<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await connectOrUnavailable(pool);
@@ -191,10 +207,11 @@ export async function openPostgres(
         }
       }),
     tenantQuery: (tenantId, sql, params) => reads.query(tenantId, sql, params),
+    systemQuery: (sql, params = []) => onPool(systemReads, (client) => preparedRead(client, sql, params)),
     poolStats: () => ({
-      total: pool.totalCount + reads.pool.totalCount,
-      idle: pool.idleCount + reads.pool.idleCount,
-      waiting: pool.waitingCount + reads.pool.waitingCount,
+      total: pool.totalCount + reads.pool.totalCount + systemReads.totalCount,
+      idle: pool.idleCount + reads.pool.idleCount + systemReads.idleCount,
+      waiting: pool.waitingCount + reads.pool.waitingCount + systemReads.waitingCount,
     }),
     dedicated: (dedicatedOptions) => openPostgres(connectionString, dedicatedOptions),
     withAdvisoryLock: (key, fn) =>
@@ -236,7 +253,7 @@ export async function openPostgres(
     async close() {
       if (closed) return;
       closed = true;
-      await Promise.all([pool.end(), reads.close()]);
+      await Promise.all([pool.end(), reads.close(), systemReads.end()]);
     },
   };
 }

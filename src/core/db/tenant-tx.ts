@@ -87,3 +87,15 @@ export function systemTx<T>(
       : `select set_config('role', '${SYSTEM_ROLE}', true)`;
   return inSpan('db.transaction', () => db.transaction(fn, { setup }), AS_SYSTEM);
 }
+
+/**
+ * One read statement across tenants, as `svc_system`, without BEGIN and COMMIT around it (see
+ * `Database.systemQuery`): for reads no tenant owns that are a single statement, such as polls.
+ */
+export function systemRead<Row>(
+  db: Database,
+  sql: string,
+  params: readonly unknown[] = [],
+): Promise<QueryResult<Row>> {
+  return inSpan('db.statement', () => db.systemQuery<Row>(sql, params), AS_SYSTEM);
+}

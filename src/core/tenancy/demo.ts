@@ -3,7 +3,7 @@ import path from 'node:path';
 import { DEV_ISSUER, DEV_OWNER_EMAIL, DEV_OWNER_SUB } from '../auth/dev-issuer.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
-import { systemTx } from '../db/tenant-tx.ts';
+import { systemRead } from '../db/tenant-tx.ts';
 import { createApiKey } from './api-keys.ts';
 import { createProductKey } from './product-keys.ts';
 import { createTenant, type TenantSetupStep } from './tenants.ts';
@@ -32,9 +32,7 @@ export async function ensureDemoTenant(
   progress: (message: string) => void = () => {},
 ): Promise<{ credentials: DevCredentials | undefined; created: boolean }> {
   const file = path.join(dataDir, DEV_CREDENTIALS_FILE);
-  const { rows } = await systemTx(db, (tx) =>
-    tx.query<{ n: number }>('select count(*)::int as n from tenants'),
-  );
+  const { rows } = await systemRead<{ n: number }>(db, 'select count(*)::int as n from tenants');
   if ((rows[0]?.n ?? 0) > 0) {
     const credentials = fs.existsSync(file)
       ? (JSON.parse(fs.readFileSync(file, 'utf8')) as DevCredentials)

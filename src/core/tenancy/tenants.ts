@@ -1,6 +1,6 @@
 import type { SystemContext } from '../contexts.ts';
 import type { Database } from '../db/database.ts';
-import { systemTx, tenantRead, tenantTx } from '../db/tenant-tx.ts';
+import { systemRead, tenantRead, tenantTx } from '../db/tenant-tx.ts';
 import { newId } from '../ids.ts';
 import type { Role, WorkspaceType } from './roles.ts';
 
@@ -84,13 +84,12 @@ export interface TenantMembership {
 }
 
 export async function listUserTenants(db: Database, userId: string): Promise<TenantMembership[]> {
-  const { rows } = await systemTx(db, (tx) =>
-    tx.query<TenantRow & { role: Role }>(
-      `select t.id, t.name, t.workspace_type, t.created_at, m.role
+  const { rows } = await systemRead<TenantRow & { role: Role }>(
+    db,
+    `select t.id, t.name, t.workspace_type, t.created_at, m.role
          from memberships m join tenants t on t.id = m.tenant_id
         where m.user_id = $1 order by t.created_at, t.id`,
-      [userId],
-    ),
+    [userId],
   );
   return rows.map((row) => ({ tenant: toTenant(row), role: row.role }));
 }

@@ -1,7 +1,7 @@
 import type { HostedIdentity } from '../auth/hosted-jwt.ts';
 import type { SystemContext } from '../context.ts';
 import type { Database, Queryable } from '../db/database.ts';
-import { systemTx } from '../db/tenant-tx.ts';
+import { systemRead, systemTx } from '../db/tenant-tx.ts';
 import { newId } from '../ids.ts';
 
 export interface UserRecord {
@@ -88,11 +88,10 @@ export async function resolveHostedUser(
 }
 
 export async function getUser(db: Database, userId: string): Promise<UserRecord | undefined> {
-  const { rows } = await systemTx(db, (tx) =>
-    tx.query<UserRow>(
-      'select id, identity_provider, provider_user_id, email, name, created_at from users where id = $1',
-      [userId],
-    ),
+  const { rows } = await systemRead<UserRow>(
+    db,
+    'select id, identity_provider, provider_user_id, email, name, created_at from users where id = $1',
+    [userId],
   );
   return rows[0] === undefined ? undefined : toUser(rows[0]);
 }

@@ -1,4 +1,4 @@
-import { systemTx } from '../../core/db/tenant-tx.ts';
+import { systemRead } from '../../core/db/tenant-tx.ts';
 import type { ModuleHost } from '../../core/modules/hooks.ts';
 import { PollingWorker, type PollingWorkerOptions } from '../../core/modules/polling-worker.ts';
 import { settleDue } from './verbs/settle-due.ts';
@@ -6,7 +6,7 @@ import { settleDue } from './verbs/settle-due.ts';
 export interface SchedulerOptions extends PollingWorkerOptions {
   /**
    * Longest sleep without a wake (default 250 ms): what a lost wake, or an end moved by an instance that
-   * then died, costs at most. Two indexed look-ups per poll.
+   * then died, costs at most. Two indexed look-ups per poll, each one statement.
    */
   maxPollMs?: number;
   /** Due auctions settled per look (default 100). */
@@ -61,35 +61,33 @@ export class AuctionScheduler extends PollingWorker {
   /** Across tenants: what is due to start or end at `now`, oldest first. */
   private async dueAuctions(now: number): Promise<{ tenantId: string; id: string }[]> {
     const at = new Date(now).toISOString();
-    return systemTx(this.host.db, async (tx) => {
-      const { rows } = await tx.query<{ tenant_id: string; id: string }>(
-        `(select tenant_id, id from auctions where status = 'scheduled' and starts_at <= $1
-             and ($3::text[] is null or tenant_id = any($3::text[]))
-           order by starts_at limit $2)
-         union all
-         (select tenant_id, id from auctions where status = 'live' and ends_at <= $1
-             and ($3::text[] is null or tenant_id = any($3::text[]))
-           order by ends_at limit $2)`,
-        [at, this.batch, this.tenants()],
-      );
-      return rows.map((r) => ({ tenantId: r.tenant_id, id: r.id }));
-    });
+    const { rows } = await systemRead<{ tenant_id: string; id: string }>(
+      this.host.db,
+      `(select tenant_id, id from auctions where status = 'scheduled' and starts_at <= $1
+           and ($3::text[] is null or tenant_id = any($3::text[]))
+         order by starts_at limit $2)
+       union all
+       (select tenant_id, id from auctions where status = 'live' and ends_at <= $1
+           and ($3::text[] is null or tenant_id = any($3::text[]))
+         order by ends_at limit $2)`,
+      [at, this.batch, this.tenants()],
+    );
+    return rows.map((r) => ({ tenantId: r.tenant_id, id: r.id }));
   }
 
   /** The earliest start or end still to come, in ms since epoch. */
   private async nextDueAt(): Promise<number | undefined> {
-    return systemTx(this.host.db, async (tx) => {
-      const { rows } = await tx.query<{ at: string | null }>(
-        `select to_char(least(
-            (select min(starts_at) from auctions where status = 'scheduled'
-               and ($1::text[] is null or tenant_id = any($1::text[]))),
-            (select min(ends_at) from auctions where status = 'live'
-               and ($1::text[] is null or tenant_id = any($1::text[])))
-          ) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at`,
-        [this.tenants()],
-      );
-      const at = rows[0]?.at;
-      return at === null || at === undefined ? undefined : Date.parse(at);
-    });
+    const { rows } = await systemRead<{ at: string | null }>(
+      this.host.db,
+      `select to_char(least(
+          (select min(starts_at) from auctions where status = 'scheduled'
+             and ($1::text[] is null or tenant_id = any($1::text[]))),
+          (select min(ends_at) from auctions where status = 'live'
+             and ($1::text[] is null or tenant_id = any($1::text[])))
+        ) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at`,
+      [this.tenants()],
+    );
+    const at = rows[0]?.at;
+    return at === null || at === undefined ? undefined : Date.parse(at);
   }
 }

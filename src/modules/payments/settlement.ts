@@ -1,4 +1,4 @@
-import { systemTx } from '../../core/db/tenant-tx.ts';
+import { systemRead } from '../../core/db/tenant-tx.ts';
 import type { OutboxWriter } from '../../core/events/store.ts';
 import type { TenantEvent } from '../../core/events/types.ts';
 import type { ModuleHost } from '../../core/modules/hooks.ts';
@@ -61,15 +61,13 @@ export class SettlementWorker extends PollingWorker {
   }
 
   protected async tick(): Promise<void> {
-    const pending = await systemTx(this.host.db, async (tx) => {
-      const { rows } = await tx.query<{ tenant_id: string; auction_id: string }>(
-        `select tenant_id, auction_id from payment_settlements
-          where state = 'pending' and ($2::text[] is null or tenant_id = any($2::text[]))
-          order by created_at limit $1`,
-        [this.batch, this.tenants()],
-      );
-      return rows;
-    });
+    const { rows: pending } = await systemRead<{ tenant_id: string; auction_id: string }>(
+      this.host.db,
+      `select tenant_id, auction_id from payment_settlements
+        where state = 'pending' and ($2::text[] is null or tenant_id = any($2::text[]))
+        order by created_at limit $1`,
+      [this.batch, this.tenants()],
+    );
     for (const row of pending) {
       if (!this.loop.running) return;
       try {
@@ -89,19 +87,17 @@ export class SettlementWorker extends PollingWorker {
 
   /** Payments' steps and refunds' calls whose lease ran out, resumed; answers how many were found. */
   private async recover(): Promise<number> {
-    const open = await systemTx(this.host.db, async (tx) => {
-      const { rows } = await tx.query<{ tenant_id: string; id: string; kind: 'payment' | 'refund' }>(
-        `(select tenant_id, id, 'payment' as kind from payments
-           where step is not null and step_until <= $2 and ($3::text[] is null or tenant_id = any($3::text[]))
-           order by step_until limit $1)
-         union all
-         (select tenant_id, id, 'refund' as kind from payment_refunds
-           where call_until <= $2 and status = 'pending' and ($3::text[] is null or tenant_id = any($3::text[]))
-           order by call_until limit $1)`,
-        [this.batch, new Date(this.clock.now()).toISOString(), this.tenants()],
-      );
-      return rows;
-    });
+    const { rows: open } = await systemRead<{ tenant_id: string; id: string; kind: 'payment' | 'refund' }>(
+      this.host.db,
+      `(select tenant_id, id, 'payment' as kind from payments
+         where step is not null and step_until <= $2 and ($3::text[] is null or tenant_id = any($3::text[]))
+         order by step_until limit $1)
+       union all
+       (select tenant_id, id, 'refund' as kind from payment_refunds
+         where call_until <= $2 and status = 'pending' and ($3::text[] is null or tenant_id = any($3::text[]))
+         order by call_until limit $1)`,
+      [this.batch, new Date(this.clock.now()).toISOString(), this.tenants()],
+    );
     for (const row of open) {
       if (!this.loop.running) break;
       try {

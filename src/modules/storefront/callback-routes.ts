@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type Services, serviceContext } from '../../core/context.ts';
-import { systemTx } from '../../core/db/tenant-tx.ts';
+import { systemRead } from '../../core/db/tenant-tx.ts';
 import { AppError, InvalidRequest, NotFound } from '../../core/http/errors.ts';
 import { jsonProblem } from '../../core/http/json-safety.ts';
 import { errorRef } from '../../core/http/schemas.ts';
@@ -23,8 +23,10 @@ export function signatureValid(secret: string, rawBody: string, header: unknown)
 
 async function buildTenant(services: Services, buildId: string): Promise<string | undefined> {
   if (!isId('mobileBuild', buildId)) return undefined;
-  const { rows } = await systemTx(services.db, (tx) =>
-    tx.query<{ tenant_id: string }>('select tenant_id from mobile_builds where id = $1', [buildId]),
+  const { rows } = await systemRead<{ tenant_id: string }>(
+    services.db,
+    'select tenant_id from mobile_builds where id = $1',
+    [buildId],
   );
   return rows[0]?.tenant_id;
 }

@@ -1,7 +1,7 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { Clock } from '../../clock.ts';
 import type { Database } from '../../db/database.ts';
-import { systemTx } from '../../db/tenant-tx.ts';
+import { systemRead } from '../../db/tenant-tx.ts';
 
 /**
  * The webhook queue across tenants, in one statement: pending rows are read through the partial indexes
@@ -42,7 +42,7 @@ export function webhookQueueGauges(
   const figures = (): Promise<QueueFigures | undefined> => {
     const now = clock.now();
     if (last !== undefined && now - last.at < maxAgeMs) return last.figures;
-    const read = systemTx(db, (tx) => tx.query<QueueFigures>(QUEUE_SQL, [new Date(now).toISOString()])).then(
+    const read = systemRead<QueueFigures>(db, QUEUE_SQL, [new Date(now).toISOString()]).then(
       ({ rows }) => rows[0],
       (error: unknown) => {
         report(error);

@@ -120,6 +120,8 @@ describe('payments: creates at Stripe and their recovery, with the same idempote
     worker.start();
     // Nothing is taken over while the leases run.
     assert.equal((await s.read(lostCreate.id)).providerRef, null);
+    // Its first look is over and it sleeps on the manual clock: the advance below is what wakes it.
+    await worker.idle();
     s.clock.advance(STEP_LEASE_MS + 1000);
     const intentId = await eventually(
       'the create recovered',

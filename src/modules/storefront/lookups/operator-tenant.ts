@@ -1,5 +1,5 @@
 import type { Database } from '../../../core/db/database.ts';
-import { systemTx } from '../../../core/db/tenant-tx.ts';
+import { systemRead } from '../../../core/db/tenant-tx.ts';
 import { isId } from '../ids.ts';
 
 /**
@@ -8,8 +8,10 @@ import { isId } from '../ids.ts';
  */
 export async function operatorTenant(db: Database, operatorId: string): Promise<string | undefined> {
   if (!isId('operator', operatorId)) return undefined;
-  const { rows } = await systemTx(db, (tx) =>
-    tx.query<{ tenant_id: string }>('select tenant_id from operators where id = $1', [operatorId]),
+  const { rows } = await systemRead<{ tenant_id: string }>(
+    db,
+    'select tenant_id from operators where id = $1',
+    [operatorId],
   );
   return rows[0]?.tenant_id;
 }
