@@ -6,7 +6,7 @@ import { settleDue } from './verbs/settle-due.ts';
 export interface SchedulerOptions extends PollingWorkerOptions {
   /**
    * Longest sleep without a wake (default 250 ms): what a lost wake, or an end moved by an instance that
-   * then died, costs at most. Two indexed look-ups per poll, each one statement.
+   * then died, costs at most. One statement per poll.
    */
   maxPollMs?: number;
   /** Due auctions settled per look (default 100). */
@@ -34,8 +34,7 @@ export class AuctionScheduler extends PollingWorker {
   }
 
   protected async tick(): Promise<void> {
-    const now = this.clock.now();
-    const due = await this.dueAuctions(now);
+    const { due, nextAt } = await this.look(this.clock.now());
     let busy = false;
     for (const { tenantId, id } of due) {
       if (!this.loop.running) return;
@@ -43,13 +42,9 @@ export class AuctionScheduler extends PollingWorker {
       if (settled === 'busy') busy = true;
     }
     if (!this.loop.running || this.loop.woken) return;
-    if (due.length >= this.batch) {
-      this.loop.lookAgain();
-      return;
-    }
-    if (busy) return this.loop.sleep(BUSY_RETRY_MS);
-    const next = await this.nextDueAt();
-    const delay = next === undefined ? this.maxPollMs : next - this.clock.now();
+    // Settling changed what comes next (a start sets an end): the next look says, at once.
+    if (due.length > 0) return busy ? this.loop.sleep(BUSY_RETRY_MS) : this.loop.lookAgain();
+    const delay = nextAt === undefined ? this.maxPollMs : nextAt - this.clock.now();
     // Already due (the clock moved while this look ran): look again at once rather than sleep.
     if (delay <= 0) {
       this.loop.lookAgain();
@@ -58,36 +53,42 @@ export class AuctionScheduler extends PollingWorker {
     this.loop.sleep(Math.min(this.maxPollMs, delay));
   }
 
-  /** Across tenants: what is due to start or end at `now`, oldest first. */
-  private async dueAuctions(now: number): Promise<{ tenantId: string; id: string }[]> {
-    const at = new Date(now).toISOString();
-    const { rows } = await systemRead<{ tenant_id: string; id: string }>(
+  /**
+   * One statement across tenants: what is due to start or end at `now`, oldest first, or when nothing
+   * is, the earliest start or end still to come (ms since epoch; undefined when none is).
+   */
+  private async look(now: number): Promise<{ due: { tenantId: string; id: string }[]; nextAt?: number }> {
+    const { rows } = await systemRead<{
+      tenant_id: string | null;
+      id: string | null;
+      next_at: string | null;
+    }>(
       this.host.db,
-      `(select tenant_id, id from auctions where status = 'scheduled' and starts_at <= $1
-           and ($3::text[] is null or tenant_id = any($3::text[]))
-         order by starts_at limit $2)
+      `with due as (
+         (select tenant_id, id from auctions where status = 'scheduled' and starts_at <= $1
+             and ($3::text[] is null or tenant_id = any($3::text[]))
+           order by starts_at limit $2)
+         union all
+         (select tenant_id, id from auctions where status = 'live' and ends_at <= $1
+             and ($3::text[] is null or tenant_id = any($3::text[]))
+           order by ends_at limit $2))
+       select tenant_id, id, null as next_at from due
        union all
-       (select tenant_id, id from auctions where status = 'live' and ends_at <= $1
-           and ($3::text[] is null or tenant_id = any($3::text[]))
-         order by ends_at limit $2)`,
-      [at, this.batch, this.tenants()],
+       select null, null, to_char(least(
+           (select min(starts_at) from auctions where status = 'scheduled'
+              and ($3::text[] is null or tenant_id = any($3::text[]))),
+           (select min(ends_at) from auctions where status = 'live'
+              and ($3::text[] is null or tenant_id = any($3::text[])))
+         ) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+       where not exists (select 1 from due)`,
+      [new Date(now).toISOString(), this.batch, this.tenants()],
     );
-    return rows.map((r) => ({ tenantId: r.tenant_id, id: r.id }));
-  }
-
-  /** The earliest start or end still to come, in ms since epoch. */
-  private async nextDueAt(): Promise<number | undefined> {
-    const { rows } = await systemRead<{ at: string | null }>(
-      this.host.db,
-      `select to_char(least(
-          (select min(starts_at) from auctions where status = 'scheduled'
-             and ($1::text[] is null or tenant_id = any($1::text[]))),
-          (select min(ends_at) from auctions where status = 'live'
-             and ($1::text[] is null or tenant_id = any($1::text[])))
-        ) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at`,
-      [this.tenants()],
-    );
-    const at = rows[0]?.at;
-    return at === null || at === undefined ? undefined : Date.parse(at);
+    const due: { tenantId: string; id: string }[] = [];
+    let nextAt: number | undefined;
+    for (const row of rows) {
+      if (row.tenant_id !== null && row.id !== null) due.push({ tenantId: row.tenant_id, id: row.id });
+      else if (row.next_at !== null) nextAt = Date.parse(row.next_at);
+    }
+    return { due, nextAt };
   }
 }
