@@ -35,8 +35,9 @@ export interface Database extends Queryable {
   /**
    * One read statement across tenants, as `svc_system`, outside an explicit transaction: one round trip
    * instead of BEGIN, the role, the statement and COMMIT, for reads no tenant owns (the polls of
-   * background workers, credential look-ups). On PostgreSQL on connections of their own that are
-   * `svc_system` for their whole life; on PGlite as its own user, a superuser, which sees every tenant too.
+   * background workers, credential look-ups). On PostgreSQL on the connections of `tenantQuery`, whose
+   * session is made the system's (role `svc_system`, no tenant) when it was a tenant's; on PGlite as its
+   * own user, a superuser, which sees every tenant too.
    */
   systemQuery<Row = Record<string, unknown>>(
     sql: string,

@@ -79,22 +79,6 @@ function statementName(sql: string): string {
   return name;
 }
 
-/** A pool whose connections run as `role` for their whole life (set when each connects). */
-function rolePool(connectionString: string, max: number, role: string): pg.Pool {
-  const pool = new pg.Pool({
-    connectionString,
-    max,
-    idleTimeoutMillis: 30_000,
-    connectionTimeoutMillis: 5_000,
-  });
-  pool.on('error', () => {});
-  // Queued before any read on the new connection, so every read runs as `role`.
-  pool.on('connect', (client) => {
-    client.query(`set role ${role}`).catch(() => {});
-  });
-  return pool;
-}
-
 /** One read on `client` as a named prepared statement (see statementName). */
 async function preparedRead<Row>(
   client: pg.PoolClient,
@@ -105,27 +89,48 @@ async function preparedRead<Row>(
   return { rows: result.rows as Row[], rowCount: result.rowCount ?? result.rows.length };
 }
 
+/** Whose session a read connection holds when it serves reads across tenants (never a tenant id). */
+const SYSTEM_SESSION = '(system)';
+
 /**
- * Connections that only ever serve single-statement tenant reads: each runs as `svc_tenant` for its whole
- * life, and remembers which tenant `svc.tenant_id` holds, so a read for the same tenant is one round trip.
- * A connection that errs is discarded, and with it what it remembered.
+ * Connections that only ever serve single-statement reads, each outside a transaction: a tenant's (as
+ * `svc_tenant` with `svc.tenant_id` set) or across tenants (as `svc_system`, no tenant). Each connection
+ * remembers whose session it holds, so a read for the same tenant (or the system again) is one round
+ * trip; a switch sets both the role and the tenant in one statement, whatever the connection held. A new
+ * connection starts as `svc_tenant` with no tenant (sees nothing). A connection that errs is discarded,
+ * and with it what it remembered.
  */
-function tenantReadPool(connectionString: string, max: number) {
-  const pool = rolePool(connectionString, max, TENANT_ROLE);
-  const tenantOf = new WeakMap<pg.PoolClient, string>();
+function readPool(connectionString: string, max: number) {
+  const pool = new pg.Pool({
+    connectionString,
+    max,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: 5_000,
+  });
+  pool.on('error', () => {});
+  // Queued before any read on the new connection.
+  pool.on('connect', (client) => {
+    client.query(`set role ${TENANT_ROLE}`).catch(() => {});
+  });
+  const sessionOf = new WeakMap<pg.PoolClient, string>();
   return {
+    /** `session`: a checked tenant id, or SYSTEM_SESSION. */
     async query<Row>(
-      tenantId: string,
+      session: string,
       sql: string,
       params: readonly unknown[] = [],
     ): Promise<QueryResult<Row>> {
       const client = await connectOrUnavailable(pool);
       let broken = false;
       try {
-        if (tenantOf.get(client) !== tenantId) {
-          tenantOf.delete(client);
-          await client.query(`select set_config('svc.tenant_id', $1, false)`, [tenantId]);
-          tenantOf.set(client, tenantId);
+        if (sessionOf.get(client) !== session) {
+          sessionOf.delete(client);
+          const system = session === SYSTEM_SESSION;
+          await client.query(`select set_config('role', $1, false), set_config('svc.tenant_id', $2, false)`, [
+            system ? SYSTEM_ROLE : TENANT_ROLE,
+            system ? '' : session,
+          ]);
+          sessionOf.set(client, session);
         }
         return await preparedRead<Row>(client, sql, params);
       } catch (error) {
@@ -139,9 +144,6 @@ function tenantReadPool(connectionString: string, max: number) {
     close: () => pool.end(),
   };
 }
-
-/** Connections for single-statement reads across tenants (`Database.systemQuery`), `svc_system` for life. */
-const SYSTEM_READ_CONNECTIONS = 2;
 
 export async function openPostgres(
   connectionString: string,
@@ -171,9 +173,7 @@ export async function openPostgres(
       { cause: error },
     );
   }
-  const reads = tenantReadPool(connectionString, Math.max(2, Math.ceil((options.max ?? 20) / 2)));
-  // Opens no connection until the first system read.
-  const systemReads = rolePool(connectionString, SYSTEM_READ_CONNECTIONS, SYSTEM_ROLE);
+  const reads = readPool(connectionString, Math.max(2, Math.ceil((options.max ?? 20) / 2)));
 
   async function onClient<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await connectOrUnavailable(pool);
@@ -206,12 +206,15 @@ export async function openPostgres(
           throw error;
         }
       }),
-    tenantQuery: (tenantId, sql, params) => reads.query(tenantId, sql, params),
-    systemQuery: (sql, params = []) => onPool(systemReads, (client) => preparedRead(client, sql, params)),
+    tenantQuery: (tenantId, sql, params) =>
+      tenantId === SYSTEM_SESSION
+        ? Promise.reject(new Error(`not a tenant id: ${tenantId}`))
+        : reads.query(tenantId, sql, params),
+    systemQuery: (sql, params) => reads.query(SYSTEM_SESSION, sql, params),
     poolStats: () => ({
-      total: pool.totalCount + reads.pool.totalCount + systemReads.totalCount,
-      idle: pool.idleCount + reads.pool.idleCount + systemReads.idleCount,
-      waiting: pool.waitingCount + reads.pool.waitingCount + systemReads.waitingCount,
+      total: pool.totalCount + reads.pool.totalCount,
+      idle: pool.idleCount + reads.pool.idleCount,
+      waiting: pool.waitingCount + reads.pool.waitingCount,
     }),
     dedicated: (dedicatedOptions) => openPostgres(connectionString, dedicatedOptions),
     withAdvisoryLock: (key, fn) =>
@@ -253,7 +256,7 @@ export async function openPostgres(
     async close() {
       if (closed) return;
       closed = true;
-      await Promise.all([pool.end(), reads.close(), systemReads.end()]);
+      await Promise.all([pool.end(), reads.close()]);
     },
   };
 }
