@@ -19,6 +19,8 @@ export interface Config extends ShutdownConfig, MetricsConfig, TracingConfig {
   port: number;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** The PostgreSQL pool's size per instance (SVC_DB_POOL_MAX); single-statement reads get half as many more. */
+  databasePoolMax: number;
   redisUrl: string | undefined;
   /** Prefix of every Redis key and channel, so several deployments can share one Redis. */
   redisPrefix: string;
@@ -110,6 +112,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     port,
     dataDir: path.resolve(cwd, text(env, 'SVC_DATA_DIR') ?? DEFAULT_DATA_DIR),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    databasePoolMax: integer(env, 'SVC_DB_POOL_MAX', 20, 2, 1000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisPrefix: redisPrefix(env),
     publicUrl: publicUrl.replace(/\/+$/, ''),

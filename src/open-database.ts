@@ -30,7 +30,7 @@ export async function openDatabase(config: Config, options: OpenOptions = {}): P
   if (config.databaseUrl !== undefined) {
     const { databaseAddress, openPostgres } = await import('./core/db/postgres.ts');
     progress(`connecting to PostgreSQL at ${databaseAddress(config.databaseUrl)} (DATABASE_URL)`);
-    return openPostgres(config.databaseUrl);
+    return openPostgres(config.databaseUrl, { max: config.databasePoolMax });
   }
   const migrations = options.migrations ?? (async () => (await import('./app.ts')).appMigrations());
   const migrated = async () => {

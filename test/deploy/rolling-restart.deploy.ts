@@ -25,6 +25,8 @@ const cluster = new Cluster({
   SVC_DRAIN_WINDOW_MS: String(DRAIN_WINDOW_MS),
   SVC_SHUTDOWN_GRACE_MS: String(GRACE_MS),
   SVC_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+  // Three instances at the default (33 connections each) would fill the shared server's 97 usable ones.
+  SVC_DB_POOL_MAX: '10',
 });
 let finished = false;
 const giveUp = setTimeout(() => {
