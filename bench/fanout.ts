@@ -6,7 +6,9 @@
 // moment while another tenant calls GET /v1/me; the join and /v1/me latencies, and memory per joined idle
 // socket. Loopback only; the clients run in processes of their own (bench/lib/fanout-clients.ts).
 //
-// BENCH_FANOUT_SUBSCRIBERS (1000), BENCH_FANOUT_RATE (100 msg/s), BENCH_DURATION_S (10),
+// BENCH_FANOUT_SUBSCRIBERS (1000), BENCH_FANOUT_RATE (100 msg/s), BENCH_DURATION_S (10), BENCH_FANOUT_WARMUP_S
+// (3 s at the rate first, printed as a phase of its own: code compiled, the database's plans made, as on a
+// server that has been up a while; 0 skips it),
 // BENCH_FANOUT_STRESS_RATE (300 msg/s, BENCH_FANOUT_STRESS_S 5 s; 0 skips it), BENCH_FANOUT_CLIENTS (2
 // client processes), BENCH_FANOUT_SAMPLE (every 10th frame's latency is read), BENCH_FANOUT_CROWD (1000
 // sockets; 0 skips the crowd), BENCH_FANOUT_ME_RATE (50 GET /v1/me per second during the crowd),
@@ -38,6 +40,7 @@ function setting(name: string, fallback: number): number {
 const SUBSCRIBERS = setting('BENCH_FANOUT_SUBSCRIBERS', 1000);
 const RATE = setting('BENCH_FANOUT_RATE', 100);
 const SECONDS = setting('BENCH_DURATION_S', 10);
+const WARMUP_SECONDS = setting('BENCH_FANOUT_WARMUP_S', 3);
 const STRESS_RATE = setting('BENCH_FANOUT_STRESS_RATE', 300);
 const STRESS_SECONDS = setting('BENCH_FANOUT_STRESS_S', 5);
 const CLIENTS = Math.max(1, setting('BENCH_FANOUT_CLIENTS', 2));
@@ -49,6 +52,7 @@ const PROFILE_DIR = process.env.BENCH_FANOUT_PROFILE;
 const PER_PUBLISHER = 10;
 const PUBLISHERS = Math.ceil(Math.max(RATE, STRESS_RATE) / PER_PUBLISHER);
 const PHASES: PhasePlan[] = [
+  ...(WARMUP_SECONDS > 0 ? [{ name: 'warm-up', rate: RATE, seconds: WARMUP_SECONDS }] : []),
   { name: `${RATE} msg/s`, rate: RATE, seconds: SECONDS },
   ...(STRESS_RATE > 0 ? [{ name: `${STRESS_RATE} msg/s`, rate: STRESS_RATE, seconds: STRESS_SECONDS }] : []),
 ];

@@ -83,6 +83,41 @@ describe('embedded database (PGlite)', () => {
     assert.deepEqual(await pendingMigrations(db, migrations), []);
     assert.deepEqual(fs.readdirSync(dataDir).sort(), ['pgdata', 'pglite.lock']);
   });
+
+  test('a transaction whose set-up fails rejects with the set-up’s error, runs none of its statements, and the next one runs', async () => {
+    const db = await opened(undefined);
+    await db.exec('create table pipelined (n int)');
+    let statementError: unknown;
+    await assert.rejects(
+      db.transaction(
+        async (tx) => {
+          // BEGIN's answer is not awaited before this statement goes: it fails because BEGIN did.
+          await tx.query('insert into pipelined values (1)').catch((error: unknown) => {
+            statementError = error;
+            throw error;
+          });
+        },
+        { setup: 'set role no_such_role' },
+      ),
+      /role "no_such_role" does not exist/,
+    );
+    assert.match(String(statementError), /transaction \d+ is closed/);
+    // A set-up that fails and a body that swallows its statement's error: still BEGIN's error.
+    await assert.rejects(
+      db.transaction(async (tx) => tx.query('select 1').catch(() => 'ignored'), {
+        setup: 'set role no_such_role',
+      }),
+      /role "no_such_role" does not exist/,
+    );
+    await db.transaction(async (tx) => {
+      await tx.query('insert into pipelined values (2)');
+    });
+    const { rows } = await db.query<{ n: number }>('select n from pipelined order by n');
+    assert.deepEqual(
+      rows.map((r) => r.n),
+      [2],
+    );
+  });
 });
 
 function readPgliteVersion(): string {

@@ -82,4 +82,26 @@ describe('WriteCoalescer', () => {
     coalescer.add(slow);
     assert.equal(clock.runNext(), 20);
   });
+
+  test('a long flush is written in slices of about 2 ms, a turn each; a socket sent a frame meanwhile waits for the next flush', () => {
+    const clock = manualTiming();
+    const coalescer = new WriteCoalescer(clock.timing);
+    const sockets = Array.from({ length: 40 }, () => connection(clock, 0.25));
+    for (const socket of sockets) coalescer.add(socket);
+    const flushed = () => sockets.filter((s) => s.flushes > 0).length;
+    assert.equal(clock.runNext(), 0);
+    assert.equal(flushed(), 16, 'the clock is read every 16 sockets: 4 ms had passed');
+    const late = connection(clock, 0.25);
+    coalescer.add(late);
+    coalescer.add(sockets[0] as (typeof sockets)[number]);
+    assert.equal(clock.runNext(), 0, 'the next slice runs in the next turn');
+    assert.equal(flushed(), 32);
+    assert.equal(clock.runNext(), 0);
+    assert.equal(flushed(), 40);
+    assert.equal(late.flushes, 0, 'not in the flush that was under way');
+    // The three slices took 10 ms in all: the next flush rests that long.
+    assert.equal(clock.runNext(), 10);
+    assert.equal(late.flushes, 1);
+    assert.equal(sockets[0]?.flushes, 2);
+  });
 });

@@ -173,14 +173,19 @@ export async function startPgliteThread(
     ...queryable(undefined),
     async transaction<T>(fn: (tx: Queryable) => Promise<T>, setup?: string): Promise<T> {
       const tx = nextTx++;
-      await send({ op: 'begin', tx, setup });
+      // The first statement follows BEGIN without waiting for its answer: the thread answers in order,
+      // and a transaction that failed to open fails its statements too (the reason is BEGIN's answer).
+      const began = send({ op: 'begin', tx, setup });
+      began.catch(() => {});
       let result: T;
       try {
         result = await fn(queryable(tx));
       } catch (error) {
+        await began;
         await send({ op: 'rollback', tx }).catch(() => {});
         throw error;
       }
+      await began;
       await send({ op: 'commit', tx });
       return result;
     },

@@ -14,6 +14,14 @@ const REST_PER_FLUSH_MS = 1;
 const MIN_FLUSH_TO_REST_MS = 0.5;
 /** The longest a frame waits for a flush because of the one before it. */
 const MAX_REST_MS = 20;
+/**
+ * A flush to many sockets is written in slices of about this long, each in a turn of its own, so that what
+ * arrived meanwhile (a database answer a transaction waits for, a client's frame) is not held up by the
+ * whole flush.
+ */
+const SLICE_MS = 2;
+/** Sockets written between two looks at the clock. */
+const SLICE_CHECK_EVERY = 16;
 
 /** The coalescer's time: a monotonic clock in ms, and a callback after `ms` (0: the next turn, after I/O). */
 export interface FlushTiming {
@@ -35,15 +43,23 @@ const SYSTEM_TIMING: FlushTiming = {
  * connections). An idle server adds no delay; a busy one makes fewer, larger writes instead of one system
  * call per frame per socket, which is what a room fan-out is made of. One per gateway.
  *
- * A flush to many sockets costs a system call each (most of a fan-out's CPU on a virtual machine). After a
- * flush that took `t` ms (at least MIN_FLUSH_TO_REST_MS), the next waits until `t` ms have passed
- * (REST_PER_FLUSH_MS, at most MAX_REST_MS): under a stream of messages the frames of several then leave in
- * one write per socket, instead of the writes taking every turn and the frames queueing behind them.
+ * A flush to many sockets costs a system call each (most of a fan-out's CPU on a virtual machine). It is
+ * written in slices of SLICE_MS, a turn each. After a flush whose slices took `t` ms in all (at least
+ * MIN_FLUSH_TO_REST_MS), the next starts `t` ms after it ended (REST_PER_FLUSH_MS, at most MAX_REST_MS):
+ * under a stream of messages the frames of several then leave in one write per socket, instead of the
+ * writes taking every turn and the frames queueing behind them. A connection sent a frame while a flush is
+ * under way waits for the next one, unless it is still corked in the flush under way.
  */
 export class WriteCoalescer {
   /** The frames' wire forms, shared by every connection of the gateway. */
   readonly forms = new WireForms();
-  private corked = new Set<Corked>();
+  /** Connections corked since the flush under way (or the last one) began. */
+  private gathering = new Set<Corked>();
+  /** The flush under way: its connections, and how many of them are written. */
+  private flushing: Corked[] = [];
+  private written = 0;
+  /** What the slices of the flush under way have taken so far, in ms. */
+  private spent = 0;
   private scheduled = false;
   /** `now()` before which no flush starts (0: none waits). */
   private restUntil = 0;
@@ -51,22 +67,46 @@ export class WriteCoalescer {
   constructor(private readonly timing: FlushTiming = SYSTEM_TIMING) {}
 
   add(connection: Corked): void {
-    this.corked.add(connection);
-    if (this.scheduled) return;
-    this.scheduled = true;
-    this.timing.later(() => this.flushAll(), Math.max(0, this.restUntil - this.timing.now()));
+    this.gathering.add(connection);
+    if (this.scheduled || this.written < this.flushing.length) return;
+    this.scheduleFlush();
   }
 
-  private flushAll(): void {
+  private scheduleFlush(): void {
+    this.scheduled = true;
+    this.timing.later(() => this.startFlush(), Math.max(0, this.restUntil - this.timing.now()));
+  }
+
+  private startFlush(): void {
     this.scheduled = false;
-    const corked = this.corked;
-    this.corked = new Set();
-    const started = this.timing.now();
-    for (const connection of corked) connection.flush();
-    const ended = this.timing.now();
-    const took = ended - started;
+    this.flushing = [...this.gathering];
+    this.gathering = new Set();
+    this.written = 0;
+    this.spent = 0;
+    this.writeSlice();
+  }
+
+  private writeSlice(): void {
+    const { flushing, timing } = this;
+    const started = timing.now();
+    let i = this.written;
+    while (i < flushing.length) {
+      (flushing[i] as Corked).flush();
+      i += 1;
+      if (i % SLICE_CHECK_EVERY === 0 && timing.now() - started >= SLICE_MS) break;
+    }
+    this.written = i;
+    const now = timing.now();
+    this.spent += now - started;
+    if (i < flushing.length) {
+      timing.later(() => this.writeSlice(), 0);
+      return;
+    }
+    this.flushing = [];
+    this.written = 0;
     this.restUntil =
-      took < MIN_FLUSH_TO_REST_MS ? 0 : ended + Math.min(MAX_REST_MS, took * REST_PER_FLUSH_MS);
+      this.spent < MIN_FLUSH_TO_REST_MS ? 0 : now + Math.min(MAX_REST_MS, this.spent * REST_PER_FLUSH_MS);
+    if (this.gathering.size > 0) this.scheduleFlush();
   }
 }
 
