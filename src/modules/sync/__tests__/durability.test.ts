@@ -112,6 +112,44 @@ describe('durability', () => {
 });
 
 describe('compaction on a shared database', () => {
+  test('a snapshot holds what the document holds: text typed and erased, values overwritten, leave no bytes behind', async () => {
+    const t = await startSyncInstance({ db: database() });
+    try {
+      const tenant = await tenantWithRoom(t);
+      const key = documentKey(tenant.tenantId, tenant.roomId, 'erased');
+      const writer = new Y.Doc();
+      const put = async (edit: () => void) => {
+        const before = Y.encodeStateVector(writer);
+        edit();
+        const update = Buffer.from(Y.encodeStateAsUpdate(writer, before));
+        const res = await putUpdate(t, tenant, '?docName=erased', update);
+        assert.equal(res.statusCode, 200, res.body);
+      };
+      const text = writer.getText('t');
+      const page = 'x'.repeat(64 * 1024);
+      for (let i = 0; i < 4; i++) {
+        await put(() => text.insert(0, page));
+        await put(() => text.delete(0, page.length));
+      }
+      await put(() => text.insert(0, 'kept'));
+      for (let i = 0; i < 20; i++) await put(() => writer.getMap('m').set('k', `value ${i}`));
+
+      assert.equal(await compactDocument(database(), key), 29);
+      const { snapshot, log } = await storedRows(tenant.tenantId, tenant.roomId);
+      assert.equal(log, 0);
+      // 256 KiB were typed; the document holds 4 characters and one value.
+      assert.ok(snapshot !== null && snapshot.byteLength < 1024, `snapshot of ${snapshot?.byteLength} bytes`);
+      const stored = await loadStoredDocument(database(), key);
+      assert.equal(stored.getText('t').toString(), 'kept');
+      assert.equal(stored.getMap('m').get('k'), 'value 19');
+      // A client that edits on from the state it had before the compaction is still understood.
+      await put(() => text.insert(4, '!'));
+      assert.equal((await loadStoredDocument(database(), key)).getText('t').toString(), 'kept!');
+    } finally {
+      await t.close();
+    }
+  });
+
   test('two compactions of one document at once, with appends between them, merge each log row once and lose nothing', async () => {
     const t = await startSyncInstance({ db: database() });
     try {
