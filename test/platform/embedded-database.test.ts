@@ -7,6 +7,7 @@ import { appMigrations } from '../../src/app.ts';
 import type { Database } from '../../src/core/db/database.ts';
 import { migrate, migrationSetKey, pendingMigrations } from '../../src/core/db/migrations.ts';
 import { openPglite, type PgliteTemplate } from '../../src/core/db/pglite.ts';
+import { pgliteCompilations } from '../../src/core/db/pglite-client.ts';
 
 // The embedded database only (issue 13, finding 9): what a new SVC_DATA_DIR starts from, and how much
 // memory PostgreSQL takes for its buffers.
@@ -117,6 +118,17 @@ describe('embedded database (PGlite)', () => {
       rows.map((r) => r.n),
       [2],
     );
+  });
+
+  test("the process's later database threads start from the module the first one compiled", async () => {
+    const first = await opened(tempDir('svc-shared-module-'));
+    const compiled = pgliteCompilations();
+    assert.ok(compiled >= 1, 'the first thread compiled PGlite');
+    const more = [await opened(tempDir('svc-shared-module-')), await opened(tempDir('svc-shared-module-'))];
+    assert.equal(pgliteCompilations(), compiled, 'no thread compiled it again');
+    // Each is its own database all the same.
+    await first.exec('create table only_in_first (n int)');
+    for (const db of more) assert.equal(await tableExists(db, 'only_in_first'), false);
   });
 });
 

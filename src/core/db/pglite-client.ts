@@ -23,6 +23,15 @@ export interface PgliteThread extends Queryable {
   close(): Promise<void>;
 }
 
+/** The thread's first message: PGlite is open, or why not; with the module it ran (see `compiledModule`). */
+interface Ready {
+  ready: boolean;
+  error?: Record<string, unknown>;
+  wasmModule?: unknown;
+  /** Whether this thread compiled the module (else it got it from an earlier one). */
+  compiledHere?: boolean;
+}
+
 interface Answer {
   id: number;
   result?: unknown;
@@ -55,7 +64,21 @@ function ownsBuffer(bytes: Uint8Array): bytes is Uint8Array<ArrayBuffer> {
   );
 }
 
-function newThread(workerData: Record<string, unknown>, transferList: ArrayBuffer[] = []): Worker {
+/**
+ * PGlite's WebAssembly as the first thread of this process compiled it (it sends it with its `ready`).
+ * Every later thread starts from it instead of compiling the 9 MB module again: ~100 ms of CPU and
+ * another copy of its code per database (tests open hundreds; a template's thread is a second one).
+ */
+let compiledModule: unknown;
+let compilations = 0;
+
+/** How many database threads of this process compiled PGlite's module themselves (one, once shared). */
+export function pgliteCompilations(): number {
+  return compilations;
+}
+
+function newThread(data: Record<string, unknown>, transferList: ArrayBuffer[] = []): Worker {
+  const workerData = compiledModule === undefined ? data : { ...data, wasmModule: compiledModule };
   return new Worker(new URL('./pglite-host.js', import.meta.url), {
     workerData,
     // Moved, not copied (tens of MB), when the bytes are the whole of their buffer.
@@ -124,7 +147,9 @@ export async function startPgliteThread(
   let stopped: Error | undefined;
 
   await new Promise<void>((resolve, reject) => {
-    worker.once('message', (message: { ready: boolean; error?: Record<string, unknown> }) => {
+    worker.once('message', (message: Ready) => {
+      compiledModule ??= message.wasmModule;
+      if (message.compiledHere === true) compilations += 1;
       if (message.ready) resolve();
       else reject(errorFrom(message.error ?? { message: 'the embedded database did not start' }));
     });

@@ -14,7 +14,7 @@
 //   { op: 'tenantQuery', tenant, setup, sql, params }  one statement as tenant `tenant` (see below)
 //   { op: 'dump' }                      the data directory as an uncompressed tarball (after a checkpoint)
 //   { op: 'close' }
-// A thread started ahead of time (`prewarmPgliteThread`, no `dataDir` in workerData) first compiles
+// A thread started ahead of time (`prewarmPgliteThread`, no `dataDir` in workerData) first compiles (or takes)
 // PGlite's WebAssembly, then waits for { op: 'open', dataDir, startParams, sessionReset } before it opens.
 // Work runs one request at a time in arrival order; an open transaction holds the line until it ends
 // (its own requests go to it directly).
@@ -226,10 +226,12 @@ function serve(pg, sessionReset) {
 
 /** @typedef {{ dataDir: string, startParams: string[], sessionReset: string, image?: Uint8Array }} OpenRequest */
 
-// PGlite's 9 MB module, compiled while the thread waits for what to open (see the top of this file).
-const compiling = WebAssembly.compile(
-  fs.readFileSync(new URL(import.meta.resolve('@electric-sql/pglite/pglite.wasm'))),
-);
+// PGlite's 9 MB module: as an earlier thread of this process compiled it (pglite-client.ts), else compiled
+// here while the thread waits for what to open (see the top of this file).
+const compiledHere = !(workerData.wasmModule instanceof WebAssembly.Module);
+const compiling = !compiledHere
+  ? Promise.resolve(workerData.wasmModule)
+  : WebAssembly.compile(fs.readFileSync(new URL(import.meta.resolve('@electric-sql/pglite/pglite.wasm'))));
 // Not an unhandled rejection before it is awaited: the open below reports it.
 compiling.catch(() => {});
 
@@ -247,7 +249,8 @@ try {
     ...(image === undefined ? {} : { loadDataDir: new Blob([image]) }),
   });
   serve(pg, sessionReset);
-  port.postMessage({ ready: true });
+  // Shared, not copied: later threads of this process start from it.
+  port.postMessage({ ready: true, wasmModule: await compiling, compiledHere });
 } catch (error) {
   port.postMessage({ ready: false, error: plainError(error) });
 }
