@@ -10,7 +10,14 @@ import { documentKey } from '../document-key.ts';
 import { compactDocument, loadStoredDocument } from '../store.ts';
 import { documentData, putUpdate } from './rest.ts';
 import { Providers } from './suites.ts';
-import { type SyncTenant, startSyncInstance, synced, syncToken, tenantWithRoom } from './support.ts';
+import {
+  type SyncInstance,
+  type SyncTenant,
+  startSyncInstance,
+  synced,
+  syncToken,
+  tenantWithRoom,
+} from './support.ts';
 
 /** Instances come and go on one database; the providers they served are destroyed at the end. */
 const shared = suiteFixture(
@@ -111,6 +118,17 @@ describe('durability', () => {
   });
 });
 
+/** Sends what each `edit` of `writer` changes to document `docName` over REST, as one update (200). */
+function editsOver(t: SyncInstance, tenant: SyncTenant, docName: string, writer: Y.Doc) {
+  return async (edit: () => void) => {
+    const before = Y.encodeStateVector(writer);
+    edit();
+    const update = Buffer.from(Y.encodeStateAsUpdate(writer, before));
+    const res = await putUpdate(t, tenant, `?docName=${docName}`, update);
+    assert.equal(res.statusCode, 200, res.body);
+  };
+}
+
 describe('compaction on a shared database', () => {
   test('a snapshot holds what the document holds: text typed and erased, values overwritten, leave no bytes behind', async () => {
     const t = await startSyncInstance({ db: database() });
@@ -118,13 +136,7 @@ describe('compaction on a shared database', () => {
       const tenant = await tenantWithRoom(t);
       const key = documentKey(tenant.tenantId, tenant.roomId, 'erased');
       const writer = new Y.Doc();
-      const put = async (edit: () => void) => {
-        const before = Y.encodeStateVector(writer);
-        edit();
-        const update = Buffer.from(Y.encodeStateAsUpdate(writer, before));
-        const res = await putUpdate(t, tenant, '?docName=erased', update);
-        assert.equal(res.statusCode, 200, res.body);
-      };
+      const put = editsOver(t, tenant, 'erased', writer);
       const text = writer.getText('t');
       const page = 'x'.repeat(64 * 1024);
       for (let i = 0; i < 4; i++) {
@@ -156,17 +168,8 @@ describe('compaction on a shared database', () => {
       const tenant = await tenantWithRoom(t);
       const key = documentKey(tenant.tenantId, tenant.roomId, 'race');
       const writer = new Y.Doc();
-      const put = async (i: number) => {
-        const before = Y.encodeStateVector(writer);
-        writer.getMap('m').set(`k${i}`, i);
-        const res = await putUpdate(
-          t,
-          tenant,
-          '?docName=race',
-          Buffer.from(Y.encodeStateAsUpdate(writer, before)),
-        );
-        assert.equal(res.statusCode, 200, res.body);
-      };
+      const edit = editsOver(t, tenant, 'race', writer);
+      const put = (i: number) => edit(() => writer.getMap('m').set(`k${i}`, i));
       for (let i = 0; i < 20; i++) await put(i);
       // As two instances would: each compacts in its own transaction, while a client keeps writing.
       const [one, two, , three] = await Promise.all([
