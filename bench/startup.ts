@@ -13,7 +13,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type CliServer, memoryOf, startCli, stopCli } from './lib/cli-process.ts';
 import { machineLine } from './lib/compare.ts';
 import { createRoom, joinAtOnce, joinInBatches, mintTokens, percentile } from './lib/join-sockets.ts';
-import { breakdownLine, memoryBreakdown } from './lib/memory-breakdown.ts';
+import {
+  breakdownDelta,
+  breakdownLine,
+  type MemoryBreakdown,
+  memoryBreakdown,
+} from './lib/memory-breakdown.ts';
 
 function setting(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -160,22 +165,38 @@ function medianRun(runs: Run[]): Run {
   };
 }
 
-/** The crowd joins one room at the same moment; the rest join another room 50 at a time; then idle. */
+/**
+ * The crowd joins one room at the same moment; the rest join another room 50 at a time; then idle. RSS is
+ * read (settled) before the tokens are minted, after, after the crowd and after the rest: what the last
+ * sockets added per socket is the marginal figure, without the one-time growth of the first ones (code
+ * compiled, the database's WebAssembly memory grown by the writes, V8's heap growing its pages).
+ */
 async function sockets(server: CliServer, idleMiB: number): Promise<void> {
+  const idle = memoryBreakdown(server.pid);
   await createRoom(server.baseUrl, server.apiKey, 'bench-crowd');
   await createRoom(server.baseUrl, server.apiKey, 'bench-idle');
   const tokens = await mintTokens(server.baseUrl, server.apiKey, SOCKETS);
+  await settledRss(server);
+  const minted = memoryBreakdown(server.pid);
   const crowd = await joinAtOnce(server.baseUrl, tokens.slice(0, CROWD), 'bench-crowd', CROWD);
+  await settledRss(server);
+  const crowdJoined = memoryBreakdown(server.pid);
   const rest = await joinInBatches(server.baseUrl, tokens.slice(CROWD), 'bench-idle');
   const joinMs = crowd.map((s) => s.joinMs);
   const rssMiB = await settledRss(server);
+  const all = memoryBreakdown(server.pid);
+  const perSocket = (from: MemoryBreakdown, to: MemoryBreakdown, count: number) =>
+    `${(((to.rssMiB - from.rssMiB) * 1024) / Math.max(1, count)).toFixed(1)} KiB per socket (${breakdownDelta(from, to)})`;
   process.stdout.write(
     [
       '',
       `${CROWD} simultaneous joins of one room (sockets upgraded first, then every join sent at once):`,
       `  p50 ${joinMs.length === 0 ? '-' : percentile(joinMs, 50).toFixed(0)} ms, p99 ${percentile(joinMs, 99).toFixed(0)} ms, max ${Math.max(...joinMs).toFixed(0)} ms`,
       `${crowd.length + rest.length} idle joined sockets (presence members; ${crowd.length} in one room, ${rest.length} in another):`,
-      `  RSS ${rssMiB.toFixed(0)} MiB (idle before them ${idleMiB.toFixed(0)} MiB: +${(((rssMiB - idleMiB) * 1024) / Math.max(1, crowd.length + rest.length)).toFixed(1)} KiB per socket)`,
+      `  RSS ${rssMiB.toFixed(0)} MiB (idle before them ${idleMiB.toFixed(0)} MiB: +${(((rssMiB - idleMiB) * 1024) / Math.max(1, crowd.length + rest.length)).toFixed(1)} KiB per socket, all growth included)`,
+      `  minting ${SOCKETS} session tokens: ${breakdownDelta(idle, minted)}`,
+      `  the crowd's ${crowd.length} sockets: +${perSocket(minted, crowdJoined, crowd.length)}`,
+      `  the last ${rest.length} sockets: +${perSocket(crowdJoined, all, rest.length)}`,
       '',
     ].join('\n'),
   );

@@ -86,3 +86,16 @@ export function breakdownLine(breakdown: MemoryBreakdown): string {
   const parts = breakdown.parts.map(([label, mib]) => `${label} ${mib.toFixed(1)}`).join(', ');
   return `RSS ${breakdown.rssMiB.toFixed(1)} MiB: ${parts}`;
 }
+
+/** What changed from `before` to `after`, in MiB per part (the largest changes first; parts under 0.05 MiB left out). */
+export function breakdownDelta(before: MemoryBreakdown, after: MemoryBreakdown): string {
+  const labels = new Set([...before.parts, ...after.parts].map(([label]) => label));
+  const of = (b: MemoryBreakdown, label: string) => b.parts.find(([l]) => l === label)?.[1] ?? 0;
+  const changes = [...labels]
+    .map((label): [string, number] => [label, of(after, label) - of(before, label)])
+    .filter(([, mib]) => Math.abs(mib) >= 0.05)
+    .sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]))
+    .map(([label, mib]) => `${label} ${mib >= 0 ? '+' : ''}${mib.toFixed(1)}`);
+  const total = after.rssMiB - before.rssMiB;
+  return `${total >= 0 ? '+' : ''}${total.toFixed(1)} MiB: ${changes.join(', ') || 'no part changed'}`;
+}
