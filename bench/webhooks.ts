@@ -427,7 +427,8 @@ async function main(): Promise<void> {
             `  ${what} offered ${eventRate * ENDPOINTS} deliveries/s (${eventRate} events/s x ${ENDPOINTS} endpoints, ${how}) for ${DURATION_S} s:` +
               ` ${load.ok} events accepted (${(load.ok / publishedFor).toFixed(0)}/s), POST p50 ${load.p50Ms.toFixed(0)} ms p99 ${load.p99Ms.toFixed(0)} ms,` +
               ` errors ${load.errors} non-2xx ${load.non2xx}`,
-            `          received ${receipts.length - repeats}/${expected} deliveries (${repeats} repeats); ${(inWindow / publishedFor).toFixed(0)} deliveries/s while publishing`,
+            `          received ${receipts.length - repeats}/${expected} deliveries (${repeats} repeats); ${(inWindow / publishedFor).toFixed(0)} deliveries/s while publishing` +
+              ` (${((100 * inWindow) / Math.max(1, expected)).toFixed(1)} % of the accepted events' deliveries: the rate is the load generator's when 100 %)`,
             `          not delivered when the wait ended: ${await unfinished(service.db, type)}`,
             `          ${await latencySplit(service.db, type, receipts)}`,
             `          commit-to-receipt latency p50 ${percentile(latencies, 50)} ms  p90 ${percentile(latencies, 90)} ms` +

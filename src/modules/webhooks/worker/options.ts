@@ -34,7 +34,7 @@ export interface WebhookWorkerOptions {
   log?: WorkerLog;
   /** Lease owner name; default host:pid:random. */
   instanceId?: string;
-  /** Attempts in flight at once in this worker (default 256; 64 on the embedded database). */
+  /** Attempts in flight at once in this worker (default 512; 64 on the embedded database). */
   maxConcurrency?: number;
   /**
    * Live leases per endpoint, across workers (default SVC_WEBHOOK_ENDPOINT_CONCURRENCY, else 32; 8 on the
@@ -42,7 +42,7 @@ export interface WebhookWorkerOptions {
    */
   perEndpointConcurrency?: number;
   /**
-   * Live leases per tenant, across workers (default SVC_WEBHOOK_TENANT_CONCURRENCY, else 64; 16 on the
+   * Live leases per tenant, across workers (default SVC_WEBHOOK_TENANT_CONCURRENCY, else 128; 16 on the
    * embedded database): one tenant's hanging receivers leave the rest of the worker to the others.
    */
   perTenantConcurrency?: number;
