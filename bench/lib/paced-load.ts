@@ -1,5 +1,6 @@
 // An open-loop load generator for the benches, in a child process of its own so its timers are not
-// delayed by the service under test: request i of a run is due at start + i / rate and is sent then,
+// delayed by the service under test: request i of a run is due at start + i / rate (with `burst`, at the
+// start of second floor(i / rate)) and is sent then,
 // whether or not earlier requests have been answered (no coordinated omission). Latency is measured from
 // the due time to the end of the response. Driven over IPC: send a PacedRun, receive a PacedResult.
 import http from 'node:http';
@@ -11,8 +12,10 @@ export interface PacedRun {
   method: 'POST';
   headers: Record<string, string>;
   body: string;
-  /** Requests per second, spread evenly. */
+  /** Requests per second, spread evenly (or, with `burst`, each second's sent at its start). */
   rate: number;
+  /** Each second's `rate` requests all due at the start of the second, instead of spread over it. */
+  burst?: boolean;
   seconds: number;
   /** Keep-alive connections at most (requests queue for a free one beyond that). */
   connections: number;
@@ -80,9 +83,15 @@ async function runPaced(run: PacedRun): Promise<PacedResult> {
 
   const pending: Promise<void>[] = [];
   const startedAt = performance.now();
+  // Request i is due at dueAt(i); `dueBy(ms)` requests are due `ms` after the start.
+  const perBurst = Math.max(1, Math.round(run.rate));
+  const dueAt = (i: number) =>
+    startedAt + (run.burst === true ? Math.floor(i / perBurst) * 1000 : (i * 1000) / run.rate);
+  const dueBy = (ms: number) =>
+    run.burst === true ? (Math.floor(ms / 1000) + 1) * perBurst : Math.floor((ms * run.rate) / 1000) + 1;
   for (let sent = 0; sent < total; ) {
-    const due = Math.min(total, Math.floor(((performance.now() - startedAt) * run.rate) / 1000) + 1);
-    for (; sent < due; sent++) pending.push(send(startedAt + (sent * 1000) / run.rate));
+    const due = Math.min(total, dueBy(performance.now() - startedAt));
+    for (; sent < due; sent++) pending.push(send(dueAt(sent)));
     await sleep(1);
   }
   await Promise.all(pending);
