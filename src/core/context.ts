@@ -112,11 +112,12 @@ export async function inTenant<T>(
  * PostgreSQL one round trip on a connection that served the same tenant last, against four for BEGIN,
  * the events, the rows and COMMIT. For writes whose refusal is a constraint the statement breaks (then
  * nothing of it commits). Answers the statement's `returning` rows as JSON values. `publish` as `inTenant`'s.
+ * Without `statement`, the events alone (with their outbox rows).
  */
 export async function tenantWrite<Row>(
   ctx: ServiceContext,
   events: readonly GroupEvent[],
-  statement: OwnStatement,
+  statement: OwnStatement | undefined,
   publish: (batch: EventBatch) => void = (batch) => ctx.events.publish(batch),
 ): Promise<Row[]> {
   const batch = new EventBatch();

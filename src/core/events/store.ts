@@ -204,12 +204,13 @@ export class EventStore {
    * atomic without a transaction around it, so `run` may be a tenant read path (`tenantRead`): one round
    * trip for the whole write. `own` must fail (a constraint) rather than return nothing when the write
    * is refused, since the events commit with it. Answers the rows `own` returned, as JSON values
-   * (`to_jsonb`: timestamps as text, numbers as numbers); the events join `batch`.
+   * (`to_jsonb`: timestamps as text, numbers as numbers); the events join `batch`. Without `own`, the
+   * statement writes the events and their outbox rows only (and answers no rows).
    */
   async writeWith<Row>(
     tenantId: string,
     items: readonly NewEvent[],
-    own: OwnStatement,
+    own: OwnStatement | undefined,
     run: (sql: string, params: readonly unknown[]) => Promise<QueryResult<Record<string, unknown>>>,
     batch: EventBatch,
   ): Promise<Row[]> {

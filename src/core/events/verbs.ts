@@ -1,4 +1,5 @@
-import { inTenant, type ServiceContext } from '../context.ts';
+import { type ServiceContext, tenantWrite } from '../context.ts';
+import type { GroupWriter } from '../db/group-commit.ts';
 import { tenantRead } from '../db/tenant-tx.ts';
 import { decodeCursor, encodeCursor, likePrefix } from '../http/cursor.ts';
 import { InvalidRequest, NotFound } from '../http/errors.ts';
@@ -86,6 +87,37 @@ export async function getEvent(ctx: ServiceContext, id: string): Promise<TenantE
 
 export const MAX_CUSTOM_EVENT_BYTES = 64 * 1024;
 
+interface QueuedEvent {
+  ctx: ServiceContext;
+  type: string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * A tenant's custom events are group-committed: the events POSTed while the tenant's previous statement
+ * runs are written together, in arrival order, by one statement (with their webhook deliveries, see
+ * `tenantWrite`), and published after it, in that order. Each keeps its own trace (its request's).
+ */
+const PUBLISH_WRITER: GroupWriter<QueuedEvent, TenantEvent> = {
+  async writeGroup(group) {
+    const first = group[0];
+    if (first === undefined) return [];
+    let written: readonly TenantEvent[] = [];
+    await tenantWrite(
+      first.ctx,
+      group.map(({ ctx, type, data }) => ({ by: ctx, type, data })),
+      undefined,
+      (batch) => {
+        written = batch.events;
+        first.ctx.events.publish(batch);
+      },
+    );
+    if (written.length !== group.length)
+      throw new Error(`${written.length} of ${group.length} events written`);
+    return [...written];
+  },
+};
+
 /** Custom application events (`app.<name>`), delivered like any other tenant event. */
 export async function publishEvent(
   ctx: ServiceContext,
@@ -101,7 +133,7 @@ export async function publishEvent(
       },
     ]);
   }
-  const event = await inTenant(ctx, (_tx, emit) => emit(input.type, input.data));
-  if (event === undefined) throw new Error('custom event was not emitted');
-  return event;
+  return ctx.groupCommit
+    .queue('events.publish', PUBLISH_WRITER)
+    .submit(ctx.tenantId, { ctx, type: input.type, data: input.data });
 }
