@@ -129,6 +129,7 @@ export async function tenantWrite<Row>(
     statement,
     (sql, params) => tenantRead(ctx.db, { tenantId: ctx.tenantId }, sql, params),
     batch,
+    true,
   );
   publish(batch);
   return rows;

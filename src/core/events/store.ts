@@ -3,6 +3,7 @@ import type { Queryable, QueryResult } from '../db/database.ts';
 import { newId } from '../ids.ts';
 import { inSpan, inSpanSync, type SpanAttributes, tracingOn } from '../ops/tracing/spans.ts';
 import type { EventBus } from './bus.ts';
+import { followUpsOf, type OutboxWriter, type OwnStatement, outboxStatement } from './outbox.ts';
 import type { TenantEvent, TraceMetadata } from './types.ts';
 
 export interface EventRow {
@@ -25,125 +26,12 @@ export function toEvent(row: EventRow): TenantEvent {
   };
 }
 
-/**
- * A module's outbox: rows that must commit with the events they are about (e.g. webhook deliveries).
- * Core writes the event rows; a writer adds its own in the same statement.
- */
-export interface OutboxWriter {
-  /**
-   * One data-modifying statement (`insert ... returning ...`) that adds the module's rows for `events`
-   * (all of one tenant). It runs as a CTE of the statement that inserts the events, so both commit or
-   * neither does; it cannot see the new event rows, only the values it binds. `bind` adds a parameter and
-   * returns its placeholder. Undefined when there is nothing to add.
-   */
-  statement(events: readonly TenantEvent[], bind: (value: unknown) => string): string | undefined;
-  /** After the transaction committed, with the rows the statement returned (e.g. to wake a worker). */
-  committed?(rows: readonly Record<string, unknown>[]): void;
-}
+export type { Bind, OutboxWriter, OwnStatement } from './outbox.ts';
 
 /** Events written in one transaction: published, with their writers' follow-ups, once it has committed. */
 export class EventBatch {
   readonly events: TenantEvent[] = [];
   readonly followUps: (() => void)[] = [];
-}
-
-const EVENT_COLUMNS = 'insert into events (id, tenant_id, type, data, trace, created_at)';
-
-/** Adds a parameter to a statement being built and returns its placeholder (`$3`). */
-export type Bind = (value: unknown) => string;
-
-/**
- * A module's own data-modifying statement (`insert ... returning ...`), written with `bind` for its
- * values, to run as a CTE of the statement that records its events (see `EventStore.writeWith`).
- * PostgreSQL allows data-modifying CTEs only at the top level, so the CTEs the statement needs are
- * given apart, as `[name, sql]` pairs in order; `events_written`, `own` and `w<n>` are taken.
- */
-export type OwnStatement = (bind: Bind) => { with?: readonly (readonly [string, string])[]; sql: string };
-
-interface BuiltStatement {
-  sql: string;
-  params: unknown[];
-  writers: OutboxWriter[];
-}
-
-/**
- * Several events as one JSON array of records, for `jsonb_to_recordset`: one `JSON.stringify` of them all,
- * where `jsonb[]` parameters made the driver escape every quote of every event's JSON once more.
- */
-function eventRecords(events: readonly TenantEvent[]): string {
-  return JSON.stringify(
-    events.map((e) => ({ id: e.id, type: e.type, data: e.data, trace: e.trace, created_at: e.createdAt })),
-  );
-}
-
-/**
- * The one `insert into events`: the rows of `events` (one tenant), with every writer's statement, and
- * the caller's `own` statement if any, as CTEs of the same statement, so the whole outbox is one round
- * trip. One event binds plain values; several bind one JSON array of records.
- */
-function outboxStatement(
-  tenantId: string,
-  events: readonly TenantEvent[],
-  writers: readonly OutboxWriter[],
-  own?: OwnStatement,
-): BuiltStatement {
-  const params: unknown[] = [];
-  const bind: Bind = (value) => {
-    params.push(value);
-    return `$${params.length}`;
-  };
-  const [only] = events;
-  // Bound only when written (no events, no rows): a parameter the statement does not use has no type,
-  // and PostgreSQL refuses the statement.
-  const rows = () => {
-    const tenant = bind(tenantId);
-    return events.length === 1 && only !== undefined
-      ? `values (${bind(only.id)}, ${tenant}, ${bind(only.type)}, ${bind(JSON.stringify(only.data))}::jsonb,
-                 ${bind(JSON.stringify(only.trace))}::jsonb, ${bind(only.createdAt)}::timestamptz)`
-      : `select id, ${tenant}, type, data, trace, created_at
-           from jsonb_to_recordset(${bind(eventRecords(events))}::jsonb)
-                as e(id text, type text, data jsonb, trace jsonb, created_at timestamptz)`;
-  };
-  const parts: { name: string; writer?: OutboxWriter; sql: string }[] = [];
-  if (events.length > 0) {
-    for (const writer of writers) {
-      const sql = writer.statement(events, bind);
-      if (sql !== undefined) parts.push({ name: `w${parts.length}`, writer, sql });
-    }
-  }
-  const helpers: (readonly [string, string])[] = [];
-  if (own !== undefined) {
-    const statement = own(bind);
-    helpers.push(...(statement.with ?? []));
-    parts.push({ name: 'own', sql: statement.sql });
-  }
-  if (parts.length === 0) return { sql: `${EVENT_COLUMNS} ${rows()}`, params, writers: [] };
-  const ctes = [
-    ...(events.length > 0 ? [`events_written as (${EVENT_COLUMNS} ${rows()})`] : []),
-    ...helpers.map(([name, sql]) => `${name} as (${sql})`),
-    ...parts.map((part) => `${part.name} as (${part.sql})`),
-  ].join(',\n');
-  const returned = parts
-    .map((p) => `coalesce((select jsonb_agg(to_jsonb(${p.name})) from ${p.name}), '[]'::jsonb) as ${p.name}`)
-    .join(', ');
-  return {
-    sql: `with ${ctes}\nselect ${returned}`,
-    params,
-    writers: parts.flatMap((part) => (part.writer === undefined ? [] : [part.writer])),
-  };
-}
-
-/** What to run once a written statement has committed: each writer's `committed`, with its rows. */
-function followUpsOf(
-  statement: BuiltStatement,
-  row: Record<string, Record<string, unknown>[]> | undefined,
-): (() => void)[] {
-  const followUps: (() => void)[] = [];
-  for (const [i, writer] of statement.writers.entries()) {
-    const returned = row?.[`w${i}`] ?? [];
-    if (writer.committed !== undefined) followUps.push(() => writer.committed?.(returned));
-  }
-  return followUps;
 }
 
 /**
@@ -159,7 +47,7 @@ export async function writeEvents(
   if (first === undefined) return [];
   const statement = outboxStatement(first.tenantId, events, writers);
   const { rows } = await tx.query<Record<string, Record<string, unknown>[]>>(statement.sql, statement.params);
-  return followUpsOf(statement, rows[0]);
+  return followUpsOf(statement, rows[0], first.tenantId);
 }
 
 export interface NewEvent {
@@ -205,7 +93,8 @@ export class EventStore {
    * trip for the whole write. `own` must fail (a constraint) rather than return nothing when the write
    * is refused, since the events commit with it. Answers the rows `own` returned, as JSON values
    * (`to_jsonb`: timestamps as text, numbers as numbers); the events join `batch`. Without `own`, the
-   * statement writes the events and their outbox rows only (and answers no rows).
+   * statement writes the events and their outbox rows only (and answers no rows). `standalone`: `run`
+   * is not inside a transaction, so a writer may assume (see OutboxWriter.stale).
    */
   async writeWith<Row>(
     tenantId: string,
@@ -213,18 +102,30 @@ export class EventStore {
     own: OwnStatement | undefined,
     run: (sql: string, params: readonly unknown[]) => Promise<QueryResult<Record<string, unknown>>>,
     batch: EventBatch,
+    standalone = false,
   ): Promise<Row[]> {
     const events = this.build(tenantId, items);
-    const statement = outboxStatement(tenantId, events, this.writers(), own);
-    const { rows } = await inSpan(
-      'outbox.write',
-      () => run(statement.sql, statement.params),
-      tracingOn() ? eventAttributes(events) : undefined,
-    );
-    const row = rows[0] as Record<string, Record<string, unknown>[]> | undefined;
+    const attempt = async () => {
+      const statement = outboxStatement(tenantId, events, this.writers(), own, standalone);
+      const { rows } = await inSpan(
+        'outbox.write',
+        () => run(statement.sql, statement.params),
+        tracingOn() ? eventAttributes(events) : undefined,
+      );
+      return { statement, row: rows[0] as Record<string, Record<string, unknown>[]> | undefined };
+    };
+    let written: Awaited<ReturnType<typeof attempt>>;
+    try {
+      written = await attempt();
+    } catch (error) {
+      // Nothing of it committed; a writer that assumed wrong builds its part again (once).
+      if (!standalone || !this.writers().some((writer) => writer.stale?.(error, tenantId) === true))
+        throw error;
+      written = await attempt();
+    }
     batch.events.push(...events);
-    batch.followUps.push(...followUpsOf(statement, row));
-    return (row?.own ?? []) as Row[];
+    batch.followUps.push(...followUpsOf(written.statement, written.row, tenantId));
+    return (written.row?.own ?? []) as Row[];
   }
 
   private build(tenantId: string, items: readonly NewEvent[]): TenantEvent[] {

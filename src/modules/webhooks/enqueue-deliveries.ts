@@ -1,6 +1,7 @@
 import type { Queryable } from '../../core/db/database.ts';
 import type { OutboxWriter } from '../../core/events/store.ts';
 import { deliveryTraceId } from './delivery-rows.ts';
+import { type EndpointPresence, endpointsAppearedGuard } from './endpoint-presence.ts';
 import { DEAD_LETTERED_EVENT, type WebhookEvent } from './types.ts';
 
 export interface EnqueueOptions {
@@ -113,12 +114,26 @@ function deliveriesStatement(
 
 /**
  * The webhooks outbox: the event store runs its statement in the statement that records events, so no
- * event commits without its deliveries; after commit `onQueued` hears which events queued any.
+ * event commits without its deliveries; after commit `onQueued` hears which events queued any. With
+ * `presence`, a standalone statement for a tenant known to have no enabled endpoint carries only a check
+ * (see EndpointPresence).
  */
-export function webhookOutbox(onQueued: (eventIds: readonly string[]) => void): OutboxWriter {
+export function webhookOutbox(
+  onQueued: (eventIds: readonly string[]) => void,
+  presence?: EndpointPresence,
+): OutboxWriter {
   return {
-    statement: (events, bind) => deliveriesStatement(events, undefined, bind),
-    committed: (rows) => onQueued([...new Set(rows.map((row) => String(row.event_id)))]),
+    statement: (events, bind, standalone) => {
+      const tenantId = events[0]?.tenantId;
+      if (standalone === true && tenantId !== undefined && presence?.none(tenantId) === true)
+        return endpointsAppearedGuard(tenantId, bind);
+      return deliveriesStatement(events, undefined, bind);
+    },
+    committed: (rows, tenantId) => {
+      presence?.written(tenantId, rows.length);
+      onQueued([...new Set(rows.map((row) => String(row.event_id)))]);
+    },
+    stale: (error, tenantId) => presence?.appeared(error, tenantId) === true,
   };
 }
 
