@@ -1,5 +1,5 @@
 import type { Clock } from '../../core/clock.ts';
-import { pgErrorCode } from '../../core/db/database.ts';
+import { type Database, pgErrorCode } from '../../core/db/database.ts';
 
 /** The SQLSTATE of `webhook_endpoints_appeared` (migration 0054). */
 export const ENDPOINTS_APPEARED = 'SVW01';
@@ -69,4 +69,14 @@ export function endpointsAppearedGuard(tenantId: string, bind: (value: unknown) 
   const tenant = bind(tenantId);
   return `select webhook_endpoints_appeared(e.tenant_id) as appeared from webhook_endpoints e
     where e.tenant_id = ${tenant} and e.enabled limit 1`;
+}
+
+/** Whether the tenant has an enabled endpoint now (EndpointPresence's look-up). */
+export async function hasEnabledEndpoints(db: Database, tenantId: string): Promise<boolean> {
+  const { rows } = await db.tenantQuery<{ some: boolean }>(
+    tenantId,
+    'select exists (select 1 from webhook_endpoints where tenant_id = $1 and enabled) as some',
+    [tenantId],
+  );
+  return rows[0]?.some === true;
 }

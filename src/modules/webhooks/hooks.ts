@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { EventBatch } from '../../core/events/store.ts';
 import type { ModuleHooks, ModuleHost } from '../../core/modules/hooks.ts';
-import { EndpointPresence } from './endpoint-presence.ts';
+import { EndpointPresence, hasEnabledEndpoints } from './endpoint-presence.ts';
 import { webhookOutbox } from './enqueue-deliveries.ts';
 import { WebhookWorker } from './worker/worker.ts';
 
@@ -35,20 +35,14 @@ export function webhookHooks(host: ModuleHost): ModuleHooks {
   return {
     worker,
     // Through the app's workers: when this instance's worker cannot take them at once (none runs here, or
-    // it is full), the other instances' workers are woken.
+    // it is full), the other instances' workers are woken. Tenants seen to have no enabled endpoint get a
+    // check instead of the fan-out in one-statement writes (endpoint-presence.ts).
     outbox: webhookOutbox(
       (eventIds) => {
         if (eventIds.length > 0) host.workers.wake('webhooks');
       },
       new EndpointPresence(
-        async (tenantId) => {
-          const { rows } = await host.db.tenantQuery<{ some: boolean }>(
-            tenantId,
-            'select exists (select 1 from webhook_endpoints where tenant_id = $1 and enabled) as some',
-            [tenantId],
-          );
-          return rows[0]?.some === true;
-        },
+        (tenantId) => hasEnabledEndpoints(host.db, tenantId),
         host.clock,
         (error) =>
           host.log.warn({ err: error }, 'webhooks: looking up whether a tenant has endpoints failed'),

@@ -6,7 +6,7 @@ import type { Database } from '../../../core/db/database.ts';
 import { tenantRead } from '../../../core/db/tenant-tx.ts';
 import { MemoryEventBus } from '../../../core/events/bus.ts';
 import { EventBatch, EventStore } from '../../../core/events/store.ts';
-import { EndpointPresence } from '../endpoint-presence.ts';
+import { EndpointPresence, hasEnabledEndpoints } from '../endpoint-presence.ts';
 import { createEndpoint, webhookOutbox } from '../index.ts';
 import { webhookSuite } from './suite.ts';
 
@@ -19,14 +19,7 @@ const TRACE = {
 
 /** The app's event store with the webhooks outbox, as one instance has it; records the statements it runs. */
 function instance(db: Database) {
-  const presence = new EndpointPresence(async (tenantId) => {
-    const { rows } = await db.tenantQuery<{ some: boolean }>(
-      tenantId,
-      'select exists (select 1 from webhook_endpoints where tenant_id = $1 and enabled) as some',
-      [tenantId],
-    );
-    return rows[0]?.some === true;
-  }, systemClock);
+  const presence = new EndpointPresence((tenantId) => hasEnabledEndpoints(db, tenantId), systemClock);
   const store = new EventStore(new MemoryEventBus(), systemClock, () => [webhookOutbox(() => {}, presence)]);
   /** Writes one event of `tenantId` as one statement (as tenantWrite does); the SQL of every attempt. */
   const write = async (tenantId: string, type: string) => {
