@@ -70,10 +70,8 @@ export class WebhookWorker {
     this.random = options.random ?? Math.random;
     // PGlite is one in-process connection whose queries run on this thread: more attempts at once only
     // queue there and starve the event loop (responses then lose the race with their timeouts).
-    // On PostgreSQL a tenant's share (across instances) is what bounds one tenant's deliveries per second:
-    // 64 in flight drained a burst of 1,000 deliveries in ~250 ms on loopback (p99 244 ms in bench:webhooks),
-    // and a receiver that takes 100 ms would cap the tenant at 640/s. 128 of an instance's 512 keeps the
-    // share a quarter of the instance, as 64 of 256 was.
+    // A tenant's share (across instances) bounds its deliveries per second: 128 of an instance's 512 (a
+    // quarter, as 64 of 256 was) halved a 1,000-delivery burst's p99 in bench:webhooks (docs/webhooks.md).
     const embedded = options.db.kind === 'pglite';
     this.maxConcurrency = options.maxConcurrency ?? (embedded ? 64 : 512);
     const { config } = options;
