@@ -156,7 +156,7 @@ export function groupWrite(
       keys.length === 0
         ? `coalesce(${version}, ${fail})`
         : `case when ${version} is null then ${fail}
-                when (select count(*) from keyed) <> ${keys.length} then ${fail}
+                when (select count(*) from keyed) <> ${bind(keys.length)}::int then ${fail}
                 else ${version} end`;
     return {
       with: parts,
