@@ -9,6 +9,7 @@ import { systemClock } from './core/clock.ts';
 import type { Database } from './core/db/database.ts';
 import { migrate } from './core/db/migrations.ts';
 import { prewarmPgliteThread } from './core/db/pglite-client.ts';
+import { releaseStartMemory } from './core/ops/idle-memory.ts';
 import { activeRetention, retentionRules } from './core/retention/rules.ts';
 import { newKeyEntry, parseKeyList } from './core/secrets/keys.ts';
 import type { DevCredentials } from './core/tenancy/demo.ts';
@@ -138,6 +139,9 @@ async function start(
       ...demoLines(demo.credentials, demo.created, base, config.dataDir),
       '',
     ].join('\n'),
+  );
+  releaseStartMemory(runtime.db, runtime.app.services.clock, (heaps) =>
+    app.log.info({ heaps }, 'memory of the start released'),
   );
   await closed;
   return process.exitCode === 1 ? 1 : 0;

@@ -61,6 +61,11 @@ export interface Database extends Queryable {
   tryWithAdvisoryLock<T>(key: number, fn: () => Promise<T>): Promise<LockAttempt<T>>;
   /** Its pools' connections now: PostgreSQL's; undefined on PGlite (one in-process connection). */
   poolStats?(): PoolStats | undefined;
+  /**
+   * PGlite's thread's heap collected as V8 does when memory is low, between two statements (see
+   * core/ops/idle-memory.ts); answers the heap's size before and after, undefined on PostgreSQL.
+   */
+  releaseMemory?(): Promise<{ before: number; after: number } | undefined>;
   close(): Promise<void>;
 }
 

@@ -29,6 +29,7 @@ export function openingDatabase(kind: Database['kind'], opening: Promise<Databas
     withAdvisoryLock: (key, fn) => on((db) => db.withAdvisoryLock(key, fn)),
     tryWithAdvisoryLock: (key, fn) => on((db) => db.tryWithAdvisoryLock(key, fn)),
     poolStats: () => open?.poolStats?.(),
+    releaseMemory: () => on(async (db) => db.releaseMemory?.()),
     close: async () => {
       const db = await ready.catch(() => undefined);
       await db?.close();

@@ -20,6 +20,8 @@ export interface PgliteThread extends Queryable {
   ): Promise<QueryResult<Row>>;
   /** The data directory as a tarball, after a checkpoint: what `image` starts another database from. */
   dump(): Promise<Uint8Array>;
+  /** The thread's heap collected for low memory, between statements; its size before and after. */
+  releaseMemory(): Promise<{ before: number; after: number }>;
   close(): Promise<void>;
 }
 
@@ -217,6 +219,7 @@ export async function startPgliteThread(
     tenantQuery: <Row>(tenant: { id: string; setup: string }, sql: string, params: readonly unknown[]) =>
       send<QueryResult<Row>>({ op: 'tenantQuery', tenant: tenant.id, setup: tenant.setup, sql, params }),
     dump: () => send<Uint8Array>({ op: 'dump' }),
+    releaseMemory: () => send<{ before: number; after: number }>({ op: 'releaseMemory' }),
     close() {
       closing ??= (async () => {
         if (stopped === undefined) await send({ op: 'close' });

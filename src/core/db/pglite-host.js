@@ -13,6 +13,7 @@
 //   { op: 'commit' | 'rollback', tx }   ends it
 //   { op: 'tenantQuery', tenant, setup, sql, params }  one statement as tenant `tenant` (see below)
 //   { op: 'dump' }                      the data directory as an uncompressed tarball (after a checkpoint)
+//   { op: 'releaseMemory' }             this thread's heap collected for low memory: { before, after } bytes
 //   { op: 'close' }
 // A thread started ahead of time (`prewarmPgliteThread`, no `dataDir` in workerData) first compiles (or takes)
 // PGlite's WebAssembly, then waits for { op: 'open', dataDir, startParams, sessionReset } before it opens.
@@ -25,6 +26,8 @@
 // before any other request. A tenant statement for the tenant of the one before it is then one statement,
 // instead of BEGIN, the setup, the statement and COMMIT.
 import fs from 'node:fs';
+import { Session } from 'node:inspector';
+import v8 from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 
@@ -45,6 +48,23 @@ function plainError(error) {
     if (typeof value === 'string' || typeof value === 'number') fields[key] = value;
   }
   return fields;
+}
+
+/**
+ * V8's collection for low memory on this thread's heap, as src/core/ops/idle-memory.ts does on the main
+ * thread (this plain script cannot import it): the heap's size before and after, in bytes.
+ * @returns {Promise<{ before: number, after: number }>}
+ */
+function collectLowMemoryGarbage() {
+  const before = v8.getHeapStatistics().total_heap_size;
+  return new Promise((resolve) => {
+    const session = new Session();
+    session.connect();
+    session.post('HeapProfiler.collectGarbage', () => {
+      setImmediate(() => session.disconnect());
+      resolve({ before, after: v8.getHeapStatistics().total_heap_size });
+    });
+  });
 }
 
 /** @param {{ rows: unknown[], affectedRows?: number }} result */
@@ -209,6 +229,9 @@ function serve(pg, sessionReset) {
             return new Uint8Array(await (await pg.dumpDataDir('none')).arrayBuffer());
           }),
         );
+        return;
+      case 'releaseMemory':
+        inLine(() => answer(request.id, collectLowMemoryGarbage));
         return;
       case 'close':
         inLine(() =>

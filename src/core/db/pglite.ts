@@ -140,6 +140,7 @@ function databaseOf(pg: PgliteThread, release: () => Promise<void> = async () =>
       }
     },
     dedicated: async () => ({ ...db, close: async () => {} }),
+    releaseMemory: () => pg.releaseMemory(),
     async close() {
       if (closed) return;
       closed = true;
