@@ -30,10 +30,14 @@ function churn(): void {
   }
 }
 
-async function embedded(): Promise<Database> {
-  const db = await openPglite(undefined);
-  open.push(db);
-  return db;
+/** One embedded database for the file (opening one is most of its time). */
+let shared: Promise<Database> | undefined;
+function embedded(): Promise<Database> {
+  shared ??= openPglite(undefined).then((db) => {
+    open.push(db);
+    return db;
+  });
+  return shared;
 }
 
 describe('memory of the start, released', () => {
