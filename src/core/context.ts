@@ -1,5 +1,5 @@
 import type { Principal } from './auth/principal.ts';
-import type { Queryable } from './db/database.ts';
+import type { Queryable, QueryOptions } from './db/database.ts';
 import { tenantRead, tenantTx } from './db/tenant-tx.ts';
 import { EventBatch, type OwnStatement } from './events/store.ts';
 import type { TenantEvent, TraceActor, TraceMetadata } from './events/types.ts';
@@ -26,7 +26,11 @@ export type EmitEach = (events: readonly GroupEvent[]) => Promise<void>;
  * Inside a transaction, `statement` (the module's rows) and `events` (as `EmitEach` keeps them) in one
  * statement, one round trip instead of two (see `EventStore.writeWith`). Answers the statement's rows.
  */
-export type WriteWithEvents = <Row>(events: readonly GroupEvent[], statement: OwnStatement) => Promise<Row[]>;
+export type WriteWithEvents = <Row>(
+  events: readonly GroupEvent[],
+  statement: OwnStatement,
+  options?: QueryOptions,
+) => Promise<Row[]>;
 
 /** Who caused an event, as its trace names them: public ids only (see `TraceActor`). */
 function traceActor(p: Principal | undefined): TraceActor | undefined {
@@ -92,12 +96,12 @@ export async function inTenant<T>(
         if (written.length === 0) return;
         await ctx.events.insertMany(tx, ctx.tenantId, written, batch);
       },
-      <Row>(events: readonly GroupEvent[], statement: OwnStatement) =>
+      <Row>(events: readonly GroupEvent[], statement: OwnStatement, options?: QueryOptions) =>
         ctx.events.writeWith<Row>(
           ctx.tenantId,
           kept(events),
           statement,
-          (sql, params) => tx.query(sql, params),
+          (sql, params) => tx.query(sql, params, options),
           batch,
         ),
     ),

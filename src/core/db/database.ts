@@ -4,8 +4,22 @@ export interface QueryResult<Row> {
   rowCount: number;
 }
 
+/**
+ * `prepared`: the statement's text is fixed (its values are all bound, none written into it), so on
+ * PostgreSQL the connection parses and plans it once, as a named prepared statement, and then only binds
+ * and runs it. Only for texts that are few: each one stays prepared on every connection that ran it.
+ * PGlite ignores it.
+ */
+export interface QueryOptions {
+  prepared?: boolean;
+}
+
 export interface Queryable {
-  query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>>;
+  query<Row = Record<string, unknown>>(
+    sql: string,
+    params?: readonly unknown[],
+    options?: QueryOptions,
+  ): Promise<QueryResult<Row>>;
   /** Runs one or more statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { ServiceUnavailable } from '../http/errors.ts';
-import type { Database, Queryable, QueryResult } from './database.ts';
+import type { Database, Queryable, QueryOptions, QueryResult } from './database.ts';
 import { SYSTEM_ROLE, TENANT_ROLE } from './tenant-tx.ts';
 
 // int8 (count(*), sums of minor units) as JS numbers: the service keeps values below 2^53.
@@ -50,11 +50,20 @@ function causeOf(error: unknown): string {
 }
 
 function wrap(client: pg.Pool | pg.PoolClient): Queryable {
-  const run = (sql: string, params?: unknown[]) =>
-    client instanceof pg.Pool ? onPool(client, (c) => c.query(sql, params)) : client.query(sql, params);
+  const run = (sql: string, params?: unknown[], options?: QueryOptions) => {
+    const query = (c: pg.PoolClient) =>
+      options?.prepared === true
+        ? c.query({ name: statementName(sql), text: sql, values: params ?? [] })
+        : c.query(sql, params);
+    return client instanceof pg.Pool ? onPool(client, query) : query(client);
+  };
   return {
-    async query<Row>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<Row>> {
-      const result = await run(sql, params as unknown[]);
+    async query<Row>(
+      sql: string,
+      params: readonly unknown[] = [],
+      options?: QueryOptions,
+    ): Promise<QueryResult<Row>> {
+      const result = await run(sql, params as unknown[], options);
       return { rows: result.rows as Row[], rowCount: result.rowCount ?? result.rows.length };
     },
     async exec(sql: string): Promise<void> {

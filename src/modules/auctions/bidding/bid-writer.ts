@@ -147,6 +147,13 @@ async function unlockedGroup(
   return decided.outcomes;
 }
 
+/**
+ * The locked path's two statements have fixed texts (the group's statement has one for a single event and
+ * one for several): prepared, they are planned once per connection instead of for every group, which was
+ * 6.3 ms a group for the statement with its webhook fan-out (pg_stat_statements).
+ */
+const PREPARED = { prepared: true } as const;
+
 /** The auction under its lock, with the actors the group's API keys name: one round trip. */
 const LOCK_SQL = `
 with ${namedActorsCte(2, 3)}
@@ -174,11 +181,11 @@ async function lockedGroup(
       const now = ctx.clock.now();
       const items = group.map(actingItem);
       const { own, named } = namedActorsOf(items, BIDDING);
-      const { rows } = await tx.query<AuctionRow & { version: string; bidders: Bidder[] }>(LOCK_SQL, [
-        auctionId,
-        ctx.tenantId,
-        ...namedActorParams(named),
-      ]);
+      const { rows } = await tx.query<AuctionRow & { version: string; bidders: Bidder[] }>(
+        LOCK_SQL,
+        [auctionId, ctx.tenantId, ...namedActorParams(named)],
+        PREPARED,
+      );
       const found = rows[0];
       if (found === undefined) throw new NotFound('auction', auctionId);
       const { version: lockedVersion, bidders: namedRows, ...row } = found;
@@ -206,6 +213,7 @@ async function lockedGroup(
               roomId: row.room_id,
             },
           ),
+          PREPARED,
         );
         if (state.seq !== startSeq && written[0]?.saved !== 1)
           throw new Error(`auction ${auctionId} changed under its lock`);
