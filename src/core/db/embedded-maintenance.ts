@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.ts';
 import type { BackgroundWorker } from '../modules/hooks.ts';
-import { PeriodicWorker } from '../modules/periodic-worker.ts';
+import { MAINTENANCE_AFTER_START_MS, PeriodicWorker } from '../modules/periodic-worker.ts';
 import type { Database } from './database.ts';
 
 /** Its name among the app's workers (`services.workers`); no module can have it (module names have no `:`). */
@@ -24,6 +24,8 @@ export interface EmbeddedMaintenanceOptions {
   clock: Clock;
   /** Between passes (default 30 s). */
   intervalMs?: number;
+  /** From start to the first pass (default MAINTENANCE_AFTER_START_MS). */
+  firstPassAfterMs?: number;
   log?: MaintenanceLog;
 }
 
@@ -57,6 +59,7 @@ export class EmbeddedMaintenance implements BackgroundWorker {
     this.periodic = new PeriodicWorker({
       clock: options.clock,
       intervalMs: options.intervalMs ?? 30_000,
+      firstPassAfterMs: options.firstPassAfterMs ?? MAINTENANCE_AFTER_START_MS,
       pass: () => this.runOnce(),
       failed: (err) => options.log?.error({ err }, 'embedded database maintenance failed'),
     });

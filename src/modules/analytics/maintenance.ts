@@ -1,7 +1,7 @@
 import type { ServiceContext } from '../../core/context.ts';
 import { systemTx } from '../../core/db/tenant-tx.ts';
 import type { BackgroundWorker, ModuleHost } from '../../core/modules/hooks.ts';
-import { PeriodicWorker } from '../../core/modules/periodic-worker.ts';
+import { MAINTENANCE_AFTER_START_MS, PeriodicWorker } from '../../core/modules/periodic-worker.ts';
 import { ensurePartitions } from './postgres-store.ts';
 import { analyticsStore } from './settings.ts';
 
@@ -19,7 +19,8 @@ export interface MaintenancePass {
 /**
  * Keeps the event table ready and bounded: creates the monthly partitions from last month to two months
  * ahead, deletes each tenant's events past its retention (`retentionDays`), and drops whole partitions
- * past the longest retention any tenant has. Runs at start and then every `intervalMs` (default an hour).
+ * past the longest retention any tenant has. Runs just after start (MAINTENANCE_AFTER_START_MS) and then
+ * every `intervalMs` (default an hour).
  */
 export class AnalyticsMaintenance implements BackgroundWorker {
   private readonly periodic: PeriodicWorker;
@@ -32,6 +33,8 @@ export class AnalyticsMaintenance implements BackgroundWorker {
     this.periodic = new PeriodicWorker({
       clock: host.clock,
       intervalMs,
+      // Ingestion makes a missing partition itself, so the start's own work may go first.
+      firstPassAfterMs: MAINTENANCE_AFTER_START_MS,
       pass: () => this.pass(),
       failed: (err) => host.log.error({ err }, 'analytics maintenance failed'),
     });
