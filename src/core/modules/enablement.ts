@@ -27,10 +27,17 @@ const TTL_MS = 1_000;
 
 /**
  * Which modules each tenant has on, cached for a second: a change made on one instance reaches the
- * others within that second, and the instance that made it sees it at once.
+ * others within that second, and the instance that made it sees it at once. The calls that miss the
+ * cache while a tenant's read is under way share it: a crowd of a thousand sockets joining at once read
+ * the tenant's modules once, where each join sent its own read and the embedded database's one
+ * connection answered the last of them ~100 ms later, the joins waiting behind them (bench:fanout's crowd).
  */
 export class ModuleEnablement {
   private readonly cache = new Map<string, { at: number; states: Map<string, ModuleState> }>();
+  /** Each tenant's read under way, shared by the calls that miss the cache meanwhile. */
+  private readonly reading = new Map<string, Promise<Map<string, ModuleState>>>();
+  /** Bumped by every invalidation: a read that raced one must not cache what it read before it. */
+  private invalidations = 0;
   private readonly validatedConfigs = new WeakMap<ModuleState, unknown>();
 
   constructor(
@@ -44,15 +51,27 @@ export class ModuleEnablement {
     return hit !== undefined && this.clock.now() - hit.at < TTL_MS ? hit.states : undefined;
   }
 
-  async states(tenantId: string): Promise<Map<string, ModuleState>> {
+  states(tenantId: string): Promise<Map<string, ModuleState>> {
     const hit = this.cachedStates(tenantId);
-    if (hit !== undefined) return hit;
+    if (hit !== undefined) return Promise.resolve(hit);
+    const under = this.reading.get(tenantId);
+    if (under !== undefined) return under;
+    const read = this.read(tenantId).finally(() => {
+      if (this.reading.get(tenantId) === read) this.reading.delete(tenantId);
+    });
+    this.reading.set(tenantId, read);
+    return read;
+  }
+
+  private async read(tenantId: string): Promise<Map<string, ModuleState>> {
+    const invalidationsBefore = this.invalidations;
     const { rows } = await tenantRead<{ module: string; enabled: boolean; config: Record<string, unknown> }>(
       this.db,
       { tenantId },
       'select module, enabled, config from tenant_modules',
     );
     const states = new Map(rows.map((r) => [r.module, { enabled: r.enabled, config: r.config }]));
+    if (this.invalidations !== invalidationsBefore) return states;
     if (this.cache.size > 50_000) this.cache.clear();
     this.cache.set(tenantId, { at: this.clock.now(), states });
     return states;
@@ -82,8 +101,11 @@ export class ModuleEnablement {
     return new Set([...states].filter(([, s]) => s.enabled).map(([name]) => name));
   }
 
+  /** A change made here: the next call reads it (a read under way is neither shared nor cached). */
   invalidate(tenantId: string): void {
+    this.invalidations += 1;
     this.cache.delete(tenantId);
+    this.reading.delete(tenantId);
   }
 
   /** 403 module_disabled naming the first of `modules` the tenant has switched off. */
