@@ -12,7 +12,7 @@ import type { GatewayLimits } from './limits.ts';
 import type { RoomMembership } from './membership.ts';
 import { TokenBucket } from './rate-limiter.ts';
 import type { GuardedSocket } from './socket-guard.ts';
-import type { WriteCoalescer } from './wire.ts';
+import { frameHeader, type WriteCoalescer } from './wire.ts';
 
 /** Frames are JSON text; one options object for every send of the hot fan-out path. */
 const AS_TEXT = { binary: false } as const;
@@ -98,6 +98,34 @@ export class Connection implements RealtimeConnection, GuardedSocket {
    * disconnected (4413) instead, so one slow reader can never grow the server's memory without bound.
    */
   send(frame: EncodedFrame): boolean {
+    if (!this.admitsWrite()) return false;
+    const raw = this.direct;
+    if (raw === undefined) this.socket.send(frame, AS_TEXT);
+    else this.corkedFor(raw).write(this.coalescer.forms.of(frame));
+    if (this.counts !== undefined) this.counts.framesOut += 1;
+    return true;
+  }
+
+  /**
+   * Writes a frame given as its parts (encodeFrameParts): to a socket written directly, the header and
+   * then each part as it is, so a large part many frames share (a full room's member list in a crowd's
+   * `joined` frames) is not copied for each of them; through `ws`, joined first. As `send` otherwise.
+   */
+  sendParts(parts: readonly Buffer[]): boolean {
+    const raw = this.direct;
+    if (raw === undefined || parts.length === 1) return this.send(Buffer.concat(parts));
+    if (!this.admitsWrite()) return false;
+    const socket = this.corkedFor(raw);
+    let length = 0;
+    for (const part of parts) length += part.length;
+    socket.write(frameHeader(length));
+    for (const part of parts) socket.write(part);
+    if (this.counts !== undefined) this.counts.framesOut += 1;
+    return true;
+  }
+
+  /** Whether a frame may be written now; closes a connection whose client has stopped reading. */
+  private admitsWrite(): boolean {
     if (!this.isOpen) return false;
     const raw = this.direct;
     // What waits to be written: the TCP socket's queue when frames go to it directly (ws queues nothing
@@ -107,17 +135,17 @@ export class Connection implements RealtimeConnection, GuardedSocket {
       this.close(CLOSE.slowConsumer, 'too slow to keep up; reconnect and resume');
       return false;
     }
-    if (raw === undefined) this.socket.send(frame, AS_TEXT);
-    else {
-      if (this.corked === undefined) {
-        raw.cork();
-        this.corked = raw;
-        this.coalescer.add(this);
-      }
-      raw.write(this.coalescer.forms.of(frame));
-    }
-    if (this.counts !== undefined) this.counts.framesOut += 1;
     return true;
+  }
+
+  /** The socket, corked on this turn's first frame and uncorked by the coalescer's flush. */
+  private corkedFor(raw: Socket): Socket {
+    if (this.corked === undefined) {
+      raw.cork();
+      this.corked = raw;
+      this.coalescer.add(this);
+    }
+    return raw;
   }
 
   /** Writes what this turn's sends left in the corked socket (see WriteCoalescer). */

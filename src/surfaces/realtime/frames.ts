@@ -1,5 +1,5 @@
 import type { ErrorDetail } from '../../core/http/errors.ts';
-import { type EncodedFrame, encodeFrame } from '../../core/realtime/contributions.ts';
+import { type EncodedFrame, encodeFrame, encodeFrameParts } from '../../core/realtime/contributions.ts';
 
 /** A tenant event as sockets see it (without trace metadata, which is for the tenant's servers). */
 export interface RoomEventView {
@@ -18,6 +18,11 @@ export type GatewayFrame =
 
 export function encode(frame: GatewayFrame): EncodedFrame {
   return encodeFrame(frame);
+}
+
+/** The frame as its parts, for Connection.sendParts (a `joined` carrying a room's shared member list). */
+export function encodeParts(frame: GatewayFrame): Buffer[] {
+  return encodeFrameParts(frame);
 }
 
 export function errorFrame(

@@ -110,24 +110,40 @@ export class WriteCoalescer {
   }
 }
 
+/** A text frame's header, written at `at` of `wire`: FIN, the text opcode and the length (no mask). */
+function writeHeader(wire: Buffer, at: number, length: number): void {
+  wire[at] = 0x81;
+  if (length < 126) wire[at + 1] = length;
+  else if (length < 65_536) {
+    wire[at + 1] = 126;
+    wire.writeUInt16BE(length, at + 2);
+  } else {
+    wire[at + 1] = 127;
+    wire.writeBigUInt64BE(BigInt(length), at + 2);
+  }
+}
+
+function headerLength(length: number): number {
+  return length < 126 ? 2 : length < 65_536 ? 4 : 10;
+}
+
+/** The header of a text frame whose payload of `length` bytes follows it in parts (Connection.sendParts). */
+export function frameHeader(length: number): Buffer {
+  const header = Buffer.allocUnsafe(headerLength(length));
+  writeHeader(header, 0, length);
+  return header;
+}
+
 /** A text frame as it goes on the wire (RFC 6455 section 5.2: FIN, the text opcode, the length, no mask). */
 export function wireForm(frame: EncodedFrame): Buffer {
   const length = frame.length;
-  const header = length < 126 ? 2 : length < 65_536 ? 4 : 10;
+  const header = headerLength(length);
   // A large frame made with room in front for its header (encodeFrame) is not copied again.
   const inPlace = withHeadroom(frame);
   const wire = inPlace
     ? Buffer.from(frame.buffer, frame.byteOffset - header, header + length)
     : Buffer.allocUnsafe(header + length);
-  wire[0] = 0x81;
-  if (header === 2) wire[1] = length;
-  else if (header === 4) {
-    wire[1] = 126;
-    wire.writeUInt16BE(length, 2);
-  } else {
-    wire[1] = 127;
-    wire.writeBigUInt64BE(BigInt(length), 2);
-  }
+  writeHeader(wire, 0, length);
   if (!inPlace) frame.copy(wire, header);
   return wire;
 }

@@ -2,7 +2,7 @@ import { accessRefusal, tenantAccess } from '../../../core/modules/authorize.ts'
 import { FrameRefused, type JoinBase } from '../../../core/realtime/contributions.ts';
 import { roomKey } from '../../../core/realtime/index.ts';
 import type { Connection } from '../connection.ts';
-import { encode } from '../frames.ts';
+import { encodeParts } from '../frames.ts';
 import type { Gateway } from '../gateway.ts';
 import { RoomMembership } from '../membership.ts';
 
@@ -47,8 +47,13 @@ export async function handleJoin(gateway: Gateway, connection: Connection, frame
     // The `joined` frame of a full room is large (every member): a burst of joins takes turns with
     // other requests instead of encoding them all in one go.
     await gateway.pacer.turn(gateway.rooms.memberCount(key));
-    connection.send(
-      encode({ type: 'joined', room, ...fields, ...(frame.ref === undefined ? {} : { ref: frame.ref }) }),
+    connection.sendParts(
+      encodeParts({
+        type: 'joined',
+        room,
+        ...fields,
+        ...(frame.ref === undefined ? {} : { ref: frame.ref }),
+      }),
     );
     for (const join of joins) await join.joined?.(gateway, membership, tenant);
     membership.goLive();
