@@ -42,6 +42,11 @@ function invalidKey(): AppError {
 export class ApiKeyVerifier {
   private readonly cache = new Map<string, CachedKey>();
   private readonly lastUsed = new Map<string, number>();
+  /**
+   * Each prefix's read under way, shared by the requests that miss the cache meanwhile: a burst with one
+   * key when its entry runs out (or at a start) reads its row once, not once per request.
+   */
+  private readonly reading = new Map<string, Promise<CachedKey | undefined>>();
   /** Bumped by every eviction: a lookup that raced one must not cache what it read before it. */
   private evictions = 0;
   private flushTimer: NodeJS.Timeout | undefined;
@@ -64,6 +69,8 @@ export class ApiKeyVerifier {
   evict(keyId: string): void {
     this.evictions += 1;
     for (const [prefix, entry] of this.cache) if (entry.row.id === keyId) this.cache.delete(prefix);
+    // A read under way may hold the row as it was: the requests from now on read it again.
+    this.reading.clear();
   }
 
   /**
@@ -84,9 +91,19 @@ export class ApiKeyVerifier {
     if (cached !== undefined) return cached;
     const parsed = parseApiKey(raw) as ParsedApiKey;
     const now = this.clock.now();
-    const entry = await this.fetch(parsed.prefix, now);
+    const entry = await this.sharedFetch(parsed.prefix, now);
     if (entry === undefined) throw invalidKey();
     return this.check(parsed.full, entry, now);
+  }
+
+  private sharedFetch(prefix: string, now: number): Promise<CachedKey | undefined> {
+    const under = this.reading.get(prefix);
+    if (under !== undefined) return under;
+    const read = this.fetch(prefix, now).finally(() => {
+      if (this.reading.get(prefix) === read) this.reading.delete(prefix);
+    });
+    this.reading.set(prefix, read);
+    return read;
   }
 
   private check(full: string, entry: CachedKey, now: number): Principal {
