@@ -9,6 +9,7 @@ import { createTenant } from '../../src/core/tenancy/tenants.ts';
 import { openDatabase } from '../../src/runtime.ts';
 import { testConfig } from '../helper.ts';
 import { eventually } from '../support/eventually.ts';
+import { type WatchedQueries, watchQueries } from '../support/watched-queries.ts';
 
 const KEY_ROW = 'from api_keys where prefix = $1';
 
@@ -16,37 +17,20 @@ const KEY_ROW = 'from api_keys where prefix = $1';
 // read is under way share it, and a revocation (evict) is never hidden by a read that started before it.
 describe('API key row reads', () => {
   let db: Database;
-  let counted: Database;
-  let reads = 0;
-  /** While set, the key reads run at once but their answers wait for it. */
-  let held: Promise<void> | undefined;
+  let watched: WatchedQueries;
   const clock = new ManualClock();
+  /** Reads of a key's row (keyed by its prefix). */
+  const reads = (prefix: string) => watched.reads.get(prefix) ?? 0;
 
   before(async () => {
     db = await openDatabase(testConfig(), { inMemory: true });
-    counted = new Proxy(db, {
-      get(target, key) {
-        if (key === 'systemQuery') {
-          return (sql: string, params?: readonly unknown[]) => {
-            const answer = target.systemQuery(sql, params);
-            if (!sql.includes(KEY_ROW)) return answer;
-            reads += 1;
-            const wait = held;
-            if (wait === undefined) return answer;
-            return answer.then(async (result) => {
-              await wait;
-              return result;
-            });
-          };
-        }
-        const value: unknown = Reflect.get(target, key);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
+    watched = watchQueries(db, 'systemQuery', (args) =>
+      String(args[0]).includes(KEY_ROW) ? String((args[1] as unknown[])[0]) : undefined,
+    );
   });
   after(() => db.close());
 
-  async function newKey(): Promise<{ key: string; id: string }> {
+  async function newKey(): Promise<{ key: string; id: string; prefix: string }> {
     const tenant = await createTenant(
       { db, clock },
       { name: 'key reads', workspaceType: 'sandbox', ownerEmail: 'owner@example.com' },
@@ -55,18 +39,17 @@ describe('API key row reads', () => {
       { db, clock, tenantId: tenant.id },
       { name: 'k', scopes: ['*'], knownScopes: [] },
     );
-    return { key: created.key, id: created.id };
+    return { key: created.key, id: created.id, prefix: created.prefix };
   }
 
   test('requests that miss the cache at the same time share one read of the key', async () => {
-    const { key } = await newKey();
-    const verifier = new ApiKeyVerifier(counted, clock);
-    reads = 0;
+    const { key, prefix } = await newKey();
+    const verifier = new ApiKeyVerifier(watched.db, clock);
     const principals = await Promise.all(Array.from({ length: 30 }, () => verifier.verify(key)));
-    assert.equal(reads, 1, 'one read for thirty concurrent requests');
+    assert.equal(reads(prefix), 1, 'one read for thirty concurrent requests');
     assert.ok(principals.every((p) => p === principals[0]));
     await verifier.verify(key);
-    assert.equal(reads, 1, 'then the cache answers');
+    assert.equal(reads(prefix), 1, 'then the cache answers');
     await assert.rejects(
       Promise.all([verifier.verify(`${key.slice(0, -1)}x`), verifier.verify(key)]),
       /not valid/,
@@ -77,14 +60,11 @@ describe('API key row reads', () => {
   test('a key revoked while its read is under way is refused from the next request on', {
     timeout: 20_000,
   }, async () => {
-    const { key, id } = await newKey();
-    const verifier = new ApiKeyVerifier(counted, clock);
-    reads = 0;
-    let release = () => {};
-    held = new Promise<void>((resolve) => (release = resolve));
+    const { key, id, prefix } = await newKey();
+    const verifier = new ApiKeyVerifier(watched.db, clock);
+    const release = watched.hold(prefix);
     const before = verifier.verify(key);
-    await eventually('the first read answered by the database', async () => reads === 1);
-    held = undefined;
+    await eventually('the first read answered by the database', async () => reads(prefix) === 1);
     await systemTx(db, (tx) => tx.query('update api_keys set revoked_at = now() where id = $1', [id]));
     verifier.evict(id);
     await assert.rejects(verifier.verify(key), /not valid/, 'the request after the revocation reads it');
@@ -95,6 +75,6 @@ describe('API key row reads', () => {
       'the read from before the revocation answers its own caller',
     );
     await assert.rejects(verifier.verify(key), /not valid/, 'and was not cached');
-    assert.equal(reads, 2);
+    assert.equal(reads(prefix), 2);
   });
 });
